@@ -1,0 +1,175 @@
+"""`mdgrill <verb>`: parse arguments, call one command function, print its outcome.
+
+Only the invoked verb's module is imported and only its sub-parser is built, so a call costs
+what that verb needs (the verbs an agent calls at every step import neither git, watchdog,
+mistune nor PyYAML).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from .errors import InputError, MdgrillError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .commands import Outcome
+
+# verb -> (module under mdgrill.commands, one-line help). The help is here, not in the
+# modules, so `mdgrill --help` lists every verb without importing any of them.
+VERBS: dict[str, tuple[str, str]] = {
+    "init": ("content", "Create a spec's .progress.md from the template."),
+    "mode": ("interview", "Show or set the spec's mode (--quick or --interactive, exactly)."),
+    "record-skill-load": ("interview", "Record the skill-load manifest (JSON) after checking each file's sha256."),
+    "begin-interview": ("interview", "Begin (or resume) the phase interview; records the context digest."),
+    "open-frontier": ("interview", "Ask decisions: open the current or next round and record its Asked line."),
+    "record-answer": ("interview", "Record the user's substantive answer to one pending decision."),
+    "record-fact": ("interview", "Record a fact found in the code or docs in the open round."),
+    "out-of-scope": ("interview", "Mark a decision out of scope in the open round."),
+    "classify-reply": ("interview", "Classify a reply: substantive, control_only or bare_skip."),
+    "await-confirmation": ("interview", "Close the rounds and present the approach for approval."),
+    "confirm": ("interview", "Record the user's approval (approve-and-delegate) and commit it."),
+    "skip": ("interview", "Skip the remaining decisions with recorded assumptions (needs confirm)."),
+    "revise": ("interview", "Reopen decisions after the brief and start the next round."),
+    "check-delegation": ("interview", "Allow delegation only for an approved, current interview."),
+    "digest": ("interview", "Print the context digest the spec's phase would record now."),
+    "node": ("content", "Edit the design tree: `node add SPEC ID --title T ...`."),
+    "frontier": ("content", "Show the open, unblocked decisions in batches of at most four."),
+    "term": ("content", "Edit the glossary: `term add TERM --definition T ...`."),
+    "validate": ("check", "Check specs, glossaries and prompts; print diagnostics (exit 1 on errors)."),
+    "status": ("report", "One screen on a spec: phase, interview, pending questions, frontier."),
+    "tree": ("report", "Draw the design tree as text or as a Mermaid diagram."),
+    "ledger": ("report", "List decisions as an elicitation ledger (E1 [section] question = answer)."),
+    "lint": ("report", "Glossary lint: _Avoid_ words used in rounds, the tree and artifacts."),
+    "log": ("history", "List the approved transitions of a spec from git commit trailers."),
+    "review": ("history", "Print the rounds and terms added between two revisions, for a PR."),
+    "verify": ("history", "Walk git history: fail where a recorded block or term was changed."),
+    "watch": ("watching", "Revalidate specs on every save; report what broke and what healed."),
+    "restore": ("watching", "Put back recorded blocks a bad edit lost, from the last good copy."),
+    "import-ralph": ("ralph", "Turn a smart-ralph spec folder into mdgrill's format."),
+    "hook": ("hook", "Agent hooks: `hook pretooluse` gates Task calls on check-delegation."),
+    "demo": ("demo", "Run a complete scripted interview in a throw-away git repository."),
+    "await-artifact-approval": ("artifact", "Submit the phase artifact for the user's approval."),
+    "approve-artifact": ("artifact", "Record the artifact's approval and advance the phase."),
+    "request-revision": ("artifact", "Record the user's feedback on the artifact; the gate stays open."),
+    "resolve-approval": ("artifact", "Map a free-text reply to the one live approval action, or ask."),
+}
+
+DESCRIPTION = """\
+mdgrill keeps an AI agent's requirements interview (a "grill") in Markdown: the record in
+.progress.md front matter, the design tree and the append-only rounds in its body, the
+glossary in CONTEXT.md. Every verb takes --json (one JSON object on stdout).
+
+exit codes: 0 done/allowed/valid, 1 files have errors (validate, verify, lint),
+2 bad input (nothing written), 3 refused by the gate."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting, so usage errors honour --json."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise InputError("USAGE", f"{self.prog}: {message} (see `{self.prog} --help`)")
+
+
+def _top_parser(verbs: list[str]) -> tuple[Parser, argparse._SubParsersAction[Parser]]:
+    parser = Parser(prog="mdgrill", description=DESCRIPTION, allow_abbrev=False,
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--root", metavar="DIR", help="repository root (default: found from the "
+                        "spec or the working directory)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="verb", metavar="<command>", parser_class=Parser)
+    for verb in verbs:
+        module, help_text = VERBS[verb]
+        sub.add_parser(verb, help=help_text, add_help=False)  # placeholders for --help
+    return parser, sub
+
+
+def _version() -> str:
+    from . import __version__
+
+    return f"mdgrill {__version__}"
+
+
+def _verb_of(argv: list[str]) -> str | None:
+    skip_next = False
+    for token in argv:
+        if skip_next:
+            skip_next = False
+            continue
+        if token == "--root":
+            skip_next = True
+            continue
+        if token.startswith("-"):
+            continue
+        return token
+    return None
+
+
+def build_parser(verb: str | None) -> Parser:
+    """The top parser with the full sub-parser of `verb` only (all verbs listed for --help)."""
+    if verb not in VERBS:
+        parser, _ = _top_parser(list(VERBS))
+        return parser
+    parser, sub = _top_parser([])
+    module_name, help_text = VERBS[verb]
+    module = _module(module_name)
+    p = sub.add_parser(verb, help=help_text, description=help_text, allow_abbrev=False,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                   help="print one JSON object on stdout")
+    module.configure(verb, p)
+    return parser
+
+
+def _module(name: str) -> object:
+    import importlib
+
+    return importlib.import_module(f"mdgrill.commands.{name}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args_list = sys.argv[1:] if argv is None else list(argv)
+    want_json = "--json" in args_list
+    try:
+        verb = _verb_of(args_list)
+        parser = build_parser(verb)
+        if verb is None and not any(a in ("-h", "--help", "--version") for a in args_list):
+            parser.print_help(sys.stderr)
+            return 2
+        args = parser.parse_args(args_list)
+        want_json = bool(getattr(args, "json", False))
+        if args.root is not None and not os.path.isdir(args.root):
+            raise InputError("NOT_FOUND", f"--root {args.root} is not a folder")
+        module = _module(VERBS[args.verb][0])
+        outcome: Outcome = module.run(args)  # type: ignore[attr-defined]
+    except MdgrillError as exc:
+        return _fail(exc, want_json)
+    except KeyboardInterrupt:
+        return 130
+    _emit(outcome, want_json)
+    return outcome.exit_code
+
+
+def _emit(outcome: Outcome, want_json: bool) -> None:
+    if want_json:
+        import json
+
+        payload: dict[str, object] = {"ok": outcome.exit_code == 0}
+        payload.update(outcome.result)
+        sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+    elif outcome.text:
+        sys.stdout.write(outcome.text if outcome.text.endswith("\n") else outcome.text + "\n")
+
+
+def _fail(exc: MdgrillError, want_json: bool) -> int:
+    if want_json:
+        import json
+
+        sys.stdout.write(json.dumps({"ok": False, "error": exc.to_json()}, ensure_ascii=False)
+                         + "\n")
+    else:
+        sys.stderr.write(f"mdgrill: error {exc.code}: {exc.message}\n")
+    return exc.exit_code

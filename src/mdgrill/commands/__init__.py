@@ -1,0 +1,14 @@
+"""One module per group of verbs; each verb is a function `run(args) -> Outcome`."""
+
+from __future__ import annotations
+
+
+class Outcome:
+    """What a verb returns: the JSON result, the human text, and the exit code."""
+
+    __slots__ = ("result", "text", "exit_code")
+
+    def __init__(self, result: dict[str, object], text: str = "", exit_code: int = 0) -> None:
+        self.result = result
+        self.text = text
+        self.exit_code = exit_code

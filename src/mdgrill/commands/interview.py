@@ -1,0 +1,256 @@
+"""The interview verbs (DESIGN §4, §5): thin wrappers around `machine` inside a transaction."""
+
+from __future__ import annotations
+
+import argparse
+
+from .. import machine, store
+from ..errors import InputError
+from ..progress import Change, Progress
+from ..record import PHASES
+from ..session import load, transaction
+from . import Outcome
+from .context import context_sources, skills_stale, spec_of
+
+
+def configure(verb: str, p: argparse.ArgumentParser) -> None:
+    if verb != "classify-reply":
+        p.add_argument("spec", metavar="SPEC", help="spec folder or its .progress.md")
+    if verb == "mode":
+        group = p.add_mutually_exclusive_group()
+        group.add_argument("--quick", action="store_true", help="quick mode: interviews are "
+                           "bypassed (only this exact flag authorizes it)")
+        group.add_argument("--interactive", action="store_true", help="interactive mode")
+    elif verb == "record-skill-load":
+        p.add_argument("--input", required=True, metavar="FILE", help="manifest JSON file, or - "
+                       "for stdin")
+    elif verb == "begin-interview":
+        p.add_argument("--phase", required=True, choices=PHASES)
+        p.add_argument("--interview-id", required=True, metavar="ID")
+        p.add_argument("--round", type=int, metavar="N", help="round to begin at (default 1)")
+        p.add_argument("--discovery-revision", metavar="R")
+    elif verb == "open-frontier":
+        p.add_argument("--round", type=int, required=True, metavar="N")
+        p.add_argument("--decision-id", action="append", required=True, metavar="ID",
+                       help="repeat for each decision asked in this round")
+    elif verb == "record-answer":
+        p.add_argument("--decision-id", required=True, metavar="ID")
+        p.add_argument("--answer", required=True, metavar="TEXT")
+        p.add_argument("--assumption", metavar="TEXT")
+    elif verb == "record-fact":
+        p.add_argument("text", metavar="TEXT", help="the fact, e.g. `sessions are JWT "
+                       "(src/auth/session.py)`")
+        p.add_argument("--decision-id", metavar="ID", help="the node this fact resolves")
+    elif verb == "out-of-scope":
+        p.add_argument("--decision-id", required=True, metavar="ID")
+    elif verb == "classify-reply":
+        p.add_argument("--text", required=True, metavar="T")
+    elif verb == "await-confirmation":
+        p.add_argument("--decision-id", required=True, metavar="CID", help="the confirmation ID")
+        p.add_argument("--approach", required=True, metavar="TEXT")
+        p.add_argument("--brief-file", metavar="F", help="the decision brief (Markdown), quoted "
+                       "into the log")
+    elif verb == "confirm":
+        p.add_argument("--decision-id", required=True, metavar="CID")
+        p.add_argument("--source", required=True, help="must be approve-and-delegate")
+        p.add_argument("--no-commit", action="store_true", help="do not commit the approval")
+    elif verb == "skip":
+        p.add_argument("--reason", required=True, metavar="T")
+        p.add_argument("--assumption", action="append", default=[], metavar="T")
+        p.add_argument("--decision-id", default="skip-confirmation", metavar="CID")
+    elif verb == "revise":
+        p.add_argument("--decision-id", action="append", required=True, metavar="ID")
+    elif verb == "check-delegation":
+        p.add_argument("--phase", required=True, choices=PHASES)
+        p.add_argument("--interview-id", required=True, metavar="ID")
+        p.add_argument("--context-digest", metavar="D")
+        p.add_argument("--discovery-revision", metavar="R")
+    elif verb == "digest":
+        p.add_argument("--phase", choices=PHASES, help="default: the spec's phase")
+        p.add_argument("--compat", choices=["ralph"], help="smart-ralph's digest "
+                       "(ralph-phase-context-v1, absolute paths)")
+
+
+def run(args: argparse.Namespace) -> Outcome:
+    verb = args.verb
+    if verb == "classify-reply":
+        from ..replies import classify_reply
+
+        kind = classify_reply(args.text)
+        return Outcome({"classification": kind}, kind)
+    spec = spec_of(args)
+    handler = _HANDLERS[verb]
+    return handler(spec, args)
+
+
+def _mode(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    if not args.quick and not args.interactive:
+        prog = load(spec)
+        mode = str(prog.data.get("mode", "interactive"))
+        return Outcome({"mode": mode, "written": False}, f"mode: {mode}")
+    result = transaction(spec, lambda prog: machine.set_mode(prog.data, bool(args.quick)))
+    text = f"mode: {result['mode']}" + (" (the interview was reset)" if result["interview_reset"]
+                                        else "")
+    return Outcome(result, text)
+
+
+def _record_skill_load(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    from ..skills import read_manifest
+
+    header, skills = read_manifest(args.input, spec)
+    result = transaction(spec, lambda prog: machine.record_skill_load(prog.data, header, skills))
+    text = f"recorded {len(skills)} skill(s)"
+    if result["interview_reset"]:
+        text += "; the manifest changed, so the interview was reset"
+    for warning in result["warnings"]:  # type: ignore[attr-defined]
+        text += f"\nwarning: {warning}"
+    return Outcome(result, text)
+
+
+def _begin(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    def step(prog: Progress) -> tuple[Change, dict[str, object]]:
+        warnings = machine.check_skills(prog.data, args.phase, args.interview_id,
+                                        args.discovery_revision, skills_stale(prog.data, spec))
+        digest, context = context_sources(prog, spec, args.phase)
+        change, result = machine.begin_interview(prog.data, args.phase, args.interview_id,
+                                                 args.round, args.discovery_revision, digest,
+                                                 context)
+        result["warnings"] = warnings
+        return change, result
+
+    result = transaction(spec, step)
+    verb = "resumed" if result["resumed"] else "began"
+    text = f"{verb} {args.phase} interview {args.interview_id}: {result['status']}, round " \
+           f"{result['round']}"
+    if result["status"] == "bypassed_quick" and not result["resumed"]:
+        from .gitops import commit_transition
+
+        commit = commit_transition(spec, args, "bypass")
+        result.update(commit)
+        text += _commit_text(commit)
+    return Outcome(result, text)
+
+
+def _open_frontier(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    result = transaction(spec, lambda prog: machine.open_frontier(prog.data, prog, args.round,
+                                                                  args.decision_id))
+    pending = result["pending"]
+    assert isinstance(pending, list)
+    return Outcome(result, f"round {result['round']}: pending {', '.join(pending) or 'none'}")
+
+
+def _record_answer(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    if not args.answer.strip():
+        raise InputError("EMPTY_ANSWER", "--answer is empty: record what the user decided")
+    result = transaction(spec, lambda prog: machine.record_answer(
+        prog.data, prog, args.decision_id, args.answer, args.assumption))
+    pending = result["pending"]
+    assert isinstance(pending, list)
+    return Outcome(result, f"recorded {args.decision_id}; pending: {', '.join(pending) or 'none'}")
+
+
+def _record_fact(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    result = transaction(spec, lambda prog: machine.record_fact(prog.data, prog, args.text,
+                                                                args.decision_id))
+    return Outcome(result, "recorded the fact")
+
+
+def _out_of_scope(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    result = transaction(spec, lambda prog: machine.out_of_scope(prog.data, prog,
+                                                                 args.decision_id))
+    return Outcome(result, f"{args.decision_id} is out of scope")
+
+
+def _await(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    brief: list[str] = []
+    if args.brief_file:
+        from ..textfile import decode
+
+        raw = store.read_file(args.brief_file, args.brief_file)
+        brief = [line.rstrip("\r") for line in decode(raw, args.brief_file).text.split("\n")]
+        while brief and not brief[-1].strip():
+            brief.pop()
+    result = transaction(spec, lambda prog: machine.await_confirmation(
+        prog.data, prog, args.decision_id, args.approach, brief))
+    return Outcome(result, f"awaiting confirmation {args.decision_id}")
+
+
+def _commit_text(commit: dict[str, object]) -> str:
+    if commit.get("commit"):
+        return f"\ncommitted {str(commit['commit'])[:12]}"
+    if commit.get("commit_skipped"):
+        return f"\nnot committed: {commit['commit_skipped']}"
+    return ""
+
+
+def _confirm(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    result = transaction(spec, lambda prog: machine.confirm(prog.data, args.decision_id,
+                                                            args.source))
+    text = f"interview {result['status']}"
+    if not args.no_commit:
+        from .gitops import commit_transition
+
+        commit = commit_transition(spec, args, "approve")
+        result.update(commit)
+        text += _commit_text(commit)
+    exit_code = 0
+    return Outcome(result, text, exit_code)
+
+
+def _skip(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    result = transaction(spec, lambda prog: machine.skip(prog.data, prog, args.reason,
+                                                         args.assumption, args.decision_id))
+    return Outcome(result, f"skip recorded; confirm {args.decision_id} to finish")
+
+
+def _revise(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    result = transaction(spec, lambda prog: machine.revise(prog.data, args.decision_id))
+    return Outcome(result, f"revising: round {result['round']}, pending "
+                           f"{', '.join(args.decision_id)}")
+
+
+def _check_delegation(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    prog = load(spec)
+    machine.check_skills(prog.data, args.phase, args.interview_id, args.discovery_revision,
+                         skills_stale(prog.data, spec))
+    digest, _ = context_sources(prog, spec, args.phase)
+    result = machine.check_delegation(prog.data, args.phase, args.interview_id,
+                                      args.context_digest, digest)
+    from .gitops import approval_binding
+
+    result.update(approval_binding(spec, prog, args.phase, args.interview_id))
+    text = f"allow: {args.phase} interview {args.interview_id} is {result['status']}"
+    if result.get("checked") == "digest-only":
+        text += " (not in a git repository: checked the digest alone)"
+    return Outcome(result, text)
+
+
+def _digest(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    prog = load(spec, check=False)
+    iv = prog.data.get("interview")
+    phase = args.phase or (iv.get("phase") if isinstance(iv, dict) else None) or \
+        prog.data.get("phase")
+    if not isinstance(phase, str) or phase not in PHASES:
+        raise InputError("INVALID_PHASE", "the spec has no phase: pass --phase")
+    if args.compat == "ralph":
+        from .context import ralph_digest
+
+        digest, sources = ralph_digest(prog, spec, phase)
+        return Outcome({"phase": phase, "context_digest": digest, "compat": "ralph",
+                        "sources": sources}, digest)
+    digest, context = context_sources(prog, spec, phase)
+    recorded = iv.get("context_digest") if isinstance(iv, dict) and iv.get("phase") == phase \
+        else None
+    result: dict[str, object] = {"phase": phase, "context_digest": digest, "sources": context,
+                                 "recorded": recorded,
+                                 "stale": recorded is not None and recorded != digest}
+    return Outcome(result, digest)
+
+
+_HANDLERS = {
+    "mode": _mode, "record-skill-load": _record_skill_load, "begin-interview": _begin,
+    "open-frontier": _open_frontier, "record-answer": _record_answer,
+    "record-fact": _record_fact, "out-of-scope": _out_of_scope,
+    "await-confirmation": _await, "confirm": _confirm, "skip": _skip, "revise": _revise,
+    "check-delegation": _check_delegation, "digest": _digest,
+}

@@ -1,0 +1,93 @@
+"""The shell around one spec: load under the lock, check what was read, write what changed.
+
+Every verb that changes `.progress.md` goes through `transaction`, so each of them gets the
+same guarantees: invariants checked on load, the log's digest verified, the new text parsed
+and checked again before it replaces the old one atomically.
+"""
+
+from __future__ import annotations
+
+import os
+TYPE_CHECKING = False
+
+from . import store
+from .errors import GateRefusal, InputError, MdgrillError
+from .progress import Change, Progress, apply_change, log_digest, read_progress
+from .record import check_record
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+def display(path: str) -> str:
+    """A path as diagnostics show it: relative to the working directory when inside it."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") and os.path.isabs(path) else rel
+
+
+def load(spec: store.Spec, check: bool = True) -> Progress:
+    store.sweep_temps(spec.folder)
+    data = store.read_file(spec.progress, display(spec.progress), spec.root)
+    prog = read_progress(data, display(spec.progress))
+    if check:
+        check_loaded(prog)
+    return prog
+
+
+def check_loaded(prog: Progress) -> None:
+    """Refuse a file whose record breaks an invariant or whose recorded log was edited."""
+    if prog.fm is None:
+        raise InputError("MALFORMED_FILE", f"{prog.path}:1:1: no front matter: this is not an "
+                         "mdgrill .progress.md (run `mdgrill init`, or `mdgrill import-ralph` "
+                         "for a smart-ralph spec)", path=prog.path, line=1)
+    problems = check_record(prog.data)
+    if problems:
+        first = problems[0]
+        span = prog.fm.spans.get(first.key)
+        line = span[0] + 1 if span else 1
+        raise InputError(first.code if first.code != "INVALID_STATE" else "INVALID_STATE",
+                         f"{prog.path}:{line}:1: {first.message}: fix the front matter by hand "
+                         "or restore it from git", path=prog.path, line=line)
+    check_log(prog)
+
+
+def check_log(prog: Progress) -> None:
+    log = prog.data.get("log")
+    if not isinstance(log, dict):
+        return
+    if log_digest(prog.log_text()) != log.get("sha256"):
+        sec = prog.sections.get("interview responses")
+        line = sec.heading_line + 1 if sec else 1
+        raise GateRefusal("ROUND_EDITED",
+                          f"{prog.path}:{line}:1: a recorded block under Interview Responses was "
+                          "edited or removed (its digest no longer matches the front matter): "
+                          "undo the edit (`mdgrill restore`, or git), and record a correction "
+                          "as a new round", path=prog.path, line=line)
+
+
+def transaction(spec: store.Spec,
+                step: Callable[[Progress], tuple[Change, dict[str, object]]]) -> dict[str, object]:
+    """Lock, load, check, run one pure step, re-check the result, write it atomically."""
+    with store.Lock(spec.folder):
+        prog = load(spec)
+        change, result = step(prog)
+        if change.updates or change.touches_log or change.insert_nodes:
+            new_text = apply_change(prog, change)
+            new_tf = prog.tf.with_text(new_text)
+            data = new_tf.encode()
+            try:
+                after = Progress(new_tf, prog.path)
+                check_loaded(after)
+            except MdgrillError as exc:  # a defect of ours: never write it
+                raise InputError("INTERNAL_WRITE_CHECK",
+                                 f"mdgrill refused to write {prog.path}: the result would not "
+                                 f"read back ({exc.message}); nothing was written. Please report "
+                                 "this.") from None
+            store.atomic_write(spec.progress, data)
+            result["written"] = True
+        else:
+            result["written"] = False
+        return result

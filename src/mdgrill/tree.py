@@ -1,0 +1,184 @@
+"""The design tree's derived state: node status from the log, the frontier, batches, readiness."""
+
+from __future__ import annotations
+
+from .progress import Block, Node, split_ids
+from .record import is_id
+
+OPEN = "OPEN"
+RESOLVED = "RESOLVED"
+OUT_OF_SCOPE = "OUT_OF_SCOPE"
+INVESTIGATING = "INVESTIGATING"
+BATCH_SIZE = 4
+
+
+def split_decision(value: str) -> tuple[str, str] | None:
+    """`D1 -> answer` -> (D1, answer); None when the line has no arrow."""
+    for arrow in (" -> ", " → ", "->", "→"):
+        left, sep, right = value.partition(arrow)
+        if sep:
+            return left.strip(), right.strip()
+    return None
+
+
+def fact_id(value: str) -> str | None:
+    """The node a `Facts resolved:` line names (`D2 -> ...` or `D2: ...`), if any."""
+    pair = split_decision(value)
+    if pair is not None and is_id(pair[0]):
+        return pair[0]
+    head, sep, _ = value.partition(":")
+    if sep and is_id(head.strip()):
+        return head.strip()
+    return None
+
+
+class Ledger:
+    """What the log says about each ID: its answer, out-of-scope marks, where it happened."""
+
+    def __init__(self) -> None:
+        self.answers: dict[str, str] = {}
+        self.answer_line: dict[str, int] = {}
+        self.out_of_scope: set[str] = set()
+        self.order: list[str] = []  # IDs in the order they were settled
+        self.round_of: dict[str, int] = {}
+
+    def status(self, node: Node) -> str:
+        if node.id in self.out_of_scope:
+            return OUT_OF_SCOPE
+        if node.id in self.answers:
+            return RESOLVED
+        if node.investigating:
+            return INVESTIGATING
+        return OPEN
+
+
+def read_ledger(blocks: list[Block]) -> Ledger:
+    ledger = Ledger()
+    for block in blocks:
+        if block.kind == "round":
+            for entry in block.entries:
+                key = entry.key.lower()
+                if key == "decisions":
+                    pair = split_decision(entry.value)
+                    if pair is not None and is_id(pair[0]):
+                        _settle(ledger, pair[0], pair[1], entry.line, block.round)
+                elif key == "facts resolved":
+                    node_id = fact_id(entry.value)
+                    if node_id is not None:
+                        _settle(ledger, node_id, entry.value, entry.line, block.round)
+                elif key == "out of scope":
+                    for node_id in split_ids(entry.value):
+                        if is_id(node_id):
+                            ledger.out_of_scope.add(node_id)
+                            ledger.answers.pop(node_id, None)
+        elif block.kind == "revised":
+            for entry in block.get("Reopened"):
+                for node_id in split_ids(entry.value):
+                    ledger.answers.pop(node_id, None)
+                    ledger.out_of_scope.discard(node_id)
+    return ledger
+
+
+def _settle(ledger: Ledger, node_id: str, answer: str, line: int, rnd: int | None) -> None:
+    ledger.answers[node_id] = answer
+    ledger.answer_line[node_id] = line
+    ledger.out_of_scope.discard(node_id)
+    if node_id not in ledger.order:
+        ledger.order.append(node_id)
+    if rnd is not None:
+        ledger.round_of[node_id] = rnd
+
+
+class Frontier:
+    """Unblocked open nodes, their batches, blocked nodes with their blockers, readiness."""
+
+    def __init__(self) -> None:
+        self.frontier: list[str] = []
+        self.batches: list[list[str]] = []
+        self.blocked: dict[str, list[str]] = {}
+        self.investigating: list[str] = []
+        self.ready = False
+        self.unresolved_sections: list[str] = []
+        self.open_subthreads: dict[str, list[str]] = {}
+        self.statuses: dict[str, str] = {}
+
+    def to_json(self) -> dict[str, object]:
+        return {"frontier": self.frontier, "batches": self.batches, "blocked": self.blocked,
+                "investigating": self.investigating, "ready": self.ready,
+                "unresolved_sections": self.unresolved_sections,
+                "open_subthreads": self.open_subthreads}
+
+
+def compute_frontier(nodes: list[Node], ledger: Ledger, required_sections: list[str],
+                     group_by_section: bool = False) -> Frontier:
+    result = Frontier()
+    statuses = {n.id: ledger.status(n) for n in nodes}
+    result.statuses = statuses
+    settled = {RESOLVED, OUT_OF_SCOPE}
+
+    def is_settled(node_id: str) -> bool:
+        return statuses.get(node_id) in settled or node_id in ledger.answers \
+            or node_id in ledger.out_of_scope
+
+    for node in nodes:
+        status = statuses[node.id]
+        if status == INVESTIGATING:
+            result.investigating.append(node.id)
+            continue
+        if status != OPEN:
+            continue
+        blockers = [d for d in node.depends_on if not is_settled(d)]
+        parent = node.spawned_by
+        if parent is not None and not is_settled(parent) and parent not in blockers:
+            blockers.append(parent)
+        if blockers:
+            result.blocked[node.id] = blockers
+        else:
+            result.frontier.append(node.id)
+    if group_by_section:
+        groups: dict[str, list[str]] = {}
+        section_of = {n.id: (n.section or "") for n in nodes}
+        for node_id in result.frontier:
+            groups.setdefault(section_of[node_id], []).append(node_id)
+        for ids in groups.values():
+            result.batches.extend(_chunks(ids))
+    else:
+        result.batches = _chunks(result.frontier)
+    for node in nodes:
+        parent = node.spawned_by
+        if parent is not None and statuses.get(parent) == RESOLVED and \
+                statuses[node.id] not in settled:
+            result.open_subthreads.setdefault(parent, []).append(node.id)
+    resolved_sections = {(n.section or "").strip().lower() for n in nodes
+                         if statuses[n.id] == RESOLVED}
+    result.unresolved_sections = [s for s in required_sections
+                                  if s.strip().lower() not in resolved_sections]
+    result.ready = not result.unresolved_sections and not result.open_subthreads
+    return result
+
+
+def _chunks(ids: list[str]) -> list[list[str]]:
+    return [ids[i:i + BATCH_SIZE] for i in range(0, len(ids), BATCH_SIZE)]
+
+
+def render_node(node_id: str, title: str, section: str | None, depends_on: list[str],
+                spawned_by: str | None, options: list[str], recommend: int | None,
+                extra: list[tuple[str, str]]) -> list[str]:
+    """The lines of a new design tree node; the recommended option goes first."""
+    lines = [f"### {node_id}: {title}"]
+    if section:
+        lines.append(f"- Section: {section}")
+    lines.append(f"- Depends on: {', '.join(depends_on) or 'none'}")
+    if spawned_by:
+        lines.append(f"- Spawned by: {spawned_by}")
+    for key, value in extra:
+        lines.append(f"- {key}: {value}")
+    if options:
+        ordered = list(options)
+        if recommend is not None:
+            chosen = ordered.pop(recommend - 1)
+            label, sep, reason = chosen.partition(": ")
+            ordered.insert(0, f"{label} (Recommended){sep}{reason}")
+        lines.append("- Options:")
+        lines.extend(f"  - {option}" for option in ordered)
+    return lines
