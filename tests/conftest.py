@@ -1,0 +1,62 @@
+"""Shared fixtures: a real git repository in a temp folder, and the installed `mdgrill` CLI."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+Run = Callable[..., tuple[int, str, str]]
+
+
+def _mdgrill_command() -> list[str]:
+    venv = Path(sys.executable).with_name("mdgrill")
+    if venv.exists():
+        return [str(venv)]
+    found = shutil.which("mdgrill")
+    return [found] if found else [sys.executable, "-m", "mdgrill"]
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """HOME and git's global config inside tmp_path, so no test touches the real ones."""
+    folder = tmp_path / "home"
+    folder.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(folder))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(folder / ".gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for name in ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_AUTHOR_NAME",
+                 "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.delenv(name, raising=False)
+    return folder
+
+
+@pytest.fixture
+def repo(tmp_path: Path, home: Path) -> Path:
+    """A fresh git repository (branch main, a local identity) in tmp_path/repo."""
+    path = tmp_path / "repo"
+    path.mkdir()
+    for args in (["init", "-q", "-b", "main"], ["config", "user.name", "Test User"],
+                 ["config", "user.email", "test@example.com"],
+                 ["config", "commit.gpgsign", "false"]):
+        subprocess.run(["git", *args], cwd=path, check=True, capture_output=True)
+    return path
+
+
+@pytest.fixture
+def mdgrill(home: Path) -> Run:
+    """Run the installed CLI: `mdgrill(*args, cwd=None, input=None)` -> (code, stdout, stderr)."""
+    command = _mdgrill_command()
+
+    def run(*args: str, cwd: Path | str | None = None, input: str | None = None,
+            env: dict[str, str] | None = None) -> tuple[int, str, str]:
+        proc = subprocess.run([*command, *args], cwd=cwd, input=input, capture_output=True,
+                              text=True, env={**os.environ, **(env or {})}, timeout=60)
+        return proc.returncode, proc.stdout, proc.stderr
+
+    return run
