@@ -1,0 +1,356 @@
+"""watch.py: a real watchdog observer on real folders, driven in-process and through the CLI.
+
+Every wait is a deadline on a queue of reports, never a fixed sleep; the only "nothing else
+came" checks wait a quiet window after the expected report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from mdgrill.digest import context_digest, file_sha256
+from mdgrill.progress import log_digest
+from mdgrill.session import load
+from mdgrill.store import resolve_spec
+from mdgrill.watch import Watcher, format_report, target_of
+
+MDGRILL = [sys.executable, "-m", "mdgrill"]
+DEADLINE = 5.0
+GOAL = "Let customers sign in"
+
+Report = dict[str, object]
+
+
+def round_block(i: int, decision: str | None = None) -> str:
+    return (f"### Requirements Grill - Round {i}\n- Asked: D{i}\n"
+            f"- Decisions: {decision or f'D{i} -> answer number {i}'}\n- Facts resolved: none\n"
+            f"- Out of scope: none\n- Domain language: none\n- Frontier after round: none\n")
+
+
+def make_progress(rounds: int = 2, *, pending: str = "", complete_digest: str | None = None,
+                  context: str = "[]", required: str = "[]", tree: str = "",
+                  first: str | None = None) -> str:
+    """A valid .progress.md (pending IDs not asked make it invalid on purpose)."""
+    log = "\n".join(round_block(i, first if i == 1 else None) for i in range(1, rounds + 1))
+    asked = [f"D{i}" for i in range(1, rounds + 1)]
+    if complete_digest is not None:
+        asked.append("C1")
+        state = (f"  status: complete\n  context_digest: {complete_digest}\n"
+                 f"  context: {context}\n  asked: [{', '.join(asked)}]\n  pending: []\n"
+                 "  approach: Do it\n  confirmation: approve-and-delegate\n")
+    else:
+        state = (f"  status: collecting\n  context_digest: {'ab' * 32}\n  context: []\n"
+                 f"  asked: [{', '.join(asked)}]\n  pending: [{pending}]\n  approach: null\n"
+                 "  confirmation: null\n")
+    return (f"---\nmdgrill: 1\nspec: demo\ngoal: {GOAL}\nphase: requirements\n"
+            f"mode: interactive\nrequired_sections: {required}\ninterview:\n  id: req-1\n"
+            f"  phase: requirements\n  round: {rounds}\n{state}  bypass_reason: null\n"
+            f"  assumptions: []\nskills: []\nlog:\n  blocks: {rounds}\n"
+            f"  sha256: {log_digest(log)}\n---\n# Demo\n\n## Goal\n\n{GOAL}\n\n"
+            f"## Design Tree\n{tree}\n## Interview Responses\n\n{log}")
+
+
+BROKEN = make_progress(pending="Z9")  # Z9 is pending but was never asked
+
+
+# --------------------------------------------------------------------------- save styles
+
+
+def save_in_place(path: Path, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def save_rename(path: Path, text: str) -> None:
+    temp = path.with_name(path.name + ".tmp4913")
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, path)
+
+
+def save_jetbrains(path: Path, text: str) -> None:
+    temp = path.with_name(path.name + "___jb_tmp___")
+    old = path.with_name(path.name + "___jb_old___")
+    temp.write_text(text, encoding="utf-8")
+    os.rename(path, old)
+    os.rename(temp, path)
+    os.unlink(old)
+
+
+STYLES: dict[str, Callable[[Path, str], None]] = {
+    "in-place": save_in_place, "rename": save_rename, "jetbrains": save_jetbrains}
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+def git_init(path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    git_init(root)
+    spec = root / "specs" / "demo"
+    spec.mkdir(parents=True)
+    (spec / ".progress.md").write_text(make_progress(), encoding="utf-8")
+    return root
+
+
+class Running:
+    """A started Watcher whose reports land in a queue."""
+
+    def __init__(self, root: Path) -> None:
+        self.reports: queue.Queue[Report] = queue.Queue()
+        self.backlog: list[Report] = []
+        self.watcher = Watcher(str(root), str(root), self.reports.put)
+        self.watcher.start()
+        first = self.next(lambda r: r["kind"] == "started")
+        assert first["kind"] == "started"
+
+    def next(self, match: Callable[[Report], bool], timeout: float = DEADLINE) -> Report:
+        """The first report matching `match`, within the deadline (others are kept)."""
+        for i, report in enumerate(self.backlog):
+            if match(report):
+                return self.backlog.pop(i)
+        end = time.monotonic() + timeout
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"no matching report before the deadline: {self.backlog}")
+            try:
+                report = self.reports.get(timeout=left)
+            except queue.Empty:
+                continue
+            if match(report):
+                return report
+            self.backlog.append(report)
+
+    def quiet(self, window: float = 0.4) -> list[Report]:
+        """Every report that arrives within `window` seconds."""
+        got, self.backlog = self.backlog, []
+        end = time.monotonic() + window
+        while (left := end - time.monotonic()) > 0:
+            try:
+                got.append(self.reports.get(timeout=left))
+            except queue.Empty:
+                break
+        return got
+
+
+@pytest.fixture
+def running(repo: Path) -> Iterator[Running]:
+    run = Running(repo)
+    yield run
+    run.watcher.stop()
+
+
+def progress_of(repo: Path) -> Path:
+    return repo / "specs" / "demo" / ".progress.md"
+
+
+def code_is(kind: str, code: str) -> Callable[[Report], bool]:
+    return lambda r: r["kind"] == kind and r.get("code") == code
+
+
+# --------------------------------------------------------------------------- tests
+
+
+def test_targets_cover_progress_artifacts_glossaries_and_jetbrains_names() -> None:
+    assert target_of("/r/specs/a/.progress.md") == ("spec", "/r/specs/a")
+    assert target_of("/r/specs/a/research.md") == ("spec", "/r/specs/a")
+    assert target_of("/r/specs/a/.progress.md___jb_tmp___") == ("spec", "/r/specs/a")
+    assert target_of("/r/CONTEXT.md___jb_old___") == ("glossary", "/r/CONTEXT.md")
+    assert target_of("/r/CONTEXT-MAP.md") == ("map", "/r/CONTEXT-MAP.md")
+    assert target_of("/r/.git/x/.progress.md") is None
+    assert target_of("/r/specs/a/notes.md") is None
+
+
+@pytest.mark.parametrize("style", sorted(STYLES))
+def test_each_save_style_reports_the_problem_and_its_fix(running: Running, repo: Path,
+                                                          style: str) -> None:
+    save = STYLES[style]
+    save(progress_of(repo), BROKEN)
+    problem = running.next(lambda r: r["kind"] == "problem")
+    assert problem["code"] == "INVALID_STATE" and "Z9" in str(problem["message"])
+    assert str(problem["path"]).endswith("specs/demo/.progress.md")
+    save(progress_of(repo), make_progress())
+    fixed = running.next(lambda r: r["kind"] == "fixed")
+    assert fixed["code"] == "INVALID_STATE"
+    assert format_report(fixed).endswith(f"fixed INVALID_STATE: {fixed['message']}")
+
+
+def test_a_burst_of_ten_saves_gives_one_report_with_the_final_state(running: Running,
+                                                                     repo: Path) -> None:
+    path = progress_of(repo)
+    for burst in range(3):
+        final = f"F{burst}"
+        for i in range(10):
+            last = i == 9
+            save_rename(path, make_progress(pending=final if last else f"X{i}"))
+        got = [running.next(lambda r: r["kind"] in ("problem", "fixed"))]
+        got += [r for r in running.quiet() if r["kind"] in ("problem", "fixed")]
+        problems = [r for r in got if r["kind"] == "problem"]
+        assert len(problems) == 1, got
+        assert f"{final} were never asked" in str(problems[0]["message"])
+        save_in_place(path, make_progress())
+        running.next(lambda r: r["kind"] == "fixed")
+
+
+def test_a_round_edited_in_place_is_reported_with_its_old_text(running: Running,
+                                                                repo: Path) -> None:
+    path = progress_of(repo)
+    text = path.read_text()
+    save_in_place(path, text.replace("D1 -> answer number 1", "D1 -> something else"))
+    edited = running.next(lambda r: r["kind"] == "edited")
+    assert edited["block"] == "Requirements Grill - Round 1"
+    assert "- Decisions: D1 -> answer number 1" in str(edited["old_text"])
+    assert "something else" in str(edited["new_text"])
+    assert not edited["deleted"]
+    running.next(code_is("problem", "ROUND_EDITED"))
+    assert "    | - Decisions: D1 -> answer number 1" in format_report(edited)
+
+
+def test_deleting_a_round_reports_it_and_restore_brings_it_back(running: Running,
+                                                                 repo: Path) -> None:
+    path = progress_of(repo)
+    good = path.read_text()
+    save_rename(path, good[:good.index("### Requirements Grill - Round 2")])
+    edited = running.next(lambda r: r["kind"] == "edited")
+    assert edited["deleted"] and edited["block"] == "Requirements Grill - Round 2"
+    done = subprocess.run([*MDGRILL, "restore", str(path.parent)], cwd=repo, text=True,
+                          capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "last-good" in done.stdout
+    assert path.read_text() == good
+    running.next(code_is("fixed", "ROUND_EDITED"))
+    load(resolve_spec(str(path.parent)))  # check_loaded accepts the restored file
+
+
+def test_an_approval_goes_stale_when_research_changes(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    spec = root / "specs" / "demo"
+    spec.mkdir(parents=True)
+    git_init(root)
+    research = b"# Research\n\nsessions are JWT\n"
+    (spec / "research.md").write_bytes(research)
+    rel = "specs/demo/research.md"
+    digest = context_digest("requirements", GOAL, [(rel, research)])
+    context = f"[{{path: {rel}, sha256: {file_sha256(research)}}}]"
+    (spec / ".progress.md").write_text(make_progress(complete_digest=digest, context=context))
+    run = Running(root)
+    try:
+        assert run.quiet(0.2) == []  # current approval: nothing to say
+        save_in_place(spec / "research.md", "# Research\n\nsessions are opaque\n")
+        stale = run.next(lambda r: r["kind"] == "stale")
+        assert stale["old_digest"] == digest
+        assert stale["new_digest"] not in (None, digest)
+        assert stale["sources"] == [rel]
+        assert "INTERVIEW_STALE" in format_report(stale)
+        (spec / "research.md").write_bytes(research)
+        run.next(code_is("fixed", "INTERVIEW_STALE"))
+    finally:
+        run.watcher.stop()
+
+
+def test_a_spec_created_while_watching_is_picked_up(running: Running, repo: Path) -> None:
+    folder = repo / "specs" / "new" / "deep"
+    folder.mkdir(parents=True)
+    save_in_place(folder / ".progress.md", BROKEN)
+    problem = running.next(lambda r: r["kind"] == "problem")
+    assert problem["spec"] == "specs/new/deep"
+
+
+def test_a_deleted_file_is_reported_and_the_watch_goes_on(running: Running, repo: Path) -> None:
+    path = progress_of(repo)
+    path.unlink()
+    gone = running.next(lambda r: r["kind"] == "error")
+    assert gone["code"] == "NOT_FOUND"
+    path.write_text(BROKEN)
+    running.next(lambda r: r["kind"] == "problem")
+
+
+def test_a_spec_that_becomes_ready_is_reported(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    spec = root / "specs" / "demo"
+    spec.mkdir(parents=True)
+    git_init(root)
+    tree = ("\n### D1: Primary user\n- Section: users\n- Depends on: none\n\n"
+            "### D9: Later\n- Section: users\n- Depends on: none\n\n")
+    # round 1 answers an ID that is not in the tree, so `users` has no resolved node yet
+    (spec / ".progress.md").write_text(make_progress(1, required="[users]", tree=tree,
+                                                     first="D9x -> later"))
+    run = Running(root)
+    try:
+        save_rename(spec / ".progress.md", make_progress(1, required="[users]", tree=tree))
+        ready = run.next(lambda r: r["kind"] == "ready")
+        assert ready["spec"] == "specs/demo"
+    finally:
+        run.watcher.stop()
+
+
+def test_a_glossary_term_edited_shows_the_old_definition(running: Running, repo: Path) -> None:
+    glossary = repo / "CONTEXT.md"
+    glossary.write_text("# Ordering\n\n## Language\n\n**Order**:\nA customer's request.\n")
+    running.quiet(0.3)
+    save_rename(glossary, "# Ordering\n\n## Language\n\n**Order**:\nSomething else.\n")
+    edited = running.next(lambda r: r["kind"] == "edited")
+    assert edited["term"] == "Order" and "A customer's request." in str(edited["old_text"])
+
+
+def test_once_checks_everything_and_exits_1_on_errors(repo: Path) -> None:
+    env = {**os.environ, "XDG_CACHE_HOME": str(repo / ".cache-test")}
+    ok = subprocess.run([*MDGRILL, "watch", "--once", str(repo)], cwd=repo, text=True,
+                        capture_output=True, timeout=60, env=env)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    progress_of(repo).write_text(BROKEN)
+    bad = subprocess.run([*MDGRILL, "--json", "watch", "--once", str(repo)], cwd=repo,
+                         text=True, capture_output=True, timeout=60, env=env)
+    assert bad.returncode == 1
+    lines = [json.loads(line) for line in bad.stdout.splitlines()]
+    assert lines[0]["kind"] == "problem" and lines[0]["code"] == "INVALID_STATE"
+    assert lines[-1]["kind"] == "stopped" and lines[-1]["errors"] == 1
+
+
+def test_cli_watch_json_reports_then_sigterm_exits_0(repo: Path) -> None:
+    proc = subprocess.Popen([*MDGRILL, "--json", "watch", str(repo)], cwd=repo, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    lines: queue.Queue[Report] = queue.Queue()
+
+    def pump() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.put(json.loads(line))
+
+    threading.Thread(target=pump, daemon=True).start()
+
+    def wait(kind: str) -> Report:
+        end = time.monotonic() + 15
+        while True:
+            report = lines.get(timeout=max(end - time.monotonic(), 0.01))
+            if report["kind"] == kind:
+                return report
+
+    try:
+        assert wait("started")["specs"] == 1
+        save_rename(progress_of(repo), BROKEN)
+        assert wait("problem")["code"] == "INVALID_STATE"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0
+        assert wait("stopped")["ok"] is True
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
