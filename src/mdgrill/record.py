@@ -89,6 +89,10 @@ def check_record(data: dict[str, object]) -> list[Problem]:
     if log is not None and not (isinstance(log, dict) and isinstance(log.get("sha256"), str)
                                 and SHA256_RE.match(str(log.get("sha256")))):
         bad("INVALID_STATE", "log must be `{blocks: N, sha256: <64 hex>}`", "log")
+    if data.get("artifact") is not None:
+        from .artifact_gate import check_artifact  # it imports this module
+
+        problems.extend(check_artifact(data))
     interview = data.get("interview")
     if interview is not None:
         if not isinstance(interview, dict):

@@ -1,0 +1,219 @@
+"""resolve-approval: a table of replies against real gates, pure and through the installed CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from mdgrill import approval
+from mdgrill.progress import read_progress
+
+A, R, D, C = "approve-artifact", "apply-revision", "approve-and-delegate", "clarification"
+
+# (gate snapshot, reply, expected action)
+ROWS: list[tuple[str, str, str]] = [
+    # the requirements artifact awaits approval
+    ("req_artifact", "yes", A), ("req_artifact", "Yes!", A), ("req_artifact", "y", A),
+    ("req_artifact", "ok", A), ("req_artifact", "Okay.", A), ("req_artifact", "approved", A),
+    ("req_artifact", "LGTM", A), ("req_artifact", "looks good", A),
+    ("req_artifact", "looks good, continue", A), ("req_artifact", "sounds good, proceed", A),
+    ("req_artifact", "go ahead", A), ("req_artifact", "do it", A), ("req_artifact", "ship it", A),
+    ("req_artifact", "continue", A), ("req_artifact", "please continue", A),
+    ("req_artifact", "yes please", A), ("req_artifact", "Approved, thanks!", A),
+    ("req_artifact", "approve the requirements", A),
+    ("req_artifact", "the requirements look good", A), ("req_artifact", "yes, go ahead", A),
+    ("req_artifact", "perfect, ship it", A), ("req_artifact", "all good - proceed", A),
+    ("req_artifact", "looks good?", C), ("req_artifact", "approve?", C),
+    ("req_artifact", 'he said "approve"', C), ("req_artifact", "'approve'", C),
+    ("req_artifact", "“approved”", C), ("req_artifact", "do not continue", C),
+    ("req_artifact", "don't approve", C), ("req_artifact", "not yet", C),
+    ("req_artifact", "no", C), ("req_artifact", "wait", C), ("req_artifact", "yes no", C),
+    ("req_artifact", "looks good but add caching", C), ("req_artifact", "change the design", C),
+    ("req_artifact", "approve after you fix X", C),
+    ("req_artifact", "approve once the tests pass", C),
+    ("req_artifact", "yes, but rename R2", C), ("req_artifact", "approve and add caching", C),
+    ("req_artifact", "continue to design", C), ("req_artifact", "continue to tasks", C),
+    ("req_artifact", "apply the changes", C), ("req_artifact", "", C),
+    ("req_artifact", "   ", C), ("req_artifact", "👍", C), ("req_artifact", "maybe", C),
+    ("req_artifact", "I think so", C), ("req_artifact", "ok\x07", C),
+    ("req_artifact", "skip", C), ("req_artifact", "thanks", C),
+    ("req_artifact", "yes " * 30, C),
+    # a revision was requested for it
+    ("req_revision", "apply the changes", R), ("req_revision", "Apply the changes, please", R),
+    ("req_revision", "yes, apply the changes", R),
+    ("req_revision", "go ahead and apply the changes", R),
+    ("req_revision", "make the changes", R), ("req_revision", "yes", C),
+    ("req_revision", "looks good", C), ("req_revision", "approved", C),
+    ("req_revision", "apply the changes?", C), ("req_revision", "don't apply the changes", C),
+    ("req_revision", "apply the changes and continue to design", C),
+    # the design interview awaits confirmation
+    ("design_interview", "continue to design", D), ("design_interview", "yes", D),
+    ("design_interview", "sounds good, proceed", D),
+    ("design_interview", "go ahead with the design", D),
+    ("design_interview", "continue to tasks", C),
+    ("design_interview", "approve the requirements", C),
+    ("design_interview", "apply the changes", C), ("design_interview", "not yet", C),
+    # the design artifact awaits approval
+    ("design_artifact", "the design looks good", A), ("design_artifact", "approve the design", A),
+    ("design_artifact", "lgtm", A), ("design_artifact", "continue to design", A),
+    ("design_artifact", "continue to tasks", C),
+    ("design_artifact", "approve the requirements", C),
+    ("design_artifact", "change the design", C),
+    # nothing awaits the user's word
+    ("no_gate", "yes", C), ("no_gate", "approved", C), ("no_gate", "continue to design", C),
+    # two gates are open at once
+    ("two_gates", "yes", C), ("two_gates", "approve the design", C),
+    ("two_gates", "apply the changes", C),
+]
+
+# Through the CLI (a process each): every refused reply, to prove it changes no byte, and one
+# accepted reply per gate and action, to prove the audit block.
+CLI_ROWS = [row for row in ROWS if row[2] == C] + [
+    ("req_artifact", "looks good, continue", A), ("req_revision", "apply the changes", R),
+    ("design_interview", "continue to design", D), ("design_artifact", "approve the design", A)]
+
+
+def _mdgrill() -> list[str]:
+    exe = Path(sys.executable).with_name("mdgrill")
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "mdgrill"]
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update({"HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / "gitconfig"),
+                "GIT_CONFIG_NOSYSTEM": "1", "LC_ALL": "C.UTF-8"})
+    return env
+
+
+def _run(cwd: Path, env: dict[str, str], *args: str, code: int = 0) -> dict[str, object]:
+    proc = subprocess.run([*_mdgrill(), "--json", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == code, (args, proc.stdout, proc.stderr)
+    out: dict[str, object] = json.loads(proc.stdout)
+    return out
+
+
+def _interview(cwd: Path, env: dict[str, str], phase: str, iid: str, confirm: bool) -> None:
+    spec = "specs/s"
+    _run(cwd, env, "begin-interview", spec, "--phase", phase, "--interview-id", iid)
+    _run(cwd, env, "open-frontier", spec, "--round", "1", "--decision-id", f"{iid}.D1")
+    _run(cwd, env, "record-answer", spec, "--decision-id", f"{iid}.D1", "--answer", "Customers")
+    _run(cwd, env, "await-confirmation", spec, "--decision-id", f"{iid}.C", "--approach", "A")
+    if confirm:
+        _run(cwd, env, "confirm", spec, "--decision-id", f"{iid}.C", "--source",
+             "approve-and-delegate", "--no-commit")
+
+
+@pytest.fixture(scope="module")
+def snapshots(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    """`.progress.md` bytes at each gate, built by driving a spec through the CLI."""
+    home = tmp_path_factory.mktemp("home")
+    work = tmp_path_factory.mktemp("spec")
+    env = _env(home)
+    progress = work / "specs" / "s" / ".progress.md"
+    shots: dict[str, bytes] = {}
+    _run(work, env, "init", "specs/s", "--goal", "Passwordless login")
+    _interview(work, env, "requirements", "req-1", confirm=True)
+    (work / "specs/s/requirements.md").write_text("# Requirements\n")
+    _run(work, env, "await-artifact-approval", "specs/s", "--artifact", "requirements.md")
+    shots["req_artifact"] = progress.read_bytes()
+    _run(work, env, "request-revision", "specs/s", "--feedback", "add caching")
+    shots["req_revision"] = progress.read_bytes()
+    (work / "specs/s/requirements.md").write_text("# Requirements\n\n- caching\n")
+    _run(work, env, "await-artifact-approval", "specs/s", "--artifact", "requirements.md")
+    _run(work, env, "approve-artifact", "specs/s", "--source", "approve-artifact", "--no-commit")
+    _run(work, env, "begin-interview", "specs/s", "--phase", "design", "--interview-id", "des-1")
+    shots["no_gate"] = progress.read_bytes()
+    _run(work, env, "open-frontier", "specs/s", "--round", "1", "--decision-id", "des-1.D1")
+    _run(work, env, "record-answer", "specs/s", "--decision-id", "des-1.D1", "--answer", "JWT")
+    _run(work, env, "await-confirmation", "specs/s", "--decision-id", "des-1.C", "--approach",
+         "B")
+    shots["design_interview"] = progress.read_bytes()
+    _run(work, env, "confirm", "specs/s", "--decision-id", "des-1.C", "--source",
+         "approve-and-delegate", "--no-commit")
+    (work / "specs/s/design.md").write_text("# Design\n")
+    _run(work, env, "await-artifact-approval", "specs/s", "--artifact", "design.md")
+    shots["design_artifact"] = progress.read_bytes()
+    _interview(work, env, "design", "des-2", confirm=False)
+    shots["two_gates"] = progress.read_bytes()
+    return shots
+
+
+def test_table_is_large_enough() -> None:
+    assert len(ROWS) >= 40 and len(CLI_ROWS) >= 40
+    assert len({(g, r) for g, r, _ in ROWS}) == len(ROWS)
+    assert {a for _, _, a in ROWS} == {A, R, D, C}
+
+
+def test_snapshots_hold_the_gates_they_are_named_for(snapshots: dict[str, bytes]) -> None:
+    gates = {name: [g.action for g in approval.live_gates(read_progress(raw, name).data)]
+             for name, raw in snapshots.items()}
+    assert gates == {"req_artifact": [A], "req_revision": [R], "no_gate": [],
+                     "design_interview": [D], "design_artifact": [A], "two_gates": [D, A]}
+
+
+@pytest.mark.parametrize(("gate", "reply", "expected"), ROWS)
+def test_resolve_pure(snapshots: dict[str, bytes], gate: str, reply: str, expected: str) -> None:
+    data = read_progress(snapshots[gate], gate).data
+    resolution = approval.resolve(data, reply)
+    assert resolution.action == expected, resolution.reason
+    assert resolution.reason
+    change = approval.audit_change(resolution, reply)
+    assert bool(change.new_blocks) == (expected != C)
+
+
+def _cli_row(base: Path, env: dict[str, str], index: int, raw: bytes, reply: str,
+             expected: str) -> str | None:
+    folder = base / f"row{index}" / "specs" / "s"
+    folder.mkdir(parents=True)
+    progress = folder / ".progress.md"
+    progress.write_bytes(raw)
+    out = _run(base / f"row{index}", env, "resolve-approval", "specs/s", "--text", reply)
+    after = progress.read_bytes()
+    if out.get("ok") is not True or out.get("action") != expected:
+        return f"{reply!r}: {out}"
+    if expected == C:
+        return None if after == raw and out["written"] is False else f"{reply!r} wrote the file"
+    before_body = raw.split(b"\n---\n", 1)[1]
+    after_body = after.split(b"\n---\n", 1)[1]
+    if not after_body.startswith(before_body.rstrip(b"\n")):
+        return f"{reply!r} changed recorded bytes"
+    block = read_progress(after, "x").blocks[-1]
+    quoted = json.dumps(" ".join(reply.split()), ensure_ascii=False)
+    if block.kind != "resolved" or block.first("Reply") != quoted or \
+            block.first("Action") != expected or block.first("Gate") != out["gate"]:
+        return f"{reply!r}: audit block {block.title} {block.entries}"
+    return None
+
+
+def test_resolve_through_the_cli(snapshots: dict[str, bytes], tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        futures = [pool.submit(_cli_row, tmp_path, env, i, snapshots[gate], reply, expected)
+                   for i, (gate, reply, expected) in enumerate(CLI_ROWS)]
+        failures = [f.result() for f in futures]
+    assert [f for f in failures if f is not None] == []
+
+
+def test_the_audit_block_reads_back(snapshots: dict[str, bytes]) -> None:
+    prog = read_progress(snapshots["req_artifact"], "x")
+    resolution = approval.resolve(prog.data, "Looks good, continue!")
+    change = approval.audit_change(resolution, "Looks good, continue!")
+    heading, lines = change.new_blocks[0]
+    assert heading == "### Requirements Grill - Approval Resolved"
+    assert lines == [f"- Gate: {resolution.gate}", '- Reply: "Looks good, continue!"',
+                     "- Action: approve-artifact"]
+    assert resolution.normalized == "looks good continue"
+
+
+def test_units_are_table_phrases_only() -> None:
+    assert approval.units("yes continue to the design phase") == [("ack", ""),
+                                                                  ("go_phase", "design")]
+    assert approval.units("looks good but add caching") is None
+    assert approval.units("the requirements look good") == [("approve_phase", "requirements")]
