@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from types import ModuleType
 
 from .errors import InputError, MdgrillError
 
@@ -22,26 +23,32 @@ if TYPE_CHECKING:
 VERBS: dict[str, tuple[str, str]] = {
     "init": ("content", "Create a spec's .progress.md from the template."),
     "mode": ("interview", "Show or set the spec's mode (--quick or --interactive, exactly)."),
-    "record-skill-load": ("interview", "Record the skill-load manifest (JSON) after checking each file's sha256."),
-    "begin-interview": ("interview", "Begin (or resume) the phase interview; records the context digest."),
-    "open-frontier": ("interview", "Ask decisions: open the current or next round and record its Asked line."),
+    "record-skill-load": ("interview",
+        "Record the skill-load manifest (JSON) after checking each file's sha256."),
+    "begin-interview": ("interview",
+        "Begin (or resume) the phase interview; records the context digest."),
+    "open-frontier": ("interview",
+        "Ask decisions: open the current or next round and record its Asked line."),
     "record-answer": ("interview", "Record the user's substantive answer to one pending decision."),
     "record-fact": ("interview", "Record a fact found in the code or docs in the open round."),
     "out-of-scope": ("interview", "Mark a decision out of scope in the open round."),
     "classify-reply": ("interview", "Classify a reply: substantive, control_only or bare_skip."),
     "await-confirmation": ("interview", "Close the rounds and present the approach for approval."),
     "confirm": ("interview", "Record the user's approval (approve-and-delegate) and commit it."),
-    "skip": ("interview", "Skip the remaining decisions with recorded assumptions (needs confirm)."),
+    "skip": ("interview",
+        "Skip the remaining decisions with recorded assumptions (needs confirm)."),
     "revise": ("interview", "Reopen decisions after the brief and start the next round."),
     "check-delegation": ("interview", "Allow delegation only for an approved, current interview."),
     "digest": ("interview", "Print the context digest the spec's phase would record now."),
     "node": ("content", "Edit the design tree: `node add SPEC ID --title T ...`."),
     "frontier": ("content", "Show the open, unblocked decisions in batches of at most four."),
     "term": ("content", "Edit the glossary: `term add TERM --definition T ...`."),
-    "validate": ("check", "Check specs, glossaries and prompts; print diagnostics (exit 1 on errors)."),
+    "validate": ("check",
+        "Check specs, glossaries and prompts; print diagnostics (exit 1 on errors)."),
     "status": ("report", "One screen on a spec: phase, interview, pending questions, frontier."),
     "tree": ("report", "Draw the design tree as text or as a Mermaid diagram."),
-    "ledger": ("report", "List decisions as an elicitation ledger (E1 [section] question = answer)."),
+    "ledger": ("report",
+        "List decisions as an elicitation ledger (E1 [section] question = answer)."),
     "lint": ("report", "Glossary lint: _Avoid_ words used in rounds, the tree and artifacts."),
     "log": ("history", "List the approved transitions of a spec from git commit trailers."),
     "review": ("history", "Print the rounds and terms added between two revisions, for a PR."),
@@ -53,8 +60,10 @@ VERBS: dict[str, tuple[str, str]] = {
     "demo": ("demo", "Run a complete scripted interview in a throw-away git repository."),
     "await-artifact-approval": ("artifact", "Submit the phase artifact for the user's approval."),
     "approve-artifact": ("artifact", "Record the artifact's approval and advance the phase."),
-    "request-revision": ("artifact", "Record the user's feedback on the artifact; the gate stays open."),
-    "resolve-approval": ("artifact", "Map a free-text reply to the one live approval action, or ask."),
+    "request-revision": ("artifact",
+        "Record the user's feedback on the artifact; the gate stays open."),
+    "resolve-approval": ("artifact",
+        "Map a free-text reply to the one live approval action, or ask."),
 }
 
 DESCRIPTION = """\
@@ -124,7 +133,7 @@ def build_parser(verb: str | None) -> Parser:
     return parser
 
 
-def _module(name: str) -> object:
+def _module(name: str) -> ModuleType:
     import importlib
 
     return importlib.import_module(f"mdgrill.commands.{name}")
@@ -144,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.root is not None and not os.path.isdir(args.root):
             raise InputError("NOT_FOUND", f"--root {args.root} is not a folder")
         module = _module(VERBS[args.verb][0])
-        outcome: Outcome = module.run(args)  # type: ignore[attr-defined]
+        outcome: Outcome = module.run(args)
     except MdgrillError as exc:
         return _fail(exc, want_json)
     except KeyboardInterrupt:

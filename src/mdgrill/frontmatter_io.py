@@ -123,9 +123,20 @@ _INT = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
 # indicator at the start, no `: ` or ` #`, and not a word YAML 1.1 resolves to non-string.
 _SAFE_PLAIN = re.compile(r"[A-Za-z_/.][A-Za-z0-9_ ./@()+,'-]*\Z")
 _SAFE_PLAIN_FLOW = re.compile(r"[A-Za-z_/.][A-Za-z0-9_ ./@()+'-]*\Z")
-_YAML11_SPECIAL = re.compile(
-    r"(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
-    r"|null|Null|NULL|~|\.inf|\.Inf|\.INF|\.nan|\.NaN|\.NAN|[-+]?\.(?:inf|Inf|INF))\Z")
+class _Words:
+    """Words YAML 1.1 reads as booleans, nulls or special floats (a set: an alternation
+    regex of them cost 4 ms to compile on every start)."""
+
+    WORDS = frozenset((  # noqa: SIM905 - a list literal of 34 words reads worse
+        "y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF "
+        "null Null NULL ~ .inf .Inf .INF .nan .NaN .NAN +.inf +.Inf +.INF -.inf -.Inf -.INF"
+    ).split())
+
+    def match(self, text: str) -> bool:
+        return text in self.WORDS
+
+
+_YAML11_SPECIAL = _Words()
 _KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?:[ \t]+(.*))?\Z")
 
 
@@ -225,6 +236,8 @@ def _parse_mapping(lines: list[str], i: int, indent: int, base: int,
         if m is None:
             raise _NotSubset
         key, rest = m.group(1), m.group(2)
+        if _YAML11_SPECIAL.match(key):
+            raise _NotSubset  # a YAML 1.1 word as a key is not a string to PyYAML
         if key in result:
             raise InputError("MALFORMED_FILE",
                              f"{path}:{base + i + 1}:{indent + 1}: the key `{key}` appears twice "
@@ -250,7 +263,20 @@ def _parse_mapping(lines: list[str], i: int, indent: int, base: int,
 _TOKEN = re.compile(r'\s*(?:([\[\]{},])|("(?:[^"\\]|\\.)*")|([^\[\]{},"]+))')
 
 
+# A flow list of plain words (`[D1, D3, auth.users]`: what `asked` and `pending` hold) is read
+# and written without the tokenizer, which costs ~10 us an item: at 10,000 decisions that is
+# most of a command's time. Anything else takes the general path.
+_WORD_LIST = re.compile(r"\[(?:[A-Za-z_][A-Za-z0-9_.-]*(?:, [A-Za-z_][A-Za-z0-9_.-]*)*)?\]\Z")
+_YAML11_WORDS = frozenset([
+    "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false",
+    "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL"])
+
+
 def _parse_inline(text: str) -> object:
+    if text[0] == "[" and _WORD_LIST.match(text):
+        items = text[1:-1].split(", ") if len(text) > 2 else []
+        if _YAML11_WORDS.isdisjoint(items):
+            return items
     if text[0] in "[{":
         tokens = _tokenize(text)
         value, pos = _parse_flow(tokens, 0)
@@ -281,9 +307,16 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
     return tokens
 
 
-def _parse_flow(tokens: list[tuple[str, str]], pos: int) -> tuple[object, int]:
-    if pos >= len(tokens):
+def _flow_guard(tokens: list[tuple[str, str]], pos: int, depth: int) -> None:
+    # Too deep for this recursive reader: PyYAML's C parser reads it and refuses it with a
+    # line number, where recursion here would end in a RecursionError traceback.
+    if pos >= len(tokens) or depth > _MAX_DEPTH:
         raise _NotSubset
+
+
+def _parse_flow(tokens: list[tuple[str, str]], pos: int,  # noqa: C901 - a branch per token
+                depth: int = 0) -> tuple[object, int]:
+    _flow_guard(tokens, pos, depth)
     kind, tok = tokens[pos]
     if kind == "p" and tok == "[":
         items: list[object] = []
@@ -291,7 +324,7 @@ def _parse_flow(tokens: list[tuple[str, str]], pos: int) -> tuple[object, int]:
         if pos < len(tokens) and tokens[pos] == ("p", "]"):
             return items, pos + 1
         while True:
-            item, pos = _parse_flow(tokens, pos)
+            item, pos = _parse_flow(tokens, pos, depth + 1)
             items.append(item)
             if pos >= len(tokens):
                 raise _NotSubset
@@ -312,14 +345,15 @@ def _parse_flow(tokens: list[tuple[str, str]], pos: int) -> tuple[object, int]:
             word = tokens[pos][1]
             # `key: value` arrives as one word `key: value` or `key:` then a string token
             key, sep, rest = word.partition(":")
-            if not sep or not _PLAIN_KEY.match(key) or key in mapping:
+            if not sep or not _PLAIN_KEY.match(key) or key in mapping or \
+                    _YAML11_SPECIAL.match(key):
                 raise _NotSubset
             rest = rest.strip()
             pos += 1
             if rest:
                 mapping[key] = _scalar(rest, flow=True)
             else:
-                value, pos = _parse_flow(tokens, pos)
+                value, pos = _parse_flow(tokens, pos, depth + 1)
                 mapping[key] = value
             if pos >= len(tokens):
                 raise _NotSubset
@@ -518,7 +552,7 @@ def quote(text: str) -> str:
             out.append("\\n")
         elif ch == "\t":
             out.append("\\t")
-        elif o < 0x20 or 0x7F <= o <= 0x9F or o in (0x2028, 0x2029, 0xFEFF) or \
+        elif o < 0x20 or 0x7F <= o <= 0x9F or o in (0x2028, 0x2029, 0xFEFF, 0xFFFE, 0xFFFF) or \
                 0xD800 <= o <= 0xDFFF:
             out.append(f"\\u{o:04x}")
         else:
@@ -527,13 +561,24 @@ def quote(text: str) -> str:
     return "".join(out)
 
 
+def _render_key(key: str) -> str:
+    # `no:` or `on:` as a plain key is a boolean to YAML 1.1 (PyYAML): quote it
+    return key if _PLAIN_KEY.match(key) and not _YAML11_SPECIAL.match(key) else quote(key)
+
+
 def render_flow(value: object) -> str:
     if isinstance(value, list):
+        if value and all(type(v) is str and v for v in value):
+            joined = "[" + ", ".join(value) + "]"
+            # an item holding ", " would read back as two: the count rules that out
+            if _WORD_LIST.match(joined) and joined.count(", ") == len(value) - 1 and \
+                    _YAML11_WORDS.isdisjoint(value):
+                return joined
         return "[" + ", ".join(render_flow(v) for v in value) + "]"
     if isinstance(value, dict):
         parts = []
         for k, v in value.items():
-            key = k if _PLAIN_KEY.match(k) else quote(k)
+            key = _render_key(k)
             parts.append(f"{key}: {render_flow(v)}")
         return "{" + ", ".join(parts) + "}"
     return render_scalar(value, flow=True)
@@ -543,7 +588,7 @@ def render_entry(key: str, value: object, indent: int = 0,
                  block_lists: frozenset[str] = frozenset()) -> list[str]:
     """Lines for `key: value`: mappings as indented blocks, lists of mappings one per line."""
     pad = " " * indent
-    name = key if _PLAIN_KEY.match(key) else quote(key)
+    name = _render_key(key)
     if isinstance(value, dict) and value:
         lines = [f"{pad}{name}:"]
         for k, v in value.items():

@@ -6,16 +6,16 @@ state kept in `.progress.md`; each transition also says what the log gains.
 
 from __future__ import annotations
 
-import copy
-
 from .errors import GateRefusal, InputError
 from .progress import Block, Change, Progress, block_heading, single_line
-from .record import (CANONICAL_CONFIRMATION, PHASES, TERMINAL, check_record, is_id,
-                     new_interview)
+from .record import CANONICAL_CONFIRMATION, PHASES, TERMINAL, check_record, is_id, new_interview
 from .replies import BARE_SKIP, CONTROL_ONLY, classify_reply
-from .tree import compute_frontier, read_ledger
+from .tree import compute_frontier, ledger_of
 
 ROUND_KEYS = ("Facts resolved", "Decisions", "Out of scope", "Domain language")
+# The most decisions one interview may ask. Measured (docs/guarantees.md): at 100,000 the
+# front matter lists are ~2.4 MB and a record-answer takes ~0.3 s; every call rewrites them.
+MAX_DECISIONS = 100_000
 
 
 def require_id(value: str, what: str = "decision ID") -> str:
@@ -37,7 +37,9 @@ def interview_of(data: dict[str, object]) -> dict[str, object]:
     if not isinstance(iv, dict):
         raise GateRefusal("INTERVIEW_MISSING", "no interview is open in this spec: run "
                           "`mdgrill begin-interview SPEC --phase P --interview-id ID` first")
-    return copy.deepcopy(iv)
+    # the interview holds scalars and flat lists (context: a list of flat dicts)
+    return {k: ([dict(x) if isinstance(x, dict) else x for x in v] if isinstance(v, list) else v)
+            for k, v in iv.items()}
 
 
 def _ids(iv: dict[str, object], key: str) -> list[str]:
@@ -75,12 +77,12 @@ def close_round_lines(prog: Progress, block: Block, extra_settled: list[str]) ->
     """The lines that close a round: the five keys it lacks (as `none`) and the frontier."""
     present = {e.key.lower() for e in block.entries}
     lines = [f"- {key}: none" for key in ROUND_KEYS if key.lower() not in present]
-    ledger = read_ledger(prog.blocks)
+    ledger = ledger_of(prog)
     for node_id in extra_settled:
         ledger.answers.setdefault(node_id, "")
     required = prog.data.get("required_sections") or []
     assert isinstance(required, list)
-    frontier = compute_frontier(prog.nodes, ledger, [str(s) for s in required])
+    frontier = compute_frontier(prog.node_index(), ledger, [str(s) for s in required])
     lines.append(f"- Frontier after round: {', '.join(frontier.frontier) or 'none'}")
     return lines
 
@@ -122,19 +124,21 @@ def record_skill_load(data: dict[str, object], header: dict[str, object],
                       skills: list[dict[str, object]]) -> tuple[Change, dict[str, object]]:
     change = Change()
     old = {"header": data.get("skill_manifest"), "skills": data.get("skills") or []}
-    new = {"header": header, "skills": skills}
     change.updates["skill_manifest"] = header
     change.updates["skills"] = skills
     reset = False
-    if old["header"] is not None and (old["header"], old["skills"]) != (header, skills):
-        reset = _reset(data, change, "the skill manifest changed")
-    elif old["header"] is None and old["skills"] and old["skills"] != new["skills"]:
+    changed = (old["header"], old["skills"]) != (header, skills)
+    if changed and (old["header"] is not None or old["skills"]):
         reset = _reset(data, change, "the skill manifest changed")
     failed_core = [s["name"] for s in skills if s.get("core") and s.get("status") == "failed"]
-    warnings = [f"domain skill {s['name']} failed to load: {', '.join(map(str, s.get('errors') or []))}"
+    warnings = [f"domain skill {s['name']} failed to load: {_errors_text(s.get('errors'))}"
                 for s in skills if not s.get("core") and s.get("status") == "failed"]
     return change, {"recorded": "skills", "interview_reset": reset, "core_failed": failed_core,
                     "warnings": warnings}
+
+
+def _errors_text(errors: object) -> str:
+    return ", ".join(str(e) for e in errors) if isinstance(errors, list) else ""
 
 
 def check_skills(data: dict[str, object], phase: str, interview_id: str,
@@ -243,6 +247,12 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
                               f"{node_id} was already answered in this interview: to change it, "
                               "use `mdgrill revise` after await-confirmation")
     new_ids = [i for i in ids if i not in pending_set]
+    grows = sum(1 for i in new_ids if i not in asked_set)
+    if len(asked) + grows > MAX_DECISIONS:
+        raise InputError("TOO_MANY_DECISIONS",
+                         f"interview {iv['id']} would ask {len(asked) + grows:,} decisions; "
+                         f"mdgrill supports up to {MAX_DECISIONS:,} per interview: finish this "
+                         "interview and begin another for the rest")
     for node_id in new_ids:
         if node_id not in asked_set:
             asked.append(node_id)
@@ -358,7 +368,7 @@ def await_confirmation(data: dict[str, object], prog: Progress, confirmation_id:
                           "confirmation ID")
     required = prog.data.get("required_sections") or []
     assert isinstance(required, list)
-    frontier = compute_frontier(prog.nodes, read_ledger(prog.blocks), [str(s) for s in required])
+    frontier = compute_frontier(prog.node_index(), ledger_of(prog), [str(s) for s in required])
     if frontier.open_subthreads:
         parent, children = next(iter(frontier.open_subthreads.items()))
         raise GateRefusal("OPEN_SUBTHREAD", f"{parent} is resolved but its sub-question(s) "
@@ -420,7 +430,8 @@ def skip(data: dict[str, object], prog: Progress, reason: str, assumptions: list
     change = Change()
     if iv["status"] == "collecting":
         _close_open_round(prog, iv, change)
-    pending, answered_before = _ids(iv, "pending"), set(_ids(iv, "asked")) - set(_ids(iv, "pending"))
+    pending = _ids(iv, "pending")
+    answered_before = set(_ids(iv, "asked")) - set(pending)
     retired = list(pending)
     iv["asked"] = [i for i in _ids(iv, "asked") if i not in retired or i in answered_before]
     asked = _ids(iv, "asked")

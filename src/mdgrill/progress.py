@@ -15,7 +15,7 @@ from . import frontmatter_io
 from .errors import InputError
 from .markdown import Heading, Section, scan_headings, sections
 from .record import BLOCK_LISTS, HEADING_WORD, PHASE_OF_WORD, TOP_KEYS
-from .textfile import TextFile, apply_splices, content
+from .textfile import TextFile, apply_splices, split_lines
 
 GOAL = "goal"
 TREE = "design tree"
@@ -27,12 +27,15 @@ BLOCK_HEADING = re.compile(
     r"(?P<phase>[A-Za-z]+) (?P<kind>Grill|Artifact) - "
     r"(?:Round (?P<round>[0-9]+)|(?P<word>[A-Za-z][A-Za-z ]*[A-Za-z]))\Z")
 LEGACY_HEADING = re.compile(r"(?P<phase>[A-Za-z]+) Interview(?: \(from [^)]*\))?\Z")
-BULLET = re.compile(r"[-*+][ \t]+(?:\*\*)?([A-Za-z][A-Za-z /_-]*?)(?:\*\*)?[ \t]*:(?:\*\*)?(?:[ \t]+(.*?))?[ \t]*\Z")
+# the value is greedy and stripped by the caller: a lazy `(.*?)[ \t]*\Z` backtracks per character
+BULLET = re.compile(
+    r"[-*+][ \t]+(?:\*\*)?([A-Za-z][A-Za-z /_-]*?)(?:\*\*)?[ \t]*:(?:\*\*)?(?:[ \t]+(.*))?\Z")
 SUB_BULLET = re.compile(r"([ \t]+)[-*+][ \t]+(.*?)[ \t]*\Z")
 
 TRANSITION_WORDS = {
     "awaiting confirmation": "awaiting", "confirmed": "confirmed", "revised": "revised",
     "skipped": "skipped", "bypassed": "bypassed", "reset": "reset",
+    "approval resolved": "resolved",
 }
 ARTIFACT_WORDS = {
     "awaiting approval": "artifact_awaiting", "approved": "artifact_approved",
@@ -134,6 +137,31 @@ class Node:
         return f"Node({self.id!r}, {self.title!r}, line={self.line})"
 
 
+class NodeInfo:
+    """What the frontier needs of a node: its ID, section, dependencies and parent."""
+
+    __slots__ = ("id", "line", "section", "depends_on", "spawned_by", "investigating")
+
+    def __init__(self, node_id: str, line: int, section: str | None = None,
+                 depends_on: list[str] | None = None, spawned_by: str | None = None,
+                 investigating: str | None = None) -> None:
+        self.id = node_id
+        self.line = line
+        self.section = section
+        self.depends_on = depends_on or []
+        self.spawned_by = spawned_by
+        self.investigating = investigating
+
+    def __repr__(self) -> str:
+        return f"NodeInfo({self.id!r}, line={self.line})"
+
+
+_NODE_LINE = re.compile(
+    r"^(?:( {0,3}###(?:[ \t\r][^\n]*)?)|[-*+][ \t]+(?:\*\*)?"
+    r"(section|depends on|spawned by|investigating)(?:\*\*)?[ \t]*:(?:\*\*)?"
+    r"(?:[ \t]+([^\n]*))?\r?)$",
+    re.M | re.I)
+
 def split_ids(value: str | None) -> list[str]:
     """`D1, D2` -> [D1, D2]; `none`/empty -> []."""
     if value is None:
@@ -145,7 +173,12 @@ def split_ids(value: str | None) -> list[str]:
 
 
 class Progress:
-    """A parsed `.progress.md`: front matter data, headings, sections, blocks, nodes."""
+    """A parsed `.progress.md`: front matter data, headings, sections, blocks, nodes.
+
+    Construction reads the front matter and the H1/H2 skeleton only; every heading, the
+    blocks and the nodes are read on first use, so a verb that appends to the last block of
+    a 10,000-round log never walks the other 9,999.
+    """
 
     def __init__(self, tf: TextFile, path: str) -> None:
         self.tf = tf
@@ -156,27 +189,35 @@ class Progress:
         self.data: dict[str, object] = self.fm.data if self.fm is not None else {}
         body_offset = self.fm.end_offset if self.fm is not None else 0
         body_line = self.fm.body_start if self.fm is not None else 0
+        self.body_offset = body_offset
         self.body_line = body_line
-        self.headings: list[Heading] = scan_headings(tf.text, body_offset, body_line)
+        self.skeleton: list[Heading] = scan_headings(tf.text, body_offset, body_line,
+                                                     top_only=True)
         self.total_lines = body_line + tf.text.count("\n", body_offset) + 1
-        self.title: Heading | None = next((h for h in self.headings if h.level == 1), None)
+        self.title: Heading | None = next((h for h in self.skeleton if h.level == 1), None)
         self.sections: dict[str, Section] = {}
         self.duplicate_sections: list[Section] = []
-        for sec in sections(self.headings, 2, self.total_lines, (body_line, self.total_lines)):
+        for sec in sections(self.skeleton, 2, self.total_lines, (body_line, self.total_lines)):
             key = sec.title.strip().lower()
             if key in KNOWN_SECTIONS:
                 if key in self.sections:
                     self.duplicate_sections.append(sec)
                 else:
                     self.sections[key] = sec
+        self._headings: list[Heading] | None = None
         self._blocks: list[Block] | None = None
         self._nodes: list[Node] | None = None
         self._lines: list[str] | None = None
+        self._log_hash: object = None
+
+    @property
+    def headings(self) -> list[Heading]:
+        """Every ATX heading of the body (scanned on first use)."""
+        if self._headings is None:
+            self._headings = scan_headings(self.tf.text, self.body_offset, self.body_line)
+        return self._headings
 
     # -- lines ------------------------------------------------------------------------
-
-    def line_offset(self, heading_index: int) -> int:
-        return self.headings[heading_index].offset
 
     @property
     def lines(self) -> list[str]:
@@ -193,17 +234,30 @@ class Progress:
             return None
         return self._section_offsets(sec)
 
+    def section_offsets(self, sec: Section) -> tuple[int, int]:
+        """Character offsets [start, end) of a section's content (after its heading line)."""
+        return self._section_offsets(sec)
+
     def _section_offsets(self, sec: Section) -> tuple[int, int]:
         text = self.tf.text
-        head = next(h for h in self.headings if h.line == sec.heading_line)
+        head = next(h for h in self.skeleton if h.line == sec.heading_line)
         start = text.find("\n", head.offset)
         start = len(text) if start < 0 else start + 1
         end = len(text)
-        for h in self.headings:
+        for h in self.skeleton:
             if h.line >= sec.end:
                 end = h.offset
                 break
         return start, end
+
+    def log_hasher(self) -> object:
+        """A sha256 object fed the normalized log (computed once, copied by its users)."""
+        if self._log_hash is None:
+            self._log_hash = sha256(self.log_text().encode("utf-8"))
+        return self._log_hash
+
+    def log_sha256(self) -> str:
+        return self.log_hasher().copy().hexdigest()  # type: ignore[attr-defined,no-any-return]
 
     def log_text(self) -> str:
         span = self.log_span()
@@ -224,21 +278,83 @@ class Progress:
         return self._read_blocks(with_entries=False)
 
     def last_block(self) -> Block | None:
-        """The last block of the log, with its entries."""
-        blocks = self.block_headings()
-        if not blocks:
+        """The last block of the log, with its entries (found from the end of the log)."""
+        if self._blocks is not None or self._headings is not None:
+            blocks = self.block_headings()
+            if not blocks:
+                return None
+            last = blocks[-1]
+            if not last.entries and not last.stray:
+                self._fill_entries(last)
+            return last
+        span = self.log_span()
+        if span is None:
             return None
-        last = blocks[-1]
-        if not last.entries and not last.stray:
-            self._fill_entries(last)
-        return last
+        text = self.tf.text
+        start, end = span
+        if any(text.find(marker, start, end) >= 0 for marker in ("```", "~~~", "<!--")):
+            self.headings  # noqa: B018 - fences or comments in the log: take the exact path
+            return self.last_block()
+        at = _last_h3(text, start, end)
+        if at < 0:
+            return None
+        eol = text.find("\n", at)
+        eol = end if eol < 0 or eol > end else eol
+        title = _heading_text(text[at:eol])
+        line = text.count("\n", 0, at)
+        block = classify_block(title, line, self.sections[LOG].end)
+        tail = split_lines(text[at:end])
+        block.entries, block.stray = parse_bullets(tail, 1, len(tail), base=line)
+        return block
+
+    def has_markup(self, section: str) -> bool:
+        """Whether a section holds a fence or an HTML comment (then only the exact scan will do)."""
+        sec = self.sections.get(section)
+        if sec is None:
+            return False
+        start, end = self._section_offsets(sec)
+        text = self.tf.text
+        return any(text.find(marker, start, end) >= 0 for marker in ("```", "~~~", "<!--"))
+
+    def _h3_lines(self, section: str) -> list[tuple[int, int, str]]:
+        """(offset, 0-based line, title) of each `###` heading of a section without markup."""
+        sec = self.sections[section]
+        start, end = self._section_offsets(sec)
+        text = self.tf.text
+        found: list[tuple[int, int, str]] = []
+        line = sec.start
+        last = start
+        count = text.count
+        # anchored on the newline before the heading (fast); the section's first line apart
+        first = _H3_FIRST.match(text, start, end)
+        if first is not None:
+            found.append((start, line, _heading_text(first.group(0))))
+        for m in _H3_NL.finditer(text, start, end):
+            pos = m.start() + 1
+            line += count("\n", last, pos)
+            last = pos
+            found.append((pos, line, _heading_text(m.group(1))))
+        return found
+
+    def fast_log(self) -> tuple[str, int, int, int] | None:
+        """(text, start, end, first line) of a log the regex fast paths may read, else None."""
+        if self._blocks is not None or LOG not in self.sections or self.has_markup(LOG):
+            return None
+        start, end = self._section_offsets(self.sections[LOG])
+        return self.tf.text, start, end, self.sections[LOG].start
 
     def _read_blocks(self, with_entries: bool) -> list[Block]:
         sec = self.sections.get(LOG)
         if sec is None:
             return []
-        subs = sections(self.headings, 3, self.total_lines, (sec.start, sec.end))
-        blocks = [classify_block(s.title, s.heading_line, s.end) for s in subs]
+        if self._headings is None and not self.has_markup(LOG):
+            heads = self._h3_lines(LOG)
+            ends = [line for _, line, _ in heads[1:]] + ([sec.end] if heads else [])
+            blocks = [classify_block(title, line, end)
+                      for (_, line, title), end in zip(heads, ends, strict=True)]
+        else:
+            subs = sections(self.headings, 3, self.total_lines, (sec.start, sec.end))
+            blocks = [classify_block(s.title, s.heading_line, s.end) for s in subs]
         if with_entries:
             for block in blocks:
                 self._fill_entries(block)
@@ -261,15 +377,26 @@ class Progress:
         sec = self.sections.get(TREE)
         if sec is None:
             return []
-        subs = sections(self.headings, 3, self.total_lines, (sec.start, sec.end))
+        subs = sections(self._tree_headings(), 3, self.total_lines, (sec.start, sec.end))
         return [s for s in subs if NODE_HEADING.match(s.title) is None]
+
+    def _tree_headings(self) -> list[Heading]:
+        """The headings of the design tree only (not the 10,000 of the log after it)."""
+        if self._headings is not None:
+            return self._headings
+        sec = self.sections[TREE]
+        head = next(h for h in self.skeleton if h.line == sec.heading_line)
+        start, end = self._section_offsets(sec)
+        if start >= end:
+            return [head]
+        return [head] + scan_headings(self.tf.text, start, sec.heading_line + 1, end=end)
 
     def _read_nodes(self) -> list[Node]:
         sec = self.sections.get(TREE)
         if sec is None:
             return []
         nodes = []
-        for sub in sections(self.headings, 3, self.total_lines, (sec.start, sec.end)):
+        for sub in sections(self._tree_headings(), 3, self.total_lines, (sec.start, sec.end)):
             m = NODE_HEADING.match(sub.title)
             if m is None:
                 continue
@@ -281,6 +408,48 @@ class Progress:
                         rec = "(recommended)" in text.lower()
                         node.options.append(Option(text, rec, line))
             nodes.append(node)
+        return nodes
+
+    def node_index(self) -> list[NodeInfo]:
+        """The tree's nodes with only what the frontier needs, read without parsing every line."""
+        if self._nodes is not None or self.has_markup(TREE) or TREE not in self.sections:
+            return [NodeInfo(n.id, n.line, n.section, n.depends_on, n.spawned_by,
+                             n.investigating) for n in self.nodes]
+        sec = self.sections[TREE]
+        start, end = self._section_offsets(sec)
+        text = self.tf.text
+        nodes: list[NodeInfo] = []
+        current: NodeInfo | None = None
+        seen: set[str] = set()
+        line = sec.start
+        last = start
+        for m in _NODE_LINE.finditer(text, start, end):
+            if m.group(1) is not None:
+                pos = m.start()
+                line += text.count("\n", last, pos)
+                last = pos
+                head = NODE_HEADING.match(_heading_text(m.group(0)))
+                current = NodeInfo(head.group(1), line) if head is not None else None
+                seen = set()
+                if current is not None:
+                    nodes.append(current)
+                continue
+            if current is None:
+                continue
+            key = m.group(2).lower()
+            if key in seen:
+                continue  # Node.first(): the first entry with a key wins
+            seen.add(key)
+            value = m.group(3).strip()
+            if key == "section":
+                current.section = value
+            elif key == "depends on":
+                current.depends_on = split_ids(value)
+            elif key == "spawned by":
+                ids = split_ids(value)
+                current.spawned_by = ids[0] if ids else None
+            else:
+                current.investigating = value
         return nodes
 
     def node(self, node_id: str) -> Node | None:
@@ -305,27 +474,62 @@ def classify_block(title: str, line: int, end: int) -> Block:
     return Block("unknown", None, None, title, line, end)
 
 
-def parse_bullets(lines: list[str], start: int, end: int) -> tuple[list[Entry], list[tuple[int, str]]]:
-    """`- Key: value` bullets with nested bullets/continuations; other lines are stray."""
+def parse_bullets(lines: list[str], start: int, end: int,
+                  base: int = 0) -> tuple[list[Entry], list[tuple[int, str]]]:
+    """`- Key: value` bullets with nested bullets/continuations; other lines are stray.
+
+    Line numbers in the result are `base` + the index in `lines`.
+    """
     entries: list[Entry] = []
     stray: list[tuple[int, str]] = []
     current: Entry | None = None
+    match = BULLET.match
     for i in range(start, min(end, len(lines))):
-        text = content(lines[i])
-        if not text.strip():
+        text = lines[i]  # content() inlined: this loop runs once per line of the log
+        if text.endswith("\n"):
+            text = text[:-2] if text.endswith("\r\n") else text[:-1]
+        if not text or text.isspace():
             continue
-        m = BULLET.match(text)
+        m = match(text)
         if m is not None:
-            current = Entry(m.group(1).strip(), (m.group(2) or "").strip(), i)
+            current = Entry(m.group(1).strip(), (m.group(2) or "").strip(), base + i)
             entries.append(current)
             continue
         if current is not None and text[0] in " \t>":
             sub = SUB_BULLET.match(text)
-            current.children.append(((sub.group(2) if sub else text.strip()), i))
+            current.children.append(((sub.group(2) if sub else text.strip()), base + i))
             continue
         current = None
-        stray.append((i, text))
+        stray.append((base + i, text))
     return entries, stray
+
+
+_H3 = re.compile(r" {0,3}###(?:[ \t\r\n]|\Z)")
+_H3_FIRST = re.compile(r" {0,3}###(?:[ \t\r][^\n]*)?$", re.M)
+_H3_NL = re.compile(r"\n( {0,3}###(?:[ \t\r][^\n]*)?)$", re.M)
+
+
+def _last_h3(text: str, start: int, end: int) -> int:
+    """Offset of the last `### ` heading line in [start, end), or -1 (no fences in between)."""
+    pos = end
+    while pos > start:
+        pos = text.rfind("###", start, pos)
+        if pos < 0:
+            return -1
+        line_start = max(text.rfind("\n", start, pos) + 1, start)
+        if _H3.match(text, line_start) is not None:
+            return line_start
+        pos = line_start
+    return -1
+
+
+def _heading_text(raw: str) -> str:
+    body = raw.strip(" \t\r")[3:].strip(" \t")
+    if body.endswith("#"):
+        trimmed = body.rstrip("#")
+        if not trimmed or trimmed[-1] in " \t":
+            body = trimmed
+    return body.strip()
 
 
 def normalize_log(text: str) -> str:
@@ -353,6 +557,7 @@ class Change:
         self.append_lines: list[str] = []  # to the last block of the log
         self.new_blocks: list[tuple[str, list[str]]] = []  # (heading, lines) after it
         self.insert_nodes: list[list[str]] = []  # design tree node blocks
+        self.log_span_after: tuple[int, int] | None = None  # set by apply_change
 
     @property
     def touches_log(self) -> bool:
@@ -378,14 +583,13 @@ def apply_change(prog: Progress, change: Change) -> str:
         for heading, lines in change.new_blocks:
             added.extend(["", heading, *lines])
         if span is None:
-            old_log = ""
             at = len(text)
             prefix = "" if not text or text.endswith("\n") else nl
             if text and not text.endswith(("\n\n", "\r\n\r\n")):
                 prefix += nl
             new_text = prefix + "## Interview Responses" + nl + nl.join(added) + nl
             splices.append((at, at, new_text))
-            new_log = "\n".join(_drop_leading_blank(added))
+            new_log: str | None = "\n".join(_drop_leading_blank(added))
         else:
             start, end = span
             old_log = text[start:end]
@@ -395,10 +599,16 @@ def apply_change(prog: Progress, change: Change) -> str:
                 lead = nl  # the section heading is the file's last line, without a line end
             insertion = lead + nl.join(added) + nl
             splices.append((at, at, insertion))
-            new_log = normalize_log(old_log) + ("\n" if normalize_log(old_log) else "") + \
-                "\n".join(added)
-        blocks = len(prog.block_headings()) + len(change.new_blocks)
-        updates["log"] = {"blocks": blocks, "sha256": log_digest(new_log)}
+            new_log = None if old_log.strip() else "\n".join(added)
+        if new_log is None:
+            # the old log is already hashed (load checked it): feed only what is appended
+            hasher = prog.log_hasher().copy()  # type: ignore[attr-defined]
+            hasher.update(("\n" + "\n".join(added)).rstrip().encode("utf-8"))
+            digest = str(hasher.hexdigest())
+        else:
+            digest = log_digest(new_log)
+        updates["log"] = {"blocks": _block_count(prog) + len(change.new_blocks),
+                          "sha256": digest}
 
     head_text = ""
     head_end = 0
@@ -413,7 +623,27 @@ def apply_change(prog: Progress, change: Change) -> str:
         head_end = 0
     if updates:
         splices.append((0, head_end, head_text))
+    change.log_span_after = _shift_span(prog.log_span(), splices) if change.touches_log else None
     return apply_splices(text, splices)
+
+
+def _shift_span(span: tuple[int, int] | None,
+                splices: list[tuple[int, int, str]]) -> tuple[int, int] | None:
+    """Where the log's [start, end) lands after the splices (which never cut through it)."""
+    if span is None:
+        return None
+    start, end = span
+    new_start = start + sum(len(new) - (e - s) for s, e, new in splices if e <= start and s < start)
+    new_end = end + sum(len(new) - (e - s) for s, e, new in splices if s <= end)
+    return new_start, new_end
+
+
+def _block_count(prog: Progress) -> int:
+    log = prog.data.get("log")
+    recorded = log.get("blocks") if isinstance(log, dict) else None
+    if isinstance(recorded, int) and not isinstance(recorded, bool) and recorded >= 0:
+        return recorded
+    return len(prog.block_headings())
 
 
 def _drop_leading_blank(lines: list[str]) -> list[str]:

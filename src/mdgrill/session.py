@@ -8,13 +8,14 @@ and checked again before it replaces the old one atomically.
 from __future__ import annotations
 
 import os
-TYPE_CHECKING = False
 
 from . import store
 from .errors import GateRefusal, InputError, MdgrillError
 from .progress import Change, Progress, apply_change, log_digest, read_progress
 from .record import check_record
+from .textfile import TextFile
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -58,7 +59,7 @@ def check_log(prog: Progress) -> None:
     log = prog.data.get("log")
     if not isinstance(log, dict):
         return
-    if log_digest(prog.log_text()) != log.get("sha256"):
+    if prog.log_sha256() != log.get("sha256"):
         sec = prog.sections.get("interview responses")
         line = sec.heading_line + 1 if sec else 1
         raise GateRefusal("ROUND_EDITED",
@@ -66,6 +67,30 @@ def check_log(prog: Progress) -> None:
                           "edited or removed (its digest no longer matches the front matter): "
                           "undo the edit (`mdgrill restore`, or git), and record a correction "
                           "as a new round", path=prog.path, line=line)
+
+
+def verify_written(tf: TextFile, path: str, log_span: tuple[int, int] | None) -> None:
+    """Check text about to be written: its record holds and its log matches its digest.
+
+    With the log's new span known, only the front matter is parsed again and the log hashed;
+    otherwise the whole file is read back.
+    """
+    if log_span is None:
+        check_loaded(Progress(tf, path))
+        return
+    from . import frontmatter_io
+
+    fm = frontmatter_io.split(tf, path)
+    if fm is None:
+        raise InputError("INTERNAL_WRITE_CHECK", "the front matter vanished")
+    frontmatter_io.load(tf, fm, path)
+    problems = check_record(fm.data)
+    if problems:
+        raise InputError(problems[0].code, problems[0].message)
+    log = fm.data.get("log")
+    written = log_digest(tf.text[log_span[0]:log_span[1]])
+    if not isinstance(log, dict) or written != log.get("sha256"):
+        raise InputError("INTERNAL_WRITE_CHECK", "the log does not match its digest")
 
 
 def transaction(spec: store.Spec,
@@ -79,8 +104,7 @@ def transaction(spec: store.Spec,
             new_tf = prog.tf.with_text(new_text)
             data = new_tf.encode()
             try:
-                after = Progress(new_tf, prog.path)
-                check_loaded(after)
+                verify_written(new_tf, prog.path, change.log_span_after)
             except MdgrillError as exc:  # a defect of ours: never write it
                 raise InputError("INTERNAL_WRITE_CHECK",
                                  f"mdgrill refused to write {prog.path}: the result would not "

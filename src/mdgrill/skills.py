@@ -15,7 +15,10 @@ from .record import PHASES
 _SHA = re.compile(r"[0-9a-f]{64}\Z")
 
 
-def read_manifest(source: str, spec: store.Spec) -> tuple[dict[str, object], list[dict[str, object]]]:
+Manifest = tuple[dict[str, object], list[dict[str, object]]]
+
+
+def read_manifest(source: str, spec: store.Spec) -> Manifest:
     """(header, skills) from a manifest file or `-`; every loaded file's hash is checked now."""
     if source == "-":
         raw = sys.stdin.buffer.read(8 * 1024 * 1024)
@@ -32,8 +35,8 @@ def read_manifest(source: str, spec: store.Spec) -> tuple[dict[str, object], lis
     return normalize(value, spec)
 
 
-def normalize(value: dict[str, object],
-              spec: store.Spec) -> tuple[dict[str, object], list[dict[str, object]]]:
+def normalize(value: dict[str, object], spec: store.Spec) -> Manifest:  # noqa: C901
+    """Check every field of a manifest in turn (one refusal per field, in the order read)."""
     phase = value.get("phase")
     if phase not in PHASES:
         raise InputError("INVALID_PHASE", f"manifest phase `{phase}` is not one of "

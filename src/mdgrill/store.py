@@ -7,6 +7,7 @@ over the target: a crash leaves the old file or the new one, never a torn one.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import stat
@@ -138,10 +139,8 @@ def remove_stale_temps(folder: str) -> None:
         return
     for name in names:
         if name.startswith(TEMP_PREFIX):
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(os.path.join(folder, name))
-            except OSError:
-                pass
 
 
 def atomic_write(path: str, data: bytes) -> None:
@@ -167,10 +166,8 @@ def atomic_write(path: str, data: bytes) -> None:
     except OSError as exc:
         if fd >= 0:
             os.close(fd)
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(temp)
-        except OSError:
-            pass
         raise InputError("WRITE_FAILED", f"cannot write {path}: {exc.strerror}") from None
     _fsync_folder(folder)
 

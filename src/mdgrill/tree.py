@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from .progress import Block, Node, split_ids
-from .record import is_id
+import re
+
+from .progress import Block, Node, NodeInfo, Progress, split_ids
+from .record import ID_RE, is_id
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 OPEN = "OPEN"
 RESOLVED = "RESOLVED"
@@ -37,12 +43,21 @@ class Ledger:
 
     def __init__(self) -> None:
         self.answers: dict[str, str] = {}
-        self.answer_line: dict[str, int] = {}
         self.out_of_scope: set[str] = set()
         self.order: list[str] = []  # IDs in the order they were settled
         self.round_of: dict[str, int] = {}
+        self._lines: dict[str, int] = {}
+        self._line_source: Callable[[], dict[str, int]] | None = None  # set by the fast path
 
-    def status(self, node: Node) -> str:
+    @property
+    def answer_line(self) -> dict[str, int]:
+        """0-based line of the answer that settled each ID."""
+        if self._line_source is not None:
+            self._lines = self._line_source()
+            self._line_source = None
+        return self._lines
+
+    def status(self, node: Node | NodeInfo) -> str:
         if node.id in self.out_of_scope:
             return OUT_OF_SCOPE
         if node.id in self.answers:
@@ -79,12 +94,83 @@ def read_ledger(blocks: list[Block]) -> Ledger:
     return ledger
 
 
+def ledger_of(prog: Progress) -> Ledger:  # noqa: C901 - read_ledger's rules, inlined for speed
+    """The ledger of a spec: one regex pass over the log when it can, else its parsed blocks.
+
+    Equal to `read_ledger(prog.blocks)` (a property test holds them to it). `findall` hands
+    back only the headings and the four kinds of line the ledger reads, as tuples; the answer
+    lines, wanted only by reports, are found again when asked for.
+    """
+    fast = prog.fast_log()
+    if fast is None:
+        return read_ledger(prog.blocks)
+    text, start, end, _ = fast
+    ledger = Ledger()
+    answers, out_of_scope, order, round_of = (ledger.answers, ledger.out_of_scope,
+                                              ledger.order, ledger.round_of)
+    seen: set[str] = set()
+    id_match = ID_RE.match
+    in_round = revised = False
+    number: int | None = None
+    for head, rnd, rev, key, value in _LEDGER_TUPLES.findall(text, start, end):
+        if head:
+            in_round, revised = bool(rnd), bool(rev)
+            number = int(rnd) if rnd else None
+            continue
+        if not in_round and not revised:
+            continue
+        key = key.lower()
+        value = value.strip()
+        if revised:
+            if key == "reopened":
+                for node_id in split_ids(value):
+                    answers.pop(node_id, None)
+                    out_of_scope.discard(node_id)
+            continue
+        if key == "out of scope":
+            for node_id in split_ids(value):
+                if id_match(node_id):
+                    out_of_scope.add(node_id)
+                    answers.pop(node_id, None)
+            continue
+        if key == "decisions":
+            pair = split_decision(value)
+            if pair is None or not id_match(pair[0]):
+                continue
+            node_id, answer = pair
+        elif key == "facts resolved":
+            fact = fact_id(value)
+            if fact is None:
+                continue
+            node_id, answer = fact, value
+        else:
+            continue
+        if node_id not in seen:
+            seen.add(node_id)
+            order.append(node_id)
+        answers[node_id] = answer
+        out_of_scope.discard(node_id)
+        if number is not None:
+            round_of[node_id] = number
+    ledger._line_source = lambda: read_ledger(prog.blocks)._lines
+    return ledger
+
+
+# One tuple per log line the ledger reads: (###, round number, revised, key, value); a
+# heading is a round or a Revised block only in the exact form classify_block reads.
+_LEDGER_TUPLES = re.compile(
+    r"^(?:( {0,3}###)(?:[ \t\r]+[A-Za-z]+ Grill - (?:Round ([0-9]+)|((?i:revised)))"
+    r"(?:[ \t]+#+)?[ \t\r]*|(?:[ \t\r][^\n]*)?)"
+    r"|[-*+][ \t]+(?:\*\*)?((?i:decisions|facts resolved|out of scope|reopened))(?:\*\*)?"
+    r"[ \t]*:(?:\*\*)?(?:[ \t]+([^\n]*))?\r?)$", re.M)
+
+
 def _settle(ledger: Ledger, node_id: str, answer: str, line: int, rnd: int | None) -> None:
-    ledger.answers[node_id] = answer
-    ledger.answer_line[node_id] = line
-    ledger.out_of_scope.discard(node_id)
-    if node_id not in ledger.order:
+    if node_id not in ledger.answers and node_id not in ledger._lines:
         ledger.order.append(node_id)
+    ledger.answers[node_id] = answer
+    ledger._lines[node_id] = line
+    ledger.out_of_scope.discard(node_id)
     if rnd is not None:
         ledger.round_of[node_id] = rnd
 
@@ -109,7 +195,7 @@ class Frontier:
                 "open_subthreads": self.open_subthreads}
 
 
-def compute_frontier(nodes: list[Node], ledger: Ledger, required_sections: list[str],
+def compute_frontier(nodes: Sequence[Node | NodeInfo], ledger: Ledger, required_sections: list[str],
                      group_by_section: bool = False) -> Frontier:
     result = Frontier()
     statuses = {n.id: ledger.status(n) for n in nodes}

@@ -187,11 +187,11 @@ def _skills_changed(data: dict[str, object], spec: store.Spec) -> list[str]:
 
 
 def _ready(prog: Progress) -> bool:
-    from .tree import compute_frontier, read_ledger
+    from .tree import compute_frontier, ledger_of
 
     required = prog.data.get("required_sections") or []
     names = [str(s) for s in required] if isinstance(required, list) else []
-    return compute_frontier(prog.nodes, read_ledger(prog.blocks), names).ready
+    return compute_frontier(prog.node_index(), ledger_of(prog), names).ready
 
 
 # --------------------------------------------------------------------------- state

@@ -12,7 +12,7 @@ from ..machine import require_id
 from ..progress import Change, Progress, single_line
 from ..record import BLOCK_LISTS, PHASES
 from ..session import display, load, transaction
-from ..tree import compute_frontier, read_ledger, render_node
+from ..tree import compute_frontier, ledger_of, render_node
 from . import Outcome
 from .context import spec_of
 
@@ -89,9 +89,11 @@ def _init(args: argparse.Namespace) -> Outcome:
     template = files("mdgrill.templates").joinpath("progress.md").read_text(encoding="utf-8")
     text = template.replace("{{front_matter}}", "\n".join(front)).replace(
         "{{title}}", title).replace("{{goal}}", goal)
-    os.makedirs(spec.folder, exist_ok=True)
+    # Checked before creating anything: realpath resolves a symlinked parent of a folder
+    # that does not exist yet, and makedirs would follow it out of the repository.
     if not store.is_inside(spec.folder, spec.root):
         raise InputError("PATH_OUTSIDE_REPOSITORY", f"{args.spec} is outside the repository")
+    os.makedirs(spec.folder, exist_ok=True)
     with store.Lock(spec.folder):
         if os.path.lexists(spec.progress):
             raise InputError("ALREADY_EXISTS", f"{display(spec.progress)} already exists")
@@ -127,7 +129,7 @@ def _node_add(args: argparse.Namespace) -> Outcome:
               ("Tradeoffs", args.tradeoffs), ("Consequences", args.consequences)) if value]
 
     def step(prog: Progress) -> tuple[Change, dict[str, object]]:
-        known = {n.id for n in prog.nodes}
+        known = {n.id for n in prog.node_index()}
         if node_id in known:
             raise InputError("DUPLICATE_ID", f"the design tree already has {node_id}: IDs are "
                              "stable forever, pick a new one")
@@ -148,7 +150,7 @@ def _node_add(args: argparse.Namespace) -> Outcome:
 def frontier_of(prog: Progress, group: bool = False) -> dict[str, object]:
     required = prog.data.get("required_sections") or []
     assert isinstance(required, list)
-    result = compute_frontier(prog.nodes, read_ledger(prog.blocks), [str(s) for s in required],
+    result = compute_frontier(prog.node_index(), ledger_of(prog), [str(s) for s in required],
                               group_by_section=group)
     return result.to_json()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from .. import machine, store
-from ..errors import InputError
+from ..errors import GateRefusal, InputError
 from ..progress import Change, Progress
 from ..record import PHASES
 from ..session import load, transaction
@@ -13,7 +13,7 @@ from . import Outcome
 from .context import context_sources, skills_stale, spec_of
 
 
-def configure(verb: str, p: argparse.ArgumentParser) -> None:
+def configure(verb: str, p: argparse.ArgumentParser) -> None:  # noqa: C901 - one branch a verb
     if verb != "classify-reply":
         p.add_argument("spec", metavar="SPEC", help="spec folder or its .progress.md")
     if verb == "mode":
@@ -29,6 +29,8 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--interview-id", required=True, metavar="ID")
         p.add_argument("--round", type=int, metavar="N", help="round to begin at (default 1)")
         p.add_argument("--discovery-revision", metavar="R")
+        p.add_argument("--no-commit", action="store_true", help="in quick mode, do not commit "
+                       "the bypass")
     elif verb == "open-frontier":
         p.add_argument("--round", type=int, required=True, metavar="N")
         p.add_argument("--decision-id", action="append", required=True, metavar="ID",
@@ -109,6 +111,9 @@ def _record_skill_load(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 
 def _begin(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     def step(prog: Progress) -> tuple[Change, dict[str, object]]:
+        from .artifact import guard_begin
+
+        guard_begin(spec, prog, args.phase)
         warnings = machine.check_skills(prog.data, args.phase, args.interview_id,
                                         args.discovery_revision, skills_stale(prog.data, spec))
         digest, context = context_sources(prog, spec, args.phase)
@@ -118,7 +123,18 @@ def _begin(spec: store.Spec, args: argparse.Namespace) -> Outcome:
         result["warnings"] = warnings
         return change, result
 
-    result = transaction(spec, step)
+    try:
+        result = transaction(spec, step)
+    except GateRefusal as exc:
+        # A quick bypass whose commit failed: the same begin-interview retries the commit.
+        from .gitops import retry_bypass
+
+        retried = None if exc.code != "INTERVIEW_TERMINAL" or args.no_commit else \
+            retry_bypass(spec, args)
+        if retried is None:
+            raise
+        return Outcome(retried, f"{args.phase} interview {args.interview_id} is bypassed_quick "
+                       "(already recorded)" + _commit_text(retried))
     verb = "resumed" if result["resumed"] else "began"
     text = f"{verb} {args.phase} interview {args.interview_id}: {result['status']}, round " \
            f"{result['round']}"
@@ -184,8 +200,19 @@ def _commit_text(commit: dict[str, object]) -> str:
 
 
 def _confirm(spec: store.Spec, args: argparse.Namespace) -> Outcome:
-    result = transaction(spec, lambda prog: machine.confirm(prog.data, args.decision_id,
-                                                            args.source))
+    try:
+        result = transaction(spec, lambda prog: machine.confirm(prog.data, args.decision_id,
+                                                                args.source))
+    except GateRefusal as exc:
+        # Already confirmed but its commit failed: the same confirm retries just the commit.
+        from .gitops import retry_confirm
+
+        retried = None if exc.code != "ILLEGAL_TRANSITION" or args.no_commit else \
+            retry_confirm(spec, args)
+        if retried is None:
+            raise
+        return Outcome(retried, f"interview {retried['status']} (already recorded)"
+                       + _commit_text(retried))
     text = f"interview {result['status']}"
     if not args.no_commit:
         from .gitops import commit_transition

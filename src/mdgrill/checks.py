@@ -1,0 +1,508 @@
+"""What `validate` checks in a `.progress.md` and a glossary: parsed model -> diagnostics.
+
+Pure: no files. Each check walks what `progress.Progress` already found (headings, blocks,
+nodes) once, so the cost stays linear in the file's size. A file that cannot be read at all
+(bad YAML, binary, too large) is one error diagnostic, never an exception.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .diagnostics import Diagnostic, error, sort_diagnostics, warning
+from .errors import InputError
+from .progress import GOAL, LOG, Block, Node, Progress, split_ids
+from .record import TERMINAL, check_record, is_id
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .glossary import ContextMap, Glossary
+
+NODE_KEYS = ("Section", "Depends on", "Spawned by", "Evidence", "Investigating", "Options",
+             "Recommendation", "Rationale", "Tradeoffs", "Consequences")
+_NODE_KEYS = {k.lower() for k in NODE_KEYS}
+MIN_OPTIONS = 2
+MAX_OPTIONS = 4
+
+CLOSING_KEYS = ("Facts resolved", "Decisions", "Out of scope", "Domain language",
+                "Frontier after round")
+ROUND_KEYS = ("Asked", *CLOSING_KEYS, "Assumptions")
+BLOCK_KEYS: dict[str, tuple[str, ...]] = {
+    "round": ROUND_KEYS,
+    "awaiting": ("Confirmation ID", "Approach"),
+    "confirmed": ("Interview", "Confirmation ID", "Source", "Status", "Context digest"),
+    "revised": ("Retired", "Reopened", "Next round"),
+    "skipped": ("Confirmation ID", "Reason", "Retired", "Assumption"),
+    "bypassed": ("Interview", "Reason", "Context digest"),
+    "reset": ("Interview", "Reason"),
+}
+_BLOCK_KEYS = {kind: {k.lower() for k in keys} for kind, keys in BLOCK_KEYS.items()}
+# A block after a round that proves the round was closed (a Reset may abandon it open).
+_CLOSES_ROUND = frozenset({"round", "awaiting", "confirmed", "skipped", "revised", "bypassed"})
+_NEW_SEQUENCE = frozenset({"confirmed", "skipped", "bypassed", "reset"})
+_PREFIX = re.compile(r"(?:[^\n]*?):(\d+):(\d+): ")
+
+
+# ---------------------------------------------------------------------------------------
+# Entry points
+
+
+def validate_progress_bytes(data: bytes, path: str) -> list[Diagnostic]:
+    """Decode, parse and check a `.progress.md`; unreadable input is one error diagnostic."""
+    from .progress import read_progress
+
+    if not data.strip():
+        return [error(path, 1, "EMPTY_FILE", "the file is empty: create it with `mdgrill init "
+                      "SPEC --goal TEXT`, or restore it from git")]
+    try:
+        prog = read_progress(data, path)
+        return sort_diagnostics(check_progress(prog))
+    except InputError as exc:
+        return [from_input_error(exc, path)]
+    except RecursionError:
+        return [error(path, 1, "MALFORMED_FILE", "the file nests too deeply to read")]
+
+
+def from_input_error(exc: InputError, path: str) -> Diagnostic:
+    """An InputError raised while reading a file, as an error diagnostic at its line."""
+    message = exc.message
+    line = exc.line or 1
+    col = 1
+    m = _PREFIX.match(message)
+    if m is not None and message.startswith(path + ":"):
+        line, col = int(m.group(1)), int(m.group(2))
+        message = message[m.end():]
+    return error(path, line, exc.code, message, col)
+
+
+def check_progress(prog: Progress) -> list[Diagnostic]:
+    """Every problem of a parsed `.progress.md`: record, log, blocks, tree, ledger."""
+    out: list[Diagnostic] = []
+    out.extend(check_front_matter(prog))
+    out.extend(check_sections(prog))
+    out.extend(check_log_digest(prog))
+    out.extend(check_blocks(prog))
+    out.extend(check_nodes(prog))
+    out.extend(check_ledger(prog))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# Front matter
+
+
+def key_line(prog: Progress, key: str) -> int:
+    """1-based line of a top-level front matter key (the opening `---` when it is absent)."""
+    if prog.fm is None:
+        return 1
+    span = prog.fm.spans.get(key)
+    return span[0] + 1 if span is not None else prog.fm.open + 1
+
+
+def check_front_matter(prog: Progress) -> list[Diagnostic]:
+    path = prog.path
+    if prog.fm is None:
+        return [error(path, 1, "NO_FRONT_MATTER",
+                      "no front matter: this is not an mdgrill .progress.md (create one with "
+                      "`mdgrill init`, or convert a smart-ralph spec with `mdgrill import-ralph`)")]
+    data = prog.data
+    if "mdgrill" not in data:
+        return [error(path, prog.fm.open + 1, "NOT_MDGRILL",
+                      "the front matter has no `mdgrill: 1`: this is not an mdgrill "
+                      ".progress.md (convert a smart-ralph spec with `mdgrill import-ralph`)")]
+    out = [error(path, key_line(prog, p.key), p.code,
+                 f"{p.message}: fix the front matter, or restore it from git")
+           for p in check_record(data)]
+    goal = data.get("goal")
+    if goal is None or (isinstance(goal, str) and not goal.strip()):
+        out.append(warning(path, key_line(prog, "goal"), "MISSING_GOAL",
+                           "the front matter has no `goal:`: add the spec's goal in one line "
+                           "(the context digest and the interview read it)"))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# Sections
+
+
+def check_sections(prog: Progress) -> list[Diagnostic]:
+    path = prog.path
+    out: list[Diagnostic] = []
+    for dup in prog.duplicate_sections:
+        first = prog.sections[dup.title.strip().lower()]
+        out.append(error(path, dup.heading_line + 1, "DUPLICATE_SECTION",
+                         f"`## {dup.title}` appears again (first at line "
+                         f"{first.heading_line + 1}): mdgrill reads only the first one; merge "
+                         "the two sections"))
+    if prog.fm is None or "mdgrill" not in prog.data:
+        return out  # not an mdgrill file (said once, by check_front_matter)
+    goal_section = prog.sections.get(GOAL)
+    if goal_section is None:
+        at = prog.title.line + 1 if prog.title is not None else prog.body_line + 1
+        out.append(warning(path, at, "MISSING_GOAL",
+                           "no `## Goal` section: add one holding the spec's goal, for people "
+                           "reading the file"))
+    else:
+        start, end = prog.section_offsets(goal_section)
+        text = " ".join(prog.tf.text[start:end].split())
+        goal = prog.data.get("goal")
+        if isinstance(goal, str) and goal.strip() and text and " ".join(goal.split()) != text:
+            out.append(warning(path, goal_section.heading_line + 1, "GOAL_MISMATCH",
+                               "the `## Goal` text differs from `goal:` in the front matter "
+                               f"(line {key_line(prog, 'goal')}); the interview uses the front "
+                               "matter's: make the two say the same"))
+    if LOG not in prog.sections:
+        at = prog.title.line + 1 if prog.title is not None else prog.body_line + 1
+        out.append(warning(path, at, "MISSING_SECTION",
+                           "no `## Interview Responses` section: mdgrill adds it with the first "
+                           "round; if it held rounds, restore it from git"))
+    return out
+
+
+def check_log_digest(prog: Progress) -> list[Diagnostic]:
+    """ROUND_EDITED when the recorded log digest no longer matches the log (session.check_log)."""
+    log = prog.data.get("log")
+    if not isinstance(log, dict) or not isinstance(log.get("sha256"), str):
+        return []
+    if prog.log_sha256() == log.get("sha256"):
+        return []
+    sec = prog.sections.get(LOG)
+    line = sec.heading_line + 1 if sec is not None else key_line(prog, "log")
+    return [error(prog.path, line, "ROUND_EDITED",
+                  "a recorded block under Interview Responses was edited or removed (its digest "
+                  "no longer matches `log:` in the front matter): undo the edit (`mdgrill "
+                  "restore`, or git) and record a correction as a new round")]
+
+
+# ---------------------------------------------------------------------------------------
+# Blocks of the log
+
+
+def log_is_sealed(prog: Progress) -> bool:
+    """The log matches the digest mdgrill sealed it with: its blocks are as mdgrill wrote them."""
+    log = prog.data.get("log")
+    return isinstance(log, dict) and prog.log_sha256() == log.get("sha256")
+
+
+def check_blocks(prog: Progress) -> list[Diagnostic]:
+    """Structure of every block; a sealed log needs only its headings checked.
+
+    mdgrill writes only well-formed blocks and seals the log with their digest, so while the
+    digest matches, the bullets of 10,000 recorded rounds need no second reading (the
+    numbering and kinds of their headings are still checked).
+    """
+    path = prog.path
+    out: list[Diagnostic] = []
+    sealed = log_is_sealed(prog)
+    blocks = prog.block_headings() if sealed else prog.blocks
+    last_round: dict[str, int] = {}
+    for index, block in enumerate(blocks):
+        kind = block.kind
+        if kind == "unknown" or (kind in BLOCK_KEYS and block.phase is None):
+            out.append(warning(path, block.line + 1, "UNKNOWN_BLOCK",
+                               f"`### {block.title}` is not a block mdgrill knows: rounds are "
+                               "`### <Phase> Grill - Round <N>`, transitions `### <Phase> Grill "
+                               "- Awaiting Confirmation|Confirmed|Revised|Skipped|Bypassed`; "
+                               "move other notes out of Interview Responses"))
+            continue
+        if kind == "round":
+            nxt = blocks[index + 1].kind if index + 1 < len(blocks) else None
+            if not sealed:
+                out.extend(_check_round(path, block, nxt))
+            out.extend(_check_round_number(path, block, last_round))
+        elif kind in BLOCK_KEYS:
+            if not sealed:
+                out.extend(_check_transition(path, block))
+            if kind in _NEW_SEQUENCE and block.phase is not None:
+                last_round.pop(block.phase, None)
+    return out
+
+
+def _check_round(path: str, block: Block, next_kind: str | None) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    keys = [e.key.lower() for e in block.entries]
+    if "asked" not in keys:
+        # smart-ralph's rounds have no Asked line; read them, but say what mdgrill expects
+        out.append(warning(path, block.line + 1, "ROUND_NO_ASKED",
+                           f"round {block.round} has no `- Asked:` line: read as a smart-ralph "
+                           "round; mdgrill's rounds open with `- Asked: <IDs>` "
+                           "(`mdgrill open-frontier` writes it)"))
+        return out
+    if keys[0] != "asked":
+        first = block.entries[0]
+        out.append(error(path, first.line + 1, "ROUND_STRUCTURE",
+                         f"round {block.round} must open with its `- Asked:` line, but its first "
+                         f"line is `{first.key}:`: restore the round from git (`mdgrill "
+                         "restore`); rounds are append-only"))
+    closed = "frontier after round" in keys or next_kind in _CLOSES_ROUND
+    if closed:
+        missing = [k for k in CLOSING_KEYS if k.lower() not in keys]
+        if missing:
+            out.append(error(path, block.line + 1, "ROUND_INCOMPLETE",
+                             f"round {block.round} is closed but lacks "
+                             f"{', '.join('`' + k + ':`' for k in missing)}: a closed round "
+                             "records all five (`none` where there is nothing); record a "
+                             "correction in a new round"))
+    out.extend(_unknown_keys(path, block, "round"))
+    for entry in block.get("Decisions"):
+        if _decision_pair(entry.value) is None and entry.value.strip().lower() != "none":
+            out.append(warning(path, entry.line + 1, "DECISION_FORMAT",
+                               f"`Decisions: {entry.value}` has no `->`: write one decision per "
+                               "line as `<ID> -> <answer>`"))
+    out.extend(_stray(path, block))
+    return out
+
+
+def _decision_pair(value: str) -> tuple[str, str] | None:
+    from .tree import split_decision
+
+    return split_decision(value)
+
+
+def _check_round_number(path: str, block: Block, last_round: dict[str, int]) -> list[Diagnostic]:
+    phase = block.phase
+    number = block.round
+    if phase is None or number is None:
+        return []
+    prev = last_round.get(phase)
+    last_round[phase] = number
+    if prev is None:
+        if number != 1:
+            return [warning(path, block.line + 1, "ROUND_NUMBER",
+                            f"the {phase} rounds start at round {number}, not 1 (an interview "
+                            "begun with `--round`?): check that no round is missing")]
+        return []
+    if number == prev:
+        return [error(path, block.line + 1, "ROUND_NUMBER",
+                      f"round {number} of {phase} appears twice: number rounds 1, 2, 3… per "
+                      "phase; record a correction as the next round")]
+    if number != prev + 1:
+        what = "skips" if number > prev else "goes back from"
+        return [error(path, block.line + 1, "ROUND_NUMBER",
+                      f"round {number} of {phase} {what} round {prev}: the next round is "
+                      f"{prev + 1} (rounds go 1, 2, 3… per phase; a Confirmed, Skipped, "
+                      "Bypassed or Reset block starts a new count)")]
+    return []
+
+
+def _check_transition(path: str, block: Block) -> list[Diagnostic]:
+    known = _BLOCK_KEYS[block.kind]
+    if block.entries and not any(e.key.lower() in known for e in block.entries):
+        return []  # smart-ralph's own form (`Shared understanding: confirmed` ...): accepted
+    return _unknown_keys(path, block, block.kind) + _stray(path, block)
+
+
+def _unknown_keys(path: str, block: Block, kind: str) -> list[Diagnostic]:
+    known = _BLOCK_KEYS[kind]
+    out: list[Diagnostic] = []
+    for entry in block.entries:
+        if entry.key.lower() not in known:
+            out.append(warning(path, entry.line + 1, "UNKNOWN_BLOCK_KEY",
+                               f"`{entry.key}:` is not a key of a {_KIND_NAME[kind]} block "
+                               f"(known: {', '.join(BLOCK_KEYS[kind])}): check the spelling"))
+    return out
+
+
+_KIND_NAME = {"round": "round", "awaiting": "Awaiting Confirmation", "confirmed": "Confirmed",
+              "revised": "Revised", "skipped": "Skipped", "bypassed": "Bypassed",
+              "reset": "Reset"}
+
+
+def _stray(path: str, block: Block) -> list[Diagnostic]:
+    return [warning(path, line + 1, "STRAY_LINE",
+                    f"`{_clip(text)}` is not a `- Key: value` line of this block: mdgrill "
+                    "ignores it; write it as a bullet or move it out of Interview Responses")
+            for line, text in block.stray]
+
+
+def _clip(text: str, width: int = 40) -> str:
+    text = text.strip()
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+# ---------------------------------------------------------------------------------------
+# Design tree nodes
+
+
+def check_nodes(prog: Progress) -> list[Diagnostic]:
+    path = prog.path
+    out: list[Diagnostic] = []
+    nodes = prog.nodes
+    first_of: dict[str, Node] = {}
+    for node in nodes:
+        first = first_of.get(node.id)
+        if first is not None:
+            out.append(error(path, node.line + 1, "DUPLICATE_ID",
+                             f"{node.id} is already a node at line {first.line + 1}: IDs are "
+                             "unique and stable; give this node a new ID"))
+        else:
+            first_of[node.id] = node
+    for sec in prog.node_headings_without_id():
+        out.append(warning(path, sec.heading_line + 1, "NODE_HEADING",
+                           f"`### {sec.title}` under Design Tree is not a node heading: write "
+                           "`### <ID>: <question>` (IDs like D1 or auth.users)"))
+    for node in nodes:
+        out.extend(_check_node(path, node, first_of))
+    out.extend(_cycles(path, nodes, first_of))
+    return out
+
+
+def _check_node(path: str, node: Node, known: dict[str, Node]) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for entry in node.entries:
+        key = entry.key.lower()
+        if key not in _NODE_KEYS:
+            out.append(warning(path, entry.line + 1, "UNKNOWN_NODE_KEY",
+                               f"`{entry.key}:` is not a node key (known: "
+                               f"{', '.join(NODE_KEYS)}): check the spelling"))
+        elif key in ("depends on", "spawned by"):
+            verb = "depends on" if key == "depends on" else "was spawned by"
+            ids = split_ids(entry.value)
+            if key == "spawned by" and len(ids) > 1:
+                out.append(error(path, entry.line + 1, "INVALID_REFERENCE",
+                                 f"{node.id} names {len(ids)} parents in `Spawned by:`: a "
+                                 "sub-question has one parent"))
+            for ref in ids:
+                if not is_id(ref):
+                    out.append(error(path, entry.line + 1, "INVALID_REFERENCE",
+                                     f"{node.id} {verb} `{ref}`, which is not an ID: list IDs "
+                                     "separated by commas, or `none`"))
+                elif ref not in known:
+                    out.append(error(path, entry.line + 1, "MISSING_REFERENCE",
+                                     f"{node.id} {verb} {ref}, which does not exist: add a node "
+                                     f"for {ref} or fix the reference"))
+        elif key == "options":
+            out.extend(_check_options(path, node, entry.line, entry.value))
+    return out
+
+
+def _check_options(path: str, node: Node, line: int, inline: str) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    options = node.options
+    if not MIN_OPTIONS <= len(options) <= MAX_OPTIONS:
+        how = " (write them as nested `  - ` bullets)" if inline and not options else ""
+        out.append(error(path, line + 1, "NODE_OPTIONS",
+                         f"{node.id} has {len(options)} option(s){how}: a node offers "
+                         f"{MIN_OPTIONS} to {MAX_OPTIONS} options"))
+    recommended = [o for o in options if o.recommended]
+    if len(recommended) > 1:
+        out.append(error(path, recommended[1].line + 1, "NODE_RECOMMENDED",
+                         f"{node.id} marks {len(recommended)} options `(Recommended)`: keep the "
+                         "mark on one option only"))
+    elif recommended and recommended[0] is not options[0]:
+        out.append(error(path, recommended[0].line + 1, "NODE_RECOMMENDED",
+                         f"{node.id}'s `(Recommended)` option is not listed first: move it to "
+                         "the top of the options"))
+    return out
+
+
+def _cycles(path: str, nodes: list[Node], known: dict[str, Node]) -> list[Diagnostic]:
+    """Nodes that wait on each other forever (Depends on / Spawned by forming a loop)."""
+    edges: dict[str, list[str]] = {}
+    for node_id, node in known.items():
+        refs = node.depends_on + ([node.spawned_by] if node.spawned_by else [])
+        edges[node_id] = [r for r in refs if r in known]
+    indegree = dict.fromkeys(edges, 0)
+    for refs in edges.values():
+        for ref in refs:
+            indegree[ref] += 1
+    queue = [n for n, d in indegree.items() if d == 0]
+    while queue:
+        current = queue.pop()
+        for ref in edges[current]:
+            indegree[ref] -= 1
+            if indegree[ref] == 0:
+                queue.append(ref)
+    looped = [n.id for n in nodes if indegree.get(n.id, 0) > 0 and known[n.id] is n]
+    if not looped:
+        return []
+    first = known[looped[0]]
+    return [error(path, first.line + 1, "DEPENDENCY_CYCLE",
+                  f"{', '.join(looped)} depend on each other in a loop, so none of them can "
+                  "ever be asked: remove one `Depends on`/`Spawned by` reference")]
+
+
+# ---------------------------------------------------------------------------------------
+# The elicitation ledger
+
+
+def check_ledger(prog: Progress) -> list[Diagnostic]:
+    """Required sections resolved and no open sub-thread: errors once the interview asks
+    for approval, warnings while it is still collecting."""
+    from .tree import compute_frontier, ledger_of
+
+    required = prog.data.get("required_sections") or []
+    if not isinstance(required, list):
+        return []
+    nodes = prog.nodes
+    frontier = compute_frontier(nodes, ledger_of(prog), [str(s) for s in required])
+    iv = prog.data.get("interview")
+    status = iv.get("status") if isinstance(iv, dict) else None
+    bypass = iv.get("bypass_reason") if isinstance(iv, dict) else None
+    # A skip or a quick bypass leaves decisions open on purpose (with recorded assumptions).
+    strict = status in ("awaiting_confirmation", "complete") and bypass is None
+    make = error if strict else warning
+    if strict:
+        when = f"the interview is {status}: "
+    elif status in TERMINAL:
+        when = f"the interview was {status} with assumptions; "
+    else:
+        when = "the interview is still collecting; before approval, "
+    out: list[Diagnostic] = []
+    path = prog.path
+    at = key_line(prog, "required_sections")
+    for section in frontier.unresolved_sections:
+        out.append(make(path, at, "REQUIRED_SECTION_UNRESOLVED",
+                        f"required section `{section}` has no resolved node: {when}ask a "
+                        f"decision in `{section}` (a node with `Section: {section}`)"))
+    line_of = {n.id: n.line for n in reversed(nodes)}
+    for parent, children in frontier.open_subthreads.items():
+        for child in children:
+            out.append(make(path, line_of.get(child, 0) + 1, "OPEN_SUBTHREAD",
+                            f"{parent} is resolved but its sub-question {child} is still open: "
+                            f"{when}ask {child} (or mark it out of scope)"))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# Glossaries
+
+
+def check_glossary_model(glossary: Glossary) -> list[Diagnostic]:
+    """A CONTEXT.md's shape warnings plus its errors (duplicate term, avoided word is a term)."""
+    from .glossary import check_glossary
+
+    return list(glossary.diagnostics) + check_glossary(glossary)
+
+
+def check_context_map_model(cmap: ContextMap, base_depth: int) -> list[Diagnostic]:
+    """A CONTEXT-MAP.md's shape warnings plus its errors (paths leaving the repository...)."""
+    from .glossary import check_context_map
+
+    return list(cmap.diagnostics) + check_context_map(cmap, base_depth)
+
+
+def validate_glossary_bytes(data: bytes, path: str, is_map: bool = False,
+                            base_depth: int = 0) -> list[Diagnostic]:
+    """Decode, parse and check a CONTEXT.md (or CONTEXT-MAP.md); never raises."""
+    from .glossary import parse_context_map, parse_glossary
+    from .textfile import decode
+
+    try:
+        tf = decode(data, path)
+    except InputError as exc:
+        return [from_input_error(exc, path)]
+    if is_map:
+        return sort_diagnostics(check_context_map_model(parse_context_map(tf, path), base_depth))
+    return sort_diagnostics(check_glossary_model(parse_glossary(tf, path)))
+
+
+def ledger_ids(prog: Progress) -> list[str]:
+    """The decisions in the order they were settled: E1 is the first, E2 the second…"""
+    from .tree import ledger_of
+
+    return ledger_of(prog).order
+
+
+__all__ = ["check_progress", "validate_progress_bytes", "validate_glossary_bytes",
+           "from_input_error", "ledger_ids"]

@@ -1,0 +1,109 @@
+"""The regex fast paths read exactly what the full parse reads (ledger, node index, blocks)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mdgrill.errors import MdgrillError
+from mdgrill.progress import Progress, read_progress
+from mdgrill.textfile import TextFile
+from mdgrill.tree import ledger_of, read_ledger
+
+IDS = st.sampled_from(["D1", "D2", "D3", "E1", "auth.users", "x-1", "D 4", ""])
+KEYS = st.sampled_from(["Decisions", "decisions", "**Decisions**", "Facts resolved",
+                        "Out of scope", "OUT OF SCOPE", "Reopened", "Asked", "Section",
+                        "Depends on", "depends on", "Spawned by", "Investigating", "Options",
+                        "Section :", "Frontier after round"])
+HEADINGS = st.sampled_from([
+    "### Requirements Grill - Round 1", "### Requirements Grill - Round 2",
+    "### Design Grill - Round 1", "### Requirements Grill - Revised",
+    "### Requirements Grill - Confirmed", "### Notes", "###", "#### Sub", "### D1: Who",
+    "### D2: What ###", "  ### D3: Indented", "### E1 : spaced", "###D4: no space",
+])
+
+
+@st.composite
+def line(draw: st.DrawFn) -> str:
+    kind = draw(st.integers(0, 6))
+    if kind == 0:
+        return draw(HEADINGS)
+    if kind in (1, 2, 3):
+        key = draw(KEYS)
+        sep = draw(st.sampled_from([": ", ":", ":  ", " : "]))
+        ids = draw(st.lists(IDS, max_size=3))
+        arrow = draw(st.sampled_from(["", " -> answer", " → yes", ": fact"]))
+        bullet = draw(st.sampled_from(["- ", "* ", "-  ", "  - "]))
+        return f"{bullet}{key}{sep}{', '.join(ids)}{arrow}"
+    if kind == 4:
+        return draw(st.sampled_from(["", " ", "text", "> quote", "  continuation"]))
+    if kind == 5:
+        return draw(st.sampled_from(["  - Option A (Recommended)", "  - Option B"]))
+    return draw(st.text(alphabet="-*#:> abcD1", max_size=12))
+
+
+@st.composite
+def document(draw: st.DrawFn) -> str:
+    tree = draw(st.lists(line(), max_size=25))
+    log = draw(st.lists(line(), max_size=30))
+    nl = draw(st.sampled_from(["\n", "\r\n"]))
+    body = ["---", "mdgrill: 1", "---", "# T", "", "## Design Tree", *tree,
+            "## Interview Responses", *log]
+    return nl.join(body) + draw(st.sampled_from(["", nl]))
+
+
+def _exact(text: str) -> Progress:
+    prog = Progress(TextFile(text), "p.md")
+    prog.headings  # noqa: B018 - forces the exact scan for every later question
+    return prog
+
+
+def _ledger_view(ledger: object) -> tuple[object, ...]:
+    return (ledger.answers, ledger.answer_line, ledger.out_of_scope,  # type: ignore[attr-defined]
+            ledger.order, ledger.round_of)  # type: ignore[attr-defined]
+
+
+def _same(text: str) -> None:
+    fast, exact = Progress(TextFile(text), "p.md"), _exact(text)
+    assert _ledger_view(ledger_of(fast)) == _ledger_view(read_ledger(exact.blocks))
+    fast_nodes = [(n.id, n.line, n.section, n.depends_on, n.spawned_by, n.investigating)
+                  for n in Progress(TextFile(text), "p.md").node_index()]
+    exact_nodes = [(n.id, n.line, n.section, n.depends_on, n.spawned_by, n.investigating)
+                   for n in exact.nodes]
+    assert fast_nodes == exact_nodes
+    fast_blocks = [(b.kind, b.phase, b.round, b.title, b.line, b.end)
+                   for b in Progress(TextFile(text), "p.md").block_headings()]
+    exact_blocks = [(b.kind, b.phase, b.round, b.title, b.line, b.end) for b in exact.blocks]
+    assert fast_blocks == exact_blocks
+    last_fast = Progress(TextFile(text), "p.md").last_block()
+    last_exact = exact.blocks[-1] if exact.blocks else None
+    if last_exact is None:
+        assert last_fast is None
+    else:
+        assert last_fast is not None
+        assert (last_fast.kind, last_fast.round, last_fast.line) == \
+            (last_exact.kind, last_exact.round, last_exact.line)
+        assert [(e.key, e.value, e.line) for e in last_fast.entries] == \
+            [(e.key, e.value, e.line) for e in last_exact.entries]
+
+
+@settings(max_examples=400, deadline=None)
+@given(document())
+def test_fast_paths_agree_with_the_full_parse(text: str) -> None:
+    _same(text)
+
+
+def test_fast_paths_agree_on_real_files() -> None:
+    root = Path(__file__).resolve().parents[1]
+    files = list((root / "examples").rglob(".progress.md"))
+    corpus = root.parent / "shared" / "corpus" / "ralph"
+    files += list(corpus.rglob(".progress.md")) if corpus.is_dir() else []
+    assert files
+    for path in files:
+        try:
+            read_progress(path.read_bytes(), str(path))
+        except MdgrillError:
+            continue
+        _same(path.read_bytes().decode("utf-8-sig"))

@@ -1,0 +1,96 @@
+"""The pure state machine: transitions as data, without files."""
+
+from __future__ import annotations
+
+import pytest
+
+from mdgrill import machine
+from mdgrill.errors import GateRefusal, InputError
+from mdgrill.progress import Progress, apply_change
+from mdgrill.record import check_record
+from mdgrill.textfile import TextFile
+
+DIGEST = "a" * 64
+TEXT = """---
+mdgrill: 1
+spec: s
+goal: g
+phase: start
+mode: interactive
+required_sections: []
+interview: null
+skills: []
+---
+# S
+
+## Interview Responses
+"""
+
+
+def step(text: str, fn: object, *args: object) -> tuple[str, dict[str, object]]:
+    prog = Progress(TextFile(text), "p")
+    assert callable(fn)
+    change, result = fn(prog.data, prog, *args) if fn not in (
+        machine.begin_interview, machine.confirm, machine.revise, machine.set_mode) else \
+        fn(prog.data, *args)
+    new = apply_change(prog, change)
+    after = Progress(TextFile(new), "p")
+    assert check_record(after.data) == []
+    return new, result
+
+
+def begun() -> str:
+    text, result = step(TEXT, machine.begin_interview, "start", "s-1", None, None, DIGEST, [])
+    assert result == {"status": "collecting", "resumed": False, "round": 1,
+                      "context_digest": DIGEST}
+    return text
+
+
+def test_round_trip_of_a_whole_interview() -> None:
+    text = begun()
+    text, r = step(text, machine.open_frontier, 1, ["D1", "D2"])
+    assert r["pending"] == ["D1", "D2"]
+    text, r = step(text, machine.record_answer, "D1", "Customers", None)
+    text, r = step(text, machine.out_of_scope, "D2")
+    assert r["pending"] == []
+    text, r = step(text, machine.await_confirmation, "C1", "Plan", ["brief"])
+    text, r = step(text, machine.confirm, "C1", "approve-and-delegate")
+    assert r == {"status": "complete", "round": 1}
+    prog = Progress(TextFile(text), "p")
+    assert [b.kind for b in prog.blocks] == ["round", "awaiting", "confirmed"]
+    result = machine.check_delegation(prog.data, "start", "s-1", None, DIGEST)
+    assert result["decision"] == "allow"
+    with pytest.raises(GateRefusal) as info:
+        machine.check_delegation(prog.data, "start", "s-1", None, "b" * 64)
+    assert info.value.code == "CONTEXT_STALE"
+
+
+@pytest.mark.parametrize(("args", "code", "kind"), [
+    ((2, ["D1"]), "DECISIONS_PENDING", GateRefusal),
+    ((3, ["D1"]), "INVALID_ROUND_TRANSITION", GateRefusal),
+    ((1, ["1x"]), "INVALID_ID", InputError),
+    ((1, ["D1", "D1"]), "INVALID_INPUT", InputError),
+])
+def test_open_frontier_refusals(args: tuple[int, list[str]], code: str, kind: type) -> None:
+    text, _ = step(begun(), machine.open_frontier, 1, ["D0"])
+    text, _ = step(text, machine.record_answer, "D0", "done", None)
+    if args[0] == 2:
+        text, _ = step(text, machine.open_frontier, 1, ["D5"])
+    with pytest.raises(kind) as info:
+        step(text, machine.open_frontier, *args)
+    assert info.value.code == code
+
+
+def test_set_mode_resets_only_contradicting() -> None:
+    text = begun()
+    _, r = step(text, machine.set_mode, False)
+    assert r == {"mode": "interactive", "interview_reset": False}
+    new, r = step(text, machine.set_mode, True)
+    assert r["interview_reset"] is True and "### Goal Grill - Reset" in new
+
+
+def test_skip_requires_assumption() -> None:
+    text = begun()
+    with pytest.raises(GateRefusal) as info:
+        step(text, machine.skip, "busy", [" "], "SK")
+    assert info.value.code == "ASSUMPTION_REQUIRED"

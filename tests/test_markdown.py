@@ -1,0 +1,84 @@
+"""The heading scanner against fences, HTML comments and a line-by-line reference."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mdgrill.markdown import scan_headings, sections
+
+
+def reference(text: str) -> list[tuple[int, str, int]]:
+    """A slow, obvious line-by-line scanner (CommonMark ATX headings, fences, comments)."""
+    out = []
+    fence: tuple[str, int] | None = None
+    in_comment = False
+    for number, raw in enumerate(text.split("\n")):
+        line = raw[:-1] if raw.endswith("\r") else raw
+        if fence is not None:
+            m = re.match(r" {0,3}(`{3,}|~{3,})[ \t]*$", line)
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= fence[1]:
+                fence = None
+            continue
+        if in_comment:
+            if "-->" in line:
+                in_comment = False
+            continue
+        m = re.match(r" {0,3}(`{3,}|~{3,})(.*)$", line)
+        if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
+            fence = (m.group(1)[0], len(m.group(1)))
+            continue
+        if re.match(r" {0,3}<!--", line):
+            in_comment = "-->" not in line[line.index("<!--") + 4:]
+            continue
+        m = re.match(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$", line)
+        if m:
+            body = (m.group(2) or "").strip()
+            trimmed = body.rstrip("#")
+            if body.endswith("#") and (not trimmed or trimmed[-1] in " \t"):
+                body = trimmed.strip()
+            out.append((len(m.group(1)), body, number))
+    return out
+
+
+frags = st.sampled_from([
+    "# a", "## b ##", "### c #", "#### d#", "# ", "#", "##\t x \t", "####### no", "#no",
+    "```", "```py", "``` `x`", "~~~", "~~~~", "````", "  ```", "    ```", "<!--", "-->",
+    "<!-- x -->", "text", "", "   # indented", "    # code", "### ###", "- # item", "## é 😀",
+])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(frags, max_size=15), st.sampled_from(["\n", "\r\n"]), st.booleans())
+def test_scanner_matches_reference(lines: list[str], nl: str, final: bool) -> None:
+    text = nl.join(lines) + (nl if final else "")
+    got = scan_headings(text)
+    assert [(h.level, h.text, h.line) for h in got] == reference(text)
+    for h in got:
+        assert text.count("\n", 0, h.offset) == h.line
+        assert text[h.offset:].lstrip(" ").startswith("#")
+
+
+def test_fence_and_comment_hide_headings() -> None:
+    text = ("# Title\n```md\n## not\n```\n<!--\n## hidden\n-->\n## Real\n~~~~\n~~~\n# still "
+            "code\n~~~~\n### After\n")
+    assert [(h.level, h.text, h.line) for h in scan_headings(text)] == \
+        [(1, "Title", 0), (2, "Real", 7), (3, "After", 12)]
+
+
+def test_unclosed_fence_hides_the_rest() -> None:
+    assert [h.text for h in scan_headings("# A\n```\n# B\n")] == ["A"]
+    assert [h.text for h in scan_headings("# A\n<!-- x\n# B\n")] == ["A"]
+
+
+def test_scan_from_offset_and_sections() -> None:
+    text = "---\na: 1\n---\n# T\n## Goal\nx\n### D1: y\n## Log\n### R1\n"
+    start = text.index("# T")
+    heads = scan_headings(text, start, 3)
+    assert [(h.text, h.line) for h in heads] == [("T", 3), ("Goal", 4), ("D1: y", 6),
+                                                 ("Log", 7), ("R1", 8)]
+    secs = sections(heads, 2, 10)
+    assert [(s.title, s.heading_line, s.start, s.end) for s in secs] == \
+        [("Goal", 4, 5, 7), ("Log", 7, 8, 10)]

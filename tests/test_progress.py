@@ -1,0 +1,139 @@
+"""`.progress.md` reading and writing: appends leave every earlier byte alone, what is
+written reads back as written, and no input makes the reader raise anything but its own error."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mdgrill.errors import MdgrillError
+from mdgrill.progress import Change, Progress, apply_change, log_digest, read_progress
+from mdgrill.session import check_loaded
+from mdgrill.textfile import TextFile, decode
+from mdgrill.tree import read_ledger
+
+BASE = """---
+mdgrill: 1
+spec: login
+goal: Let users in
+phase: start
+mode: interactive
+required_sections: [users]
+interview: null
+skills: []
+# a user comment
+owner: me
+---
+# Login
+
+## Goal
+
+Let users in
+
+## Notes (mine)
+
+```
+## Interview Responses
+```
+
+## Design Tree
+
+## Interview Responses
+"""
+
+ids = st.from_regex(r"[A-Z][0-9]{1,3}", fullmatch=True)
+answers = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1,
+                  max_size=30).map(lambda s: " ".join(s.split())).filter(bool)
+rounds = st.lists(st.lists(st.tuples(ids, answers), min_size=1, max_size=4), min_size=1,
+                  max_size=5)
+
+
+def with_newline(text: str, crlf: bool, bom: bool) -> bytes:
+    data = text.replace("\n", "\r\n") if crlf else text
+    return (b"\xef\xbb\xbf" if bom else b"") + data.encode("utf-8")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rounds, st.booleans(), st.booleans())
+def test_written_rounds_read_back(model: list[list[tuple[str, str]]], crlf: bool,
+                                  bom: bool) -> None:
+    data = with_newline(BASE, crlf, bom)
+    for number, decisions in enumerate(model, 1):
+        prog = read_progress(data, "p")
+        change = Change()
+        lines = [f"- Asked: {', '.join(d for d, _ in decisions)}"]
+        lines += [f"- Decisions: {d} -> {a}" for d, a in decisions]
+        change.block(f"### Goal Grill - Round {number}", lines)
+        new = apply_change(prog, change)
+        tf = prog.tf.with_text(new)
+        # every byte before the insertion point is unchanged (after the front matter)
+        assert prog.fm is not None
+        old_body = prog.tf.text[prog.fm.end_offset:]
+        after = Progress(tf, "p")
+        assert after.fm is not None
+        new_body = new[after.fm.end_offset:]
+        assert new_body.startswith(old_body.rstrip("\r\n"))
+        check_loaded(after)
+        data = tf.encode()
+    prog = read_progress(data, "p")
+    check_loaded(prog)
+    assert prog.tf.bom == bom and (prog.tf.newline == "\r\n") == crlf
+    assert "owner: me" in prog.tf.text and "# a user comment" in prog.tf.text
+    blocks = prog.blocks
+    assert [(b.kind, b.round) for b in blocks] == [("round", i) for i in range(1, len(model) + 1)]
+    for block, decisions in zip(blocks, model, strict=True):
+        assert [e.value for e in block.get("Decisions")] == [f"{d} -> {a}" for d, a in decisions]
+    ledger = read_ledger(blocks)
+    final = {d: a for decisions in model for d, a in decisions}
+    assert ledger.answers == final
+    assert prog.data["log"] == {"blocks": len(model), "sha256": log_digest(prog.log_text())}
+    assert prog.sections["interview responses"].heading_line > \
+        prog.sections["design tree"].heading_line
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300))
+def test_arbitrary_bytes_raise_only_mdgrill_error(data: bytes) -> None:
+    try:
+        prog = read_progress(data, "p")
+        check_loaded(prog)
+    except MdgrillError:
+        return
+
+
+fragments = st.sampled_from([
+    "---", "mdgrill: 1", "## Interview Responses", "## Design Tree", "### D1: x",
+    "### Goal Grill - Round 1", "### Goal Grill - Confirmed", "- Decisions: D1 -> a",
+    "- Options:", "  - a (Recommended)", "```", "~~~", "<!--", "-->", "- Depends on: D2, ",
+    "- Spawned by:", "- :", "-", "> quote", "\t- x", "### : no id", "###", "log: {blocks: 1}",
+    "interview: {id: x}", "- Asked:", "- Out of scope: none, D1", "\r", "\u2028", "",
+])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(fragments, st.text(max_size=8)), max_size=25))
+def test_model_attributes_never_raise(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    try:
+        prog = Progress(TextFile(text), "p")
+    except MdgrillError:
+        return
+    blocks, nodes = prog.blocks, prog.nodes
+    for node in nodes:
+        assert isinstance(node.depends_on, list) and node.id
+        _ = (node.section, node.spawned_by, node.investigating, node.options)
+    read_ledger(blocks)
+    prog.last_block()
+    prog.log_text()
+
+
+def test_user_section_kept_byte_for_byte() -> None:
+    data = with_newline(BASE, True, True)
+    prog = read_progress(data, "p")
+    change = Change()
+    change.updates["phase"] = "research"
+    change.block("### Research Grill - Round 1", ["- Asked: D1"])
+    out = decode(prog.tf.with_text(apply_change(prog, change)).encode(), "p").text
+    assert "## Notes (mine)\r\n\r\n```\r\n## Interview Responses\r\n```\r\n" in out
+    assert out.count("\n") == out.count("\r\n")
+    assert "phase: research\r\n" in out

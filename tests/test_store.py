@@ -1,0 +1,77 @@
+"""Files on disk: spec resolution, the folder lock, atomic writes."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from mdgrill import store
+from mdgrill.errors import InputError
+
+
+def test_atomic_write_keeps_mode_and_leaves_nothing(tmp_path: Path) -> None:
+    target = tmp_path / ".progress.md"
+    target.write_bytes(b"old")
+    os.chmod(target, 0o600)
+    store.atomic_write(str(target), b"new\r\n")
+    assert target.read_bytes() == b"new\r\n"
+    assert (target.stat().st_mode & 0o777) == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".progress.md"]
+
+
+def test_lock_serializes_and_sweeps_temps(tmp_path: Path) -> None:
+    (tmp_path / f"{store.TEMP_PREFIX}123-.progress.md").write_bytes(b"torn")
+    order: list[str] = []
+    with store.Lock(str(tmp_path)):
+        assert not any(p.name.startswith(store.TEMP_PREFIX) for p in tmp_path.iterdir())
+        t = threading.Thread(target=lambda: (store.Lock(str(tmp_path)).__enter__(),
+                                             order.append("second")))
+        t.start()
+        t.join(0.2)
+        order.append("first")
+    t.join(5)
+    assert order == ["first", "second"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_resolve_spec(tmp_path: Path) -> None:
+    folder = tmp_path / "specs" / "a"
+    folder.mkdir(parents=True)
+    with pytest.raises(InputError) as info:
+        store.resolve_spec(str(folder), str(tmp_path))
+    assert info.value.code == "NOT_FOUND"
+    (folder / ".progress.md").write_text("x")
+    spec = store.resolve_spec(str(folder / ".progress.md"), str(tmp_path))
+    assert (spec.folder, spec.rel_folder, spec.rel_progress) == \
+        (str(folder), "specs/a", "specs/a/.progress.md")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.mkdir()
+    (tmp_path / "specs" / "link").symlink_to(outside)
+    with pytest.raises(InputError) as info:
+        store.resolve_spec(str(tmp_path / "specs" / "link"), str(tmp_path))
+    assert info.value.code == "PATH_OUTSIDE_REPOSITORY"
+
+
+def test_read_file_refusals(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as info:
+        store.read_file(str(tmp_path), "dir")
+    assert info.value.code == "NOT_A_FILE"
+    big = tmp_path / "big"
+    big.write_bytes(b"x" * 11)
+    with pytest.raises(InputError) as info:
+        store.read_file(str(big), "big", limit=10)
+    assert info.value.code == "FILE_TOO_LARGE"
+    with pytest.raises(InputError) as info:
+        store.read_file(str(tmp_path / "nope"), "nope")
+    assert info.value.code == "NOT_FOUND"
+
+
+def test_find_specs_skips_hidden(tmp_path: Path) -> None:
+    for rel in ("specs/a", "specs/_epics/e", ".git/specs/x", "node_modules/y"):
+        (tmp_path / rel).mkdir(parents=True)
+        (tmp_path / rel / ".progress.md").write_text("x")
+    found = [store.relpath_posix(p, str(tmp_path)) for p in store.find_specs(str(tmp_path))]
+    assert sorted(found) == ["specs/_epics/e", "specs/a"]
