@@ -1,12 +1,23 @@
-"""Approvals as commits (DESIGN §7): commit a transition, and bind check-delegation to history."""
+"""Approvals as commits (DESIGN §7): commit a transition, and bind check-delegation to history.
+
+`confirm` writes the interview first and commits it second, so a commit that fails (no
+identity, detached HEAD, a hook) leaves a terminal interview without its approval commit. The
+same `confirm` run again then commits just that (`retry_confirm`), and `check-delegation`
+refuses until it has.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 
 from .. import store
 from ..errors import GateRefusal, MdgrillError
 from ..progress import Progress, read_progress
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..vcs import TransitionCommit
 
 TRANSITION_OF_STATUS = {"complete": "approve", "skipped": "skip", "bypassed_quick": "bypass"}
 
@@ -21,23 +32,42 @@ def _git_enabled(prog: Progress | None, spec: store.Spec) -> str | None:
 
 
 def touched_paths(spec: store.Spec, prog: Progress) -> list[str]:
+    """`.progress.md` and the glossaries this interview wrote (`interview.glossaries`)."""
     paths = [spec.rel_progress]
     iv = prog.data.get("interview")
     extra = iv.get("glossaries") if isinstance(iv, dict) else None
     if isinstance(extra, list):
-        paths.extend(str(p) for p in extra if isinstance(p, str) and p not in paths)
+        for p in extra:
+            # A glossary deleted since is left out: the approval does not commit a deletion.
+            if isinstance(p, str) and p not in paths and \
+                    os.path.lexists(os.path.join(spec.root, p)):
+                paths.append(p)
     return paths
 
 
 def transition_message(spec: store.Spec, iv: dict[str, object], transition: str,
                        verb: str = "approve") -> str:
+    """`grill(<phase>): approve <id> (round N)` and the Mdgrill-* trailers, values escaped."""
     from .. import vcs
 
     subject = f"grill({iv['phase']}): {verb} {iv['id']} (round {iv['round']})"
-    trailers = [("Mdgrill-Spec", spec.rel_folder), ("Mdgrill-Phase", str(iv["phase"])),
-                ("Mdgrill-Interview", str(iv["id"])), ("Mdgrill-Transition", transition),
-                ("Mdgrill-Context-Digest", str(iv["context_digest"]))]
+    trailers = [(vcs.TRAILER_SPEC, spec.rel_folder), (vcs.TRAILER_PHASE, str(iv["phase"])),
+                (vcs.TRAILER_INTERVIEW, str(iv["id"])), (vcs.TRAILER_TRANSITION, transition),
+                (vcs.TRAILER_CONTEXT_DIGEST, str(iv["context_digest"]))]
     return vcs.format_message(subject, trailers)
+
+
+def _retry_command(spec: store.Spec, args: argparse.Namespace) -> str:
+    import shlex
+
+    where = getattr(args, "spec", None) or spec.rel_folder
+    if getattr(args, "verb", "") == "begin-interview":
+        return (f"mdgrill begin-interview {shlex.quote(where)} --phase "
+                f"{shlex.quote(str(args.phase))} --interview-id "
+                f"{shlex.quote(str(args.interview_id))}")
+    cid = getattr(args, "decision_id", None) or "CID"
+    return (f"mdgrill confirm {shlex.quote(where)} --decision-id {shlex.quote(str(cid))} "
+            "--source approve-and-delegate")
 
 
 def commit_transition(spec: store.Spec, args: argparse.Namespace, kind: str) -> dict[str, object]:
@@ -54,42 +84,132 @@ def commit_transition(spec: store.Spec, args: argparse.Namespace, kind: str) -> 
     from .. import vcs
 
     message = transition_message(spec, iv, transition)
-    result = vcs.commit_paths(spec.root, touched_paths(spec, prog), message)
-    sha = result if isinstance(result, str) else getattr(result, "sha", None)
-    return {"commit": sha, "transition": transition}
+    try:
+        result = vcs.commit_paths(spec.root, touched_paths(spec, prog), message)
+    except MdgrillError as exc:
+        retry = _retry_command(spec, args)
+        raise type(exc)(
+            exc.code,
+            f"{exc.message}\nThe interview is recorded ({iv.get('status')}) in "
+            f"{spec.rel_progress}, but its approval commit is missing, so check-delegation "
+            f"will refuse it. Fix that, then run the same command again (`{retry}`): it "
+            "commits the approval and changes nothing else.",
+            path=exc.path, line=exc.line,
+            details={**exc.details, "written": True, "status": iv.get("status"),
+                     "retry": retry}) from None
+    return {"commit": result.sha, "transition": transition, "branch": result.branch,
+            "committed_paths": list(result.paths)}
+
+
+def find_approval(spec: store.Spec, iv: dict[str, object],
+                  phase: str | None = None, interview_id: str | None = None,
+                  ) -> tuple[list[TransitionCommit], bool]:
+    """(transition commits in HEAD's history for this interview and digest, shallow clone?)."""
+    from .. import vcs
+
+    wanted = TRANSITION_OF_STATUS.get(str(iv.get("status")))
+    phase = phase if phase is not None else str(iv.get("phase"))
+    interview_id = interview_id if interview_id is not None else str(iv.get("id"))
+    commits = vcs.approval_commits(spec.root, spec.rel_folder)
+    matches = [c for c in commits
+               if c.trailers.get(vcs.TRAILER_PHASE) == phase
+               and c.trailers.get(vcs.TRAILER_INTERVIEW) == interview_id
+               and c.trailers.get(vcs.TRAILER_TRANSITION) == wanted
+               and c.trailers.get(vcs.TRAILER_CONTEXT_DIGEST) == iv.get("context_digest")]
+    return matches, commits.shallow
+
+
+def _confirmed_id(prog: Progress, interview_id: str) -> str | None:
+    """The confirmation ID of the last `Confirmed` block of this interview."""
+    for block in reversed(prog.blocks):
+        if block.kind == "confirmed" and block.first("Interview") == interview_id:
+            return block.first("Confirmation ID")
+    return None
+
+
+def retry_bypass(spec: store.Spec, args: argparse.Namespace) -> dict[str, object] | None:
+    """Commit a quick-mode bypass whose commit failed (same phase and ID); None: not that case."""
+    from ..session import load
+
+    prog = load(spec)
+    iv = prog.data.get("interview")
+    if not isinstance(iv, dict) or iv.get("status") != "bypassed_quick" or \
+            iv.get("id") != args.interview_id or iv.get("phase") != args.phase:
+        return None
+    if _git_enabled(prog, spec) is not None or find_approval(spec, iv)[0]:
+        return None
+    commit = commit_transition(spec, args, "bypass")
+    return {"status": iv["status"], "round": iv.get("round"), "resumed": True, "written": False,
+            "retried_commit": True, **commit}
+
+
+def retry_confirm(spec: store.Spec, args: argparse.Namespace) -> dict[str, object] | None:
+    """Commit an already confirmed interview whose approval commit failed; None: not that case.
+
+    Applies only to the same confirmation (same ID, the canonical source) of a `complete` or
+    `skipped` interview with no approval commit in HEAD's history: anything else keeps the
+    original refusal.
+    """
+    from ..record import CANONICAL_CONFIRMATION
+    from ..session import load
+
+    if args.source != CANONICAL_CONFIRMATION:
+        return None
+    prog = load(spec)
+    iv = prog.data.get("interview")
+    if not isinstance(iv, dict) or iv.get("status") not in ("complete", "skipped"):
+        return None
+    if _confirmed_id(prog, str(iv.get("id"))) != args.decision_id:
+        return None
+    if _git_enabled(prog, spec) is not None or find_approval(spec, iv)[0]:
+        return None
+    commit = commit_transition(spec, args, "approve")
+    return {"status": iv["status"], "round": iv.get("round"), "written": False,
+            "retried_commit": True, **commit}
 
 
 def approval_binding(spec: store.Spec, prog: Progress, phase: str,
                      interview_id: str) -> dict[str, object]:
     """Inside a repository: the approval commit that allows this delegation, or a refusal."""
-    if _git_enabled(prog, spec) is not None:
-        return {"checked": "digest-only"}
+    why_not = _git_enabled(prog, spec)
+    if why_not is not None:
+        return {"checked": "digest-only", "why": why_not}
     from .. import vcs
 
     iv = prog.data.get("interview")
     assert isinstance(iv, dict)
-    wanted = TRANSITION_OF_STATUS.get(str(iv.get("status")))
-    for commit in vcs.approval_commits(spec.root, spec.rel_folder):
-        t = commit.trailers
-        if t.get("Mdgrill-Phase") != phase or t.get("Mdgrill-Interview") != interview_id:
-            continue
-        if t.get("Mdgrill-Transition") != wanted or \
-                t.get("Mdgrill-Context-Digest") != iv.get("context_digest"):
-            continue
-        blob = vcs.blob_at(spec.root, commit.sha, spec.rel_progress)
+    commits, shallow = find_approval(spec, iv, phase, interview_id)
+    blobs = vcs.blobs_at(spec.root, [(c.sha, spec.rel_progress) for c in commits])
+    for commit, blob in zip(commits, blobs, strict=True):
         if blob is None:
             continue
         try:
-            committed = read_progress(blob, spec.rel_progress).data.get("interview")
+            committed_prog = read_progress(blob, spec.rel_progress)
         except MdgrillError:
             continue
+        committed = committed_prog.data.get("interview")
         if committed != iv:
-            raise GateRefusal("APPROVAL_NOT_RECORDED",
-                              f"the interview record in {spec.rel_progress} changed after its "
-                              f"approval commit {commit.sha[:12]}: restore it from that commit "
-                              "or begin a new interview")
+            raise GateRefusal(
+                "APPROVAL_NOT_RECORDED",
+                f"the interview record in {spec.rel_progress} changed after its approval "
+                f"commit {commit.sha[:12]}: an approval covers the record it committed. "
+                f"Restore it (`git checkout {commit.sha[:12]} -- {spec.rel_progress}`) or "
+                "begin a new interview", details={"approval_commit": commit.sha})
+        from ..history import approval_gap
+
+        gap = approval_gap(committed_prog, prog, iv)
+        if gap is not None:
+            raise GateRefusal(gap[0], f"approval commit {commit.sha[:12]} does not cover "
+                              f"{spec.rel_progress}: {gap[1]}",
+                              details={"approval_commit": commit.sha})
         return {"checked": "history", "approval_commit": commit.sha}
-    raise GateRefusal("APPROVAL_NOT_RECORDED",
-                      f"no approval commit for {phase}/{interview_id} with digest "
-                      f"{str(iv.get('context_digest'))[:12]}… is in HEAD's history: a status "
-                      "edited by hand is not an approval (run `mdgrill confirm` to record one)")
+    hint = (" This clone is shallow: if the approval is older than its cut, "
+            "`git fetch --unshallow` and check again." if shallow else "")
+    raise GateRefusal(
+        "APPROVAL_NOT_RECORDED",
+        f"no approval commit for {phase}/{interview_id} with digest "
+        f"{str(iv.get('context_digest'))[:12]}… is in HEAD's history: a status edited by hand "
+        "is not an approval, and one committed on another branch counts only once merged. "
+        f"Record it with `mdgrill confirm {spec.rel_folder} --decision-id CID --source "
+        f"approve-and-delegate` (this also retries a commit that failed).{hint}",
+        details={"shallow": shallow})

@@ -1,0 +1,312 @@
+"""`log`, `review` and `verify` (DESIGN §7, issue 4) over real histories, and the byte-level
+fast path of `verify` against the full parse."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import Run, _mdgrill_command
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mdgrill import cli
+from mdgrill.history import (
+    _fast_append,
+    _fm_end,
+    _parsed,
+    _snapshot_of,
+    first_broken_block,
+    log_version,
+    verify_log_history,
+)
+from mdgrill.progress import log_digest
+
+SPEC = "specs/checkout-discounts"
+PROGRESS = f"{SPEC}/.progress.md"
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def _json(out: str) -> dict[str, object]:
+    result = json.loads(out)
+    assert isinstance(result, dict)
+    return result
+
+
+def _commit_file(repo: Path, rel: str, data: bytes, message: str) -> str:
+    path = repo / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    _git(repo, "add", rel)
+    _git(repo, "commit", "-q", "-m", message)
+    return _git(repo, "rev-parse", "HEAD")
+
+
+def _refresh_digest(text: str) -> str:
+    """The front matter's log digest recomputed, as a careful forger would."""
+    log = text.split("## Interview Responses\n", 1)[1]
+    return re.sub(r"sha256: [0-9a-f]{64}", f"sha256: {log_digest(log)}", text, count=1)
+
+
+@pytest.fixture(scope="module")
+def demo_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`mdgrill demo`: the scripted session (both phases approved) in a fresh repository."""
+    top = tmp_path_factory.mktemp("demo")
+    env = {**os.environ, "HOME": str(top), "GIT_CONFIG_GLOBAL": str(top / ".gitconfig"),
+           "GIT_CONFIG_NOSYSTEM": "1"}
+    proc = subprocess.run([*_mdgrill_command(), "demo", str(top / "repo"), "--quiet"],
+                          env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return top / "repo"
+
+
+@pytest.fixture
+def demo(demo_repo: Path, tmp_path: Path, home: Path) -> Path:
+    """A private copy of the demo repository."""
+    copy = tmp_path / "demo"
+    subprocess.run(["cp", "-a", str(demo_repo), str(copy)], check=True)
+    return copy
+
+
+# --------------------------------------------------------------------------- the session
+
+def test_scripted_session_leaves_one_approval_commit_per_phase(demo: Path, mdgrill: Run) -> None:
+    subjects = _git(demo, "log", "--reverse", "--format=%s", "-E",
+                    "--grep=^Mdgrill-Transition: (approve|skip)$").splitlines()
+    assert subjects == ["grill(requirements): approve req-1 (round 3)",
+                        "grill(design): approve design-1 (round 1)"]
+
+    code, out, _ = mdgrill("--json", "log", SPEC, cwd=demo)
+    assert code == 0
+    transitions = _json(out)["transitions"]
+    assert isinstance(transitions, list)
+    moves = [(t["phase"], t["interview"], t["transition"]) for t in transitions
+             if t["transition"] in ("approve", "skip")]
+    assert moves == [("requirements", "req-1", "approve"), ("design", "design-1", "skip")]
+    first = _json(out)["transitions"][0]  # type: ignore[index]
+    assert first["commit"] == _git(demo, "log", "-1", "--format=%H", "--grep=approve req-1")
+    assert re.fullmatch(r"[0-9a-f]{64}", first["context_digest"])
+    assert first["date"].startswith("20")
+    text = mdgrill("log", cwd=demo)[1]
+    assert "requirements  req-1  approve" in text and "design  design-1  skip" in text
+
+    start = _git(demo, "rev-list", "--max-parents=0", "HEAD")
+    code, out, _ = mdgrill("review", f"{start}..HEAD", cwd=demo)
+    assert code == 0
+    assert "#### Requirements Grill - Round 1" in out and "#### Design Grill - Confirmed" in out
+    assert "- Decisions: D2 -> A percentage of the subtotal only" in out
+    assert "### Glossary contexts/ordering/CONTEXT.md" in out and "**Promo Code**" in out
+
+    code, out, _ = mdgrill("verify", cwd=demo)
+    assert code == 0 and "0 problem(s)" in out
+    code, out, err = mdgrill("--json", "check-delegation", SPEC, "--phase", "design",
+                             "--interview-id", "design-1", cwd=demo)
+    assert code == 0, (out, err)
+    assert _json(out)["approval_commit"] == _git(demo, "rev-parse", "HEAD")
+
+
+def test_session_catches_a_forged_approval_and_a_rewritten_round(
+        demo: Path, mdgrill: Run) -> None:
+    # forged: the design approval re-committed by hand, without mdgrill's trailers
+    _git(demo, "reset", "-q", "--soft", "HEAD~1")
+    _git(demo, "commit", "-q", "-m", "design approved")
+    code, out, _ = mdgrill("--json", "check-delegation", SPEC, "--phase", "design",
+                           "--interview-id", "design-1", cwd=demo)
+    assert code == 3 and _json(out)["error"]["code"] == "APPROVAL_NOT_RECORDED"  # type: ignore[index]
+
+    # rewritten: a recorded decision changed, the front matter digest fixed up to match
+    text = (demo / PROGRESS).read_text()
+    edited = _refresh_digest(text.replace("D1 -> Every customer", "D1 -> Staff only"))
+    assert edited != text
+    sha = _commit_file(demo, PROGRESS, edited.encode(), "tidy")
+    code, out, _ = mdgrill("verify", cwd=demo)
+    assert code == 1
+    line = edited.splitlines().index("### Requirements Grill - Round 1") + 1
+    assert f"{PROGRESS}:{line}:1: error ROUND_EDITED: commit {sha[:10]} changed or removed " \
+           "the recorded block `Requirements Grill - Round 1`" in out
+    assert _json(mdgrill("--json", "verify", SPEC, cwd=demo)[1])["ok"] is False
+
+
+# --------------------------------------------------------------------------- verify
+
+def test_verify_reports_a_round_inserted_before_an_older_one(demo: Path, mdgrill: Run) -> None:
+    text = (demo / PROGRESS).read_text()
+    block = "### Requirements Grill - Round 9\n- Asked: D9\n- Decisions: D9 -> yes\n\n"
+    edited = text.replace("### Requirements Grill - Round 2\n",
+                          block + "### Requirements Grill - Round 2\n", 1)
+    _commit_file(demo, PROGRESS, _refresh_digest(edited).encode(), "insert")
+
+    code, out, _ = mdgrill("verify", SPEC, cwd=demo)
+
+    assert code == 1
+    assert "error ROUND_INSERTED" in out and "`Requirements Grill - Round 9`" in out
+
+
+def test_verify_glossary_term_removed_needs_a_round_that_says_so(
+        demo: Path, mdgrill: Run) -> None:
+    glossary = demo / "contexts" / "ordering" / "CONTEXT.md"
+    kept = glossary.read_text()
+    without = re.sub(r"\*\*Promo Code\*\*:.*?(?=\n\n|\Z)", "", kept, flags=re.S)
+    assert "Promo Code" not in without
+    _commit_file(demo, "contexts/ordering/CONTEXT.md", without.encode(), "drop term")
+
+    code, out, _ = mdgrill("verify", cwd=demo)
+    assert code == 1 and "error TERM_REMOVED" in out and "**Promo Code**" in out
+
+    text = (demo / PROGRESS).read_text().rstrip("\n")
+    noted = text + "\n\n### Requirements Grill - Round 4\n- Asked: none\n" \
+        "- Domain language: Promo Code -> (removed)\n"
+    _commit_file(demo, PROGRESS, _refresh_digest(noted).encode(), "note the removal")
+    code, out, _ = mdgrill("verify", cwd=demo)
+    assert code == 0, out
+
+
+def test_verify_reports_a_malformed_version_and_goes_on(demo: Path, mdgrill: Run) -> None:
+    good = (demo / PROGRESS).read_bytes()
+    bad = _commit_file(demo, PROGRESS, b"---\nbroken: [\n\xff\xfe not utf-8\n", "oops")
+    _commit_file(demo, PROGRESS, good, "restore")
+
+    code, out, err = mdgrill("verify", SPEC, cwd=demo)
+
+    assert code == 0, (out, err)
+    assert f"warning MALFORMED_VERSION: the version of commit {bad[:10]}" in out
+    assert "Traceback" not in err
+
+
+def test_verify_reports_a_deleted_spec(demo: Path, mdgrill: Run) -> None:
+    good = (demo / PROGRESS).read_bytes()
+    _git(demo, "rm", "-q", PROGRESS)
+    _git(demo, "commit", "-q", "-m", "remove")
+    _commit_file(demo, PROGRESS, good, "back")
+    code, out, _ = mdgrill("verify", cwd=demo)
+    assert code == 1 and "deleted" in out and "ROUND_EDITED" in out
+
+
+def test_verify_walks_long_histories_by_the_fast_path(tmp_path: Path, home: Path) -> None:
+    base = _small_spec()
+    versions = []
+    text = base
+    for i in range(40):
+        text += f"\n### Requirements Grill - Round {i + 2}\n- Asked: D{i + 2}\n"
+        versions.append((f"{i:040x}", text.encode()))
+    stats: dict[str, int] = {}
+    assert verify_log_history(versions, "p.md", stats) == []
+    assert stats == {"fast": 39, "full": 1}
+
+
+# --------------------------------------------------------------------------- the fast path
+
+def _small_spec() -> str:
+    log = "\n### Requirements Grill - Round 1\n- Asked: D1\n- Decisions: D1 -> yes\n"
+    return ("---\nmdgrill: 1\nspec: s\ngoal: g\nphase: requirements\n"
+            f"log:\n  blocks: 1\n  sha256: {log_digest(log)}\n---\n# S\n\n## Goal\n\ng\n\n"
+            "## Design Tree\n\n### D1: one\n- Section: a\n\n## Interview Responses\n" + log)
+
+
+_FRAGMENTS = ["```\n", "~~~\n", "<!--\n", "-->\n", "## Interview Responses\n", "## Notes\n",
+              "# Title\n", "### Requirements Grill - Round 7\n- Asked: D7\n", "x", "\n",
+              "- Decisions: D1 -> no\n", "\r\n", "\xe9", "INTERVIEW RESPONSES", "---\n"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from(_FRAGMENTS),
+                          st.integers(0, 3)), min_size=1, max_size=4))
+def test_fast_path_never_accepts_what_the_full_parse_rejects(
+        edits: list[tuple[int, str, int]]) -> None:
+    old = _small_spec()
+    new = old
+    for pos, fragment, cut in edits:
+        at = pos % (len(new) + 1)
+        new = new[:at] + fragment + new[at + cut:]
+    old_lv, prog = _parsed(old.encode(), "p.md")
+    snapshot = _snapshot_of(old.encode(), prog, old_lv)
+    assert snapshot.head is not None
+    data = new.encode("utf-8", "surrogatepass")
+    if _fast_append(snapshot, data) is not None:
+        new_lv = log_version(data, "p.md")
+        if not new_lv.ok:
+            # the fast path reads the log, not the YAML: with the old front matter in place
+            # of the new one, the file must parse and only append
+            cut, old_cut = _fm_end(data), _fm_end(old.encode())
+            assert cut > 0
+            new_lv = log_version(old.encode()[:old_cut] + data[cut:], "p.md")
+        assert new_lv.ok
+        assert first_broken_block(old_lv, new_lv) is None
+
+
+def test_fast_path_accepts_appends_and_tree_growth() -> None:
+    old = _small_spec()
+    old_lv, prog = _parsed(old.encode(), "p.md")
+    snapshot = _snapshot_of(old.encode(), prog, old_lv)
+    grown = old.replace("- Section: a\n", "- Section: a\n\n### D2: two\n- Section: b\n") + \
+        "\n### Requirements Grill - Round 2\n- Asked: D2\n"
+    assert _fast_append(snapshot, grown.encode()) is not None
+    fenced = grown.replace("### D2: two", "```\n### D2: two")
+    assert _fast_append(snapshot, fenced.encode()) is None  # the full parse decides
+
+
+# --------------------------------------------------------------------------- review, log
+
+def test_review_defaults_to_the_merge_base_and_prints_markdown(demo: Path, mdgrill: Run) -> None:
+    start = _git(demo, "rev-list", "--max-parents=0", "HEAD")
+    default = _git(demo, "symbolic-ref", "--short", "HEAD")
+    _git(demo, "switch", "-qc", "feature")
+    _git(demo, "branch", "-f", default, start)
+
+    code, out, _ = mdgrill("--json", "review", cwd=demo)
+
+    assert code == 0
+    result = _json(out)
+    assert result["base"] == start and result["head"] == _git(demo, "rev-parse", "HEAD")
+    specs = result["specs"]
+    assert isinstance(specs, list) and specs[0]["spec"] == SPEC
+    titles = [b["title"] for b in specs[0]["blocks"]]
+    assert titles[0] == "Requirements Grill - Round 1" and "Design Grill - Confirmed" in titles
+    assert result["terms"] == [{"path": "contexts/ordering/CONTEXT.md", "added": ["Promo Code"],
+                                "updated": [], "definitions": {
+                                    "Promo Code": "A short code a customer enters at checkout "
+                                                  "to get a discount."}}]
+    code, out, _ = mdgrill("review", "HEAD..HEAD", cwd=demo)
+    assert code == 0 and "No rounds or glossary entries were added" in out
+    code, out, _ = mdgrill("--json", "review", "nope..HEAD", cwd=demo)
+    assert code == 2 and _json(out)["error"]["code"] == "NOT_FOUND"  # type: ignore[index]
+
+
+def test_history_verbs_outside_a_repository(tmp_path: Path, mdgrill: Run) -> None:
+    for verb in ("log", "review", "verify"):
+        code, out, _ = mdgrill("--json", verb, cwd=tmp_path)
+        assert code == 2 and _json(out)["error"]["code"] == "NOT_A_REPOSITORY"  # type: ignore[index]
+
+
+def _cat_file_children() -> list[str]:
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        ppid = re.search(r"^PPid:\s+(\d+)", status, re.M)
+        if ppid and int(ppid.group(1)) == os.getpid() and b"cat-file" in cmdline:
+            found.append(cmdline.decode(errors="replace"))
+    return found
+
+
+def test_log_review_verify_leave_no_cat_file_process(
+        demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    start = _git(demo, "rev-list", "--max-parents=0", "HEAD")
+    for argv in (["log"], ["review", f"{start}..HEAD"], ["verify"],
+                 ["check-delegation", str(demo / SPEC), "--phase", "design",
+                  "--interview-id", "design-1"]):
+        assert cli.main(["--root", str(demo), *argv]) == 0, capsys.readouterr()
+    assert _cat_file_children() == []
