@@ -1,0 +1,173 @@
+"""Wall time and memory of the hot interview verbs as fresh processes (issue 3, Speed).
+
+    /work/venv/bin/python bench/bench_interview.py [--runs 15]
+
+`record-answer` and `open-frontier` at 10 and at 10,000 recorded decisions, against
+`python3 -c pass` (the one on PATH and this interpreter) and against `bench/json_baseline.py`
+doing the same job on a JSON state file, all measured in this run (medians). Then one
+`open-frontier` with 1,000 and 10,000 IDs (linearity) and the peak RSS of the child at
+10,000 decisions. Budgets: <= 2x `python -c pass` at 10, <= 3x at 10,000, <= 1.5x the JSON
+script at both; memory < 60 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import genspec  # noqa: E402
+
+BASELINE = os.path.join(HERE, "json_baseline.py")
+
+
+# Children run as on an installed machine: bytecode cached (pip compiles it at install time).
+# This environment sets PYTHONDONTWRITEBYTECODE, which would make every call recompile
+# mdgrill from source; the cache goes to a temporary folder, not into the checkout.
+CHILD_ENV = dict(os.environ)
+CHILD_ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
+def run_once(argv: list[str], before: object = None) -> tuple[float, int, int]:
+    """(seconds, peak RSS in KB, exit code) of one child process."""
+    if callable(before):
+        before()
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            env=CHILD_ENV)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read() if proc.stderr else b""
+    if proc.stderr:
+        proc.stderr.close()
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(argv[:4])}... failed ({proc.returncode}): "
+                         f"{err.decode(errors='replace')[:500]}")
+    return elapsed, usage.ru_maxrss, proc.returncode
+
+
+def median_of(argv: list[str], runs: int, before: object = None) -> tuple[float, int]:
+    times, peak = [], 0
+    run_once(argv, before)  # warm the page cache
+    for _ in range(runs):
+        t, rss, _ = run_once(argv, before)
+        times.append(t)
+        peak = max(peak, rss)
+    return statistics.median(times), peak
+
+
+def restorer(path: str, data: bytes):
+    def restore() -> None:
+        with open(path, "wb") as handle:
+            handle.write(data)
+    return restore
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:7.1f} ms"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--mdgrill", default=shutil.which("mdgrill") or
+                    os.path.join(os.path.dirname(sys.executable), "mdgrill"))
+    opts = ap.parse_args()
+    mdgrill = opts.mdgrill
+    runs = opts.runs
+    path_python = shutil.which("python3") or "python3"
+    tmp = tempfile.mkdtemp(prefix="mdgrill-bench-")
+    CHILD_ENV["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "pycache")
+    print(f"mdgrill: {mdgrill}\nPATH python3: {path_python}\nvenv python: {sys.executable}\n"
+          f"runs per figure: {runs} (median)\n")
+
+    base_path, _ = median_of([path_python, "-c", "pass"], runs)
+    base_venv, _ = median_of([sys.executable, "-c", "pass"], runs)
+    print(f"baseline `python3 -c pass` (PATH):    {ms(base_path)}")
+    print(f"baseline `python -c pass` (venv exe): {ms(base_venv)}\n")
+
+    failures: list[str] = []
+    try:
+        rows = []
+        for size in (10, 10_000):
+            for verb in ("record-answer", "open-frontier"):
+                pending = ["X1"] if verb == "record-answer" else []
+                folder = os.path.join(tmp, f"{verb}-{size}")
+                text = genspec.progress_text(size, pending=pending)
+                spec = genspec.write_spec(folder, text)
+                data = text.encode("utf-8")
+                state = os.path.join(folder, "state.json")
+                sdata = genspec.json_state(size, pending=pending).encode("utf-8")
+                rnd = -(-size // genspec.PER_ROUND)
+                if verb == "record-answer":
+                    md_argv = [mdgrill, "--json", "record-answer", folder, "--decision-id",
+                               "X1", "--answer", "Use the magic link, valid 15 minutes"]
+                    js_argv = [sys.executable, BASELINE, "record-answer", state, "X1",
+                               "Use the magic link, valid 15 minutes"]
+                else:
+                    md_argv = [mdgrill, "--json", "open-frontier", folder, "--round",
+                               str(rnd + 1), "--decision-id", "X1", "--decision-id", "X2"]
+                    js_argv = [sys.executable, BASELINE, "open-frontier", state, str(rnd + 1),
+                               "X1", "X2"]
+                t_md, rss_md = median_of(md_argv, runs, restorer(spec, data))
+                t_js, _ = median_of(js_argv, runs, restorer(state, sdata))
+                rows.append((verb, size, len(data), t_md, t_js, rss_md))
+        print(f"{'verb':14} {'decisions':>9} {'file':>10} {'mdgrill':>10} {'json script':>11} "
+              f"{'x PATH py':>9} {'x venv py':>9} {'x json':>7} {'peak RSS':>9}")
+        for verb, size, nbytes, t_md, t_js, rss in rows:
+            r_path, r_venv, r_js = t_md / base_path, t_md / base_venv, t_md / t_js
+            print(f"{verb:14} {size:>9,} {nbytes:>10,} {ms(t_md):>10} {ms(t_js):>11} "
+                  f"{r_path:>9.2f} {r_venv:>9.2f} {r_js:>7.2f} {rss / 1024:>7.1f}MB")
+            limit = 2.0 if size == 10 else 3.0
+            if r_venv > limit:
+                failures.append(f"{verb}@{size}: {r_venv:.2f}x venv python > {limit}x")
+            if r_js > 1.5:
+                failures.append(f"{verb}@{size}: {r_js:.2f}x json script > 1.5x")
+            if size == 10_000 and rss > 60 * 1024:
+                failures.append(f"{verb}@{size}: peak RSS {rss / 1024:.1f} MB > 60 MB")
+
+        print("\none open-frontier call with many IDs (spec with 10 decisions, nothing pending):")
+        many = []
+        for count in (1_000, 10_000):
+            folder = os.path.join(tmp, f"many-{count}")
+            text = genspec.progress_text(10, pending=[])
+            spec = genspec.write_spec(folder, text)
+            ids = [f"Y{i}" for i in range(1, count + 1)]
+            argv = [mdgrill, "--json", "open-frontier", folder, "--round", "4"]
+            for i in ids:
+                argv += ["--decision-id", i]
+            state = os.path.join(folder, "state.json")
+            sdata = genspec.json_state(10, pending=[]).encode("utf-8")
+            t_md, rss = median_of(argv, max(5, runs // 3), restorer(spec, text.encode("utf-8")))
+            t_js, _ = median_of([sys.executable, BASELINE, "open-frontier", state, "4", *ids],
+                                max(5, runs // 3), restorer(state, sdata))
+            many.append((count, t_md, t_js, rss))
+            print(f"  {count:>6,} IDs: mdgrill {ms(t_md)}  json script {ms(t_js)}  "
+                  f"ratio {t_md / t_js:.2f}  peak RSS {rss / 1024:.1f} MB")
+        (c1, t1, _, _), (c2, t2, _, _) = many
+        marginal = (t2 - t1) / (c2 - c1) * 1e6
+        print(f"  marginal cost {marginal:.1f} us per ID; 10k/1k time ratio {t2 / t1:.2f} "
+              f"(linear work above start-up: {(t2 - base_venv) / max(t1 - base_venv, 1e-9):.1f}x "
+              "for 10x IDs)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    print()
+    if failures:
+        print("BUDGET MISSED:\n  " + "\n  ".join(failures))
+        return 1
+    print("all budgets met (ratios against the venv's interpreter, the one mdgrill runs on)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

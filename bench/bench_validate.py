@@ -1,0 +1,109 @@
+"""`validate` of generated 1k/10k/100k-round files vs mistune's AST of the 10k file (issue 2).
+
+    /work/venv/bin/python bench/bench_validate.py [--runs 3] [--sizes 1000,10000,100000]
+
+Prints the sizes, the library and CLI figures, mistune's figure measured in the same run,
+the ratio (target >= 20x on the 10k file) and the cost per round (linearity). Medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import genspec  # noqa: E402
+
+
+def median_time(fn: object, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()  # type: ignore[operator]
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def library_validate(path: str) -> object:
+    """The library entry point of validate, or the parse + ledger if there is none yet."""
+    try:
+        from mdgrill import checks
+    except ImportError:
+        checks = None
+    for name in ("validate_paths", "validate_path", "validate_file", "check_file"):
+        fn = getattr(checks, name, None) if checks else None
+        if callable(fn):
+            return lambda: fn([path]) if name == "validate_paths" else fn(path)
+    from mdgrill.progress import read_progress
+    from mdgrill.session import check_loaded
+    from mdgrill.tree import read_ledger
+
+    def parse_all() -> None:
+        with open(path, "rb") as handle:
+            prog = read_progress(handle.read(), path)
+        check_loaded(prog)
+        read_ledger(prog.blocks)
+        _ = prog.nodes
+    print("  (no library validate entry point found: timing parse + checks + ledger)")
+    return parse_all
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    opts = ap.parse_args()
+    sizes = [int(s) for s in opts.sizes.split(",")]
+    mdgrill = shutil.which("mdgrill") or os.path.join(os.path.dirname(sys.executable), "mdgrill")
+    tmp = tempfile.mkdtemp(prefix="mdgrill-bench-validate-")
+    rows = []
+    try:
+        paths = {}
+        for rounds in sizes:
+            text = genspec.progress_text(rounds, pending=[], nodes=False, rounds=rounds)
+            paths[rounds] = genspec.write_spec(os.path.join(tmp, f"r{rounds}"), text)
+            print(f"generated {rounds:,} rounds: {len(text.encode()):,} bytes")
+        for rounds in sizes:
+            path = paths[rounds]
+            lib = median_time(library_validate(path), opts.runs)
+            cli_argv = [mdgrill, "validate", os.path.dirname(path)]
+
+            def run_cli(argv: list[str] = cli_argv) -> None:
+                subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            probe = subprocess.run(cli_argv, capture_output=True, text=True)
+            cli = median_time(run_cli, opts.runs) if "No module named" not in probe.stderr \
+                else float("nan")
+            rows.append((rounds, os.path.getsize(path), lib, cli, probe.returncode))
+        mist = float("nan")
+        if 10_000 in paths:
+            import mistune
+
+            md = mistune.create_markdown(renderer=None)
+            with open(paths[10_000], encoding="utf-8") as handle:
+                text10k = handle.read()
+            mist = median_time(lambda: md(text10k), max(1, opts.runs // 2))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"\n{'rounds':>8} {'bytes':>12} {'library':>10} {'CLI':>10} {'exit':>4} "
+          f"{'us/round (lib)':>15}")
+    for rounds, size, lib, cli, code in rows:
+        print(f"{rounds:>8,} {size:>12,} {lib * 1000:>8.1f}ms {cli * 1000:>8.1f}ms {code:>4} "
+              f"{lib / rounds * 1e6:>15.2f}")
+    print(f"\nmistune.create_markdown(renderer=None) on the 10k file: {mist * 1000:.0f} ms")
+    for rounds, _, lib, cli, _ in rows:
+        if rounds == 10_000:
+            print(f"ratio mistune / mdgrill (10k): library {mist / lib:.1f}x, CLI "
+                  f"{mist / cli:.1f}x (target >= 20x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
