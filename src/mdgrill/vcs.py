@@ -1,8 +1,9 @@
 """The thin git shell: commit exactly the named paths with escaped trailers, read history fast.
 
-GitPython is imported inside the functions that use it (`import git` costs 100+ ms and runs
-`git version`), so importing this module stays cheap. Every call opens its own
-`with Repo(...)` and closes every `git cat-file` process it started before it returns.
+git is run as a child process (`subprocess`, imported on first use). GitPython was used for
+that at first, but all this module ever asked of it was `repo.git.execute`, and importing it
+costs 70-130 ms (it runs `git version`): more than the whole `confirm` it served. Every call
+closes the `git cat-file` process it started before it returns.
 
 Inherited environment: git exports GIT_INDEX_FILE to commit hooks (and GIT_DIR, GIT_WORK_TREE
 in submodules and worktrees). mdgrill works on the repository it is given by path. A
@@ -23,8 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Generator, Iterable
     from typing import TypedDict
 
-    from git import Repo
-    from git.cmd import Git
+    import subprocess
 
     class HeadState(TypedDict):
         branch: str | None
@@ -280,41 +280,48 @@ def _env_pins(root: str, git_dir: str, common_dir: str) -> dict[str, str]:
     return pins
 
 
+class Repo:
+    """A work tree and the environment its git processes run with."""
+
+    __slots__ = ("root", "env")
+
+    def __init__(self, root: str, env: dict[str, str]) -> None:
+        self.root = root
+        self.env = env
+
+    def __enter__(self) -> Repo:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
 def _open(repo_root: str) -> Repo:
-    """A `Repo` for the work tree at `repo_root` whose git processes see only this repo."""
+    """The work tree at `repo_root`, whose git processes see only this repo."""
     root = os.path.abspath(repo_root)
     git_dir, common_dir = _git_dirs(root)
-    try:
-        from git import Repo
-        from git.exc import InvalidGitRepositoryError, NoSuchPathError
-    except ImportError as exc:  # GitPython refuses to import when no git executable works
-        raise InputError("GIT_NOT_AVAILABLE",
-                         f"git cannot be run ({exc}): install git or fix PATH.") from exc
-    try:
-        repo = Repo(root)
-    except (InvalidGitRepositoryError, NoSuchPathError) as exc:
-        raise _not_a_repository(root) from exc
-    pins = _env_pins(root, git_dir, common_dir)
-    if pins:
-        # Repo() takes its work tree from an inherited GIT_WORK_TREE (linked worktrees), and
-        # git commands run in that folder: give it a command wrapper rooted here instead.
-        if os.path.realpath(repo.working_dir) != os.path.realpath(root):
-            repo.git = type(repo.git)(root)
-        repo.git.update_environment(**pins)
-    return repo
+    env = dict(os.environ)
+    env.update(_env_pins(root, git_dir, common_dir))
+    # git's messages are parsed here and hooks must never wait for a terminal
+    env.update({"LC_ALL": "C", "LANGUAGE": "C", "GIT_TERMINAL_PROMPT": "0"})
+    return Repo(root, env)
 
 
 def _exe() -> str:
-    from git.cmd import Git
-    return str(Git.GIT_PYTHON_GIT_EXECUTABLE or "git")
+    return os.environ.get("GIT_PYTHON_GIT_EXECUTABLE") or "git"
 
 
 def _run(repo: Repo, *args: str) -> tuple[int, bytes, str]:
     """Run `git args...` in the repo: (exit status, raw stdout, stderr); never raises."""
-    status, out, err = repo.git.execute(
-        [_exe(), *args], with_extended_output=True, with_exceptions=False,
-        stdout_as_string=False, strip_newline_in_stdout=False)
-    return status, out, err
+    import subprocess
+
+    try:
+        proc = subprocess.run([_exe(), *args], cwd=repo.root, env=repo.env,
+                              stdin=subprocess.DEVNULL, capture_output=True, check=False)
+    except OSError as exc:
+        raise InputError("GIT_NOT_AVAILABLE",
+                         f"git cannot be run ({exc.strerror}): install git or fix PATH.") from exc
+    return proc.returncode, proc.stdout, proc.stderr.decode("utf-8", "replace")
 
 
 def _check(repo: Repo, *args: str) -> bytes:
@@ -632,16 +639,23 @@ def all_transitions(repo_root: str, rev: str = "HEAD") -> TransitionList:
 class _BlobReader:
     """One `git cat-file --batch` process, asked one object at a time (no pipe deadlock)."""
 
-    __slots__ = ("_auto",)
+    __slots__ = ("_proc",)
 
     def __init__(self, repo: Repo) -> None:
         import subprocess
-        self._auto: Git.AutoInterrupt = repo.git.execute(
-            [_exe(), "cat-file", "--batch"], istream=subprocess.PIPE, as_process=True)
+
+        try:
+            self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+                [_exe(), "cat-file", "--batch"], cwd=repo.root, env=repo.env,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        except OSError as exc:
+            raise InputError("GIT_NOT_AVAILABLE",
+                             f"git cannot be run ({exc.strerror}): install git or fix PATH."
+                             ) from exc
 
     def read(self, name: bytes) -> tuple[bytes, bytes] | None:
         """(object type, content) of `name` (an oid or `rev:path`), None if it is missing."""
-        proc = self._auto.proc
+        proc = self._proc
         assert proc is not None and proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(name + b"\n")
         proc.stdin.flush()
@@ -659,9 +673,10 @@ class _BlobReader:
         return parts[1], data[:size]
 
     def close(self) -> None:
-        proc = self._auto.proc
+        proc = self._proc
         if proc is None:
             return
+        self._proc = None
         import subprocess
         try:
             if proc.stdin is not None:
