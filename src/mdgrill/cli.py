@@ -75,8 +75,62 @@ exit codes: 0 done/allowed/valid, 1 files have errors (validate, verify, lint),
 2 bad input (nothing written), 3 refused by the gate."""
 
 
+class _Append(argparse.Action):
+    """`action="append"` without argparse's copy of the list on every occurrence, which made
+    10,000 `--decision-id` flags take seconds (quadratic)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        items = getattr(namespace, self.dest, None)
+        if items is None or items is self.default:
+            items = list(items or [])
+            setattr(namespace, self.dest, items)
+        items.append(values)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse that raises instead of exiting, so usage errors honour --json."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.register("action", "append", _Append)
+
+    def parse_known_args(  # type: ignore[override]
+            self, args: list[str] | None = None,
+            namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        # argparse looks for the next option with a scan of every option's index, once per
+        # option: quadratic in the number of flags (10,000 `--decision-id` took 8 s). Beyond a
+        # few dozen, repeats of an append flag are taken out here and added after parsing.
+        folded: dict[str, list[str]] = {}
+        if args is not None and len(args) > 64:
+            args, folded = self._fold_repeats(args)
+        parsed, rest = super().parse_known_args(args, namespace)
+        for dest, values in folded.items():
+            getattr(parsed, dest).extend(values)
+        return parsed, rest
+
+    def _fold_repeats(self, args: list[str]) -> tuple[list[str], dict[str, list[str]]]:
+        flags = {option: action.dest for action in self._actions if isinstance(action, _Append)
+                 for option in action.option_strings}
+        kept: list[str] = []
+        folded: dict[str, list[str]] = {}
+        seen: set[str] = set()
+        i = 0
+        while i < len(args):
+            token = args[i]
+            if token == "--":
+                kept.extend(args[i:])
+                break
+            dest = flags.get(token)
+            if dest is not None and i + 1 < len(args) and dest in seen:
+                folded.setdefault(dest, []).append(args[i + 1])
+                i += 2
+                continue
+            if dest is not None:
+                seen.add(dest)
+            kept.append(token)
+            i += 1
+        return kept, folded
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise InputError("USAGE", f"{self.prog}: {message} (see `{self.prog} --help`)")
