@@ -21,10 +21,9 @@ from mdgrill.errors import GateRefusal, InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import subprocess
     from collections.abc import Generator, Iterable
     from typing import TypedDict
-
-    import subprocess
 
     class HeadState(TypedDict):
         branch: str | None
