@@ -69,7 +69,7 @@ def _same(text: str) -> None:
     fast, exact = Progress(TextFile(text), "p.md"), _exact(text)
     assert _ledger_view(ledger_of(fast)) == _ledger_view(read_ledger(exact.blocks))
     fast_nodes = [(n.id, n.line, n.section, n.depends_on, n.spawned_by, n.investigating)
-                  for n in Progress(TextFile(text), "p.md").node_index()]
+                  for n in Progress(TextFile(text), "p.md").node_index(with_lines=True)]
     exact_nodes = [(n.id, n.line, n.section, n.depends_on, n.spawned_by, n.investigating)
                    for n in exact.nodes]
     assert fast_nodes == exact_nodes

@@ -9,7 +9,6 @@ goes to PyYAML's safe C loader, which is exact but costs ~30 ms to import.
 
 from __future__ import annotations
 
-import json
 import re
 
 from .errors import InputError
@@ -403,6 +402,8 @@ def _unquote(token: str) -> str:
     if re.search(r"\\[^\"\\/bfnrtu]", inner):
         raise _NotSubset  # YAML-only escapes (\x, \e, \N, \_ ...): let PyYAML read them
     try:
+        import json
+
         value = json.loads(token)
     except ValueError:
         raise _NotSubset from None
@@ -515,6 +516,19 @@ def _plain_json(value: object, path: str, base: int) -> dict[str, object]:
 # Rendering and splicing
 
 
+def _render_float(value: float) -> str:
+    """A float as YAML 1.1 reads it back (it wants a dot: `1e+16` would be a string)."""
+    if value != value:
+        return ".nan"
+    if value in (float("inf"), float("-inf")):
+        return ".inf" if value > 0 else "-.inf"
+    text = repr(value)
+    if "." not in text:
+        mantissa, e, exponent = text.partition("e")
+        text = f"{mantissa}.0{e}{exponent}"
+    return text
+
+
 def render_scalar(value: object, flow: bool = False) -> str:
     """A scalar in the subset: plain where its meaning is unambiguous, else double-quoted."""
     if value is None:
@@ -526,7 +540,7 @@ def render_scalar(value: object, flow: bool = False) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return json.dumps(value)
+        return _render_float(value)
     text = str(value)
     pattern = _SAFE_PLAIN_FLOW if flow else _SAFE_PLAIN
     if text and pattern.match(text) and not _YAML11_SPECIAL.match(text) \

@@ -9,10 +9,10 @@ of the file stays as it was.
 from __future__ import annotations
 
 import re
-from hashlib import sha256
 
 from . import frontmatter_io
 from .errors import InputError
+from .hashing import sha256
 from .markdown import Heading, Section, scan_headings, sections
 from .record import BLOCK_LISTS, HEADING_WORD, PHASE_OF_WORD, TOP_KEYS
 from .textfile import TextFile, apply_splices, split_lines
@@ -156,11 +156,12 @@ class NodeInfo:
         return f"NodeInfo({self.id!r}, line={self.line})"
 
 
-_NODE_LINE = re.compile(
-    r"^(?:( {0,3}###(?:[ \t\r][^\n]*)?)|[-*+][ \t]+(?:\*\*)?"
-    r"(section|depends on|spawned by|investigating)(?:\*\*)?[ \t]*:(?:\*\*)?"
-    r"(?:[ \t]+([^\n]*))?\r?)$",
-    re.M | re.I)
+# One tuple per line the frontier reads of the tree: (###, node ID, key, value); a heading's
+# ID is what NODE_HEADING would read from its title.
+_NODE_TUPLES = re.compile(
+    r"^(?:( {0,3}###)(?:[ \t\r]+([A-Za-z][A-Za-z0-9._-]*)[^\S\n]*:[^\n]*|(?:[ \t\r][^\n]*)?)"
+    r"|[-*+][ \t]+(?:\*\*)?((?i:section|depends on|spawned by|investigating))(?:\*\*)?"
+    r"[ \t]*:(?:\*\*)?(?:[ \t]+([^\n]*))?\r?)$", re.M)
 
 def split_ids(value: str | None) -> list[str]:
     """`D1, D2` -> [D1, D2]; `none`/empty -> []."""
@@ -410,8 +411,9 @@ class Progress:
             nodes.append(node)
         return nodes
 
-    def node_index(self) -> list[NodeInfo]:
-        """The tree's nodes with only what the frontier needs, read without parsing every line."""
+    def node_index(self, with_lines: bool = False) -> list[NodeInfo]:
+        """The tree's nodes with only what the frontier needs, read without parsing every line
+        (`line` is -1 unless `with_lines`)."""
         if self._nodes is not None or self.has_markup(TREE) or TREE not in self.sections:
             return [NodeInfo(n.id, n.line, n.section, n.depends_on, n.spawned_by,
                              n.investigating) for n in self.nodes]
@@ -421,26 +423,20 @@ class Progress:
         nodes: list[NodeInfo] = []
         current: NodeInfo | None = None
         seen: set[str] = set()
-        line = sec.start
-        last = start
-        for m in _NODE_LINE.finditer(text, start, end):
-            if m.group(1) is not None:
-                pos = m.start()
-                line += text.count("\n", last, pos)
-                last = pos
-                head = NODE_HEADING.match(_heading_text(m.group(0)))
-                current = NodeInfo(head.group(1), line) if head is not None else None
+        for head, node_id, key, value in _NODE_TUPLES.findall(text, start, end):
+            if head:
+                current = NodeInfo(node_id, -1) if node_id else None
                 seen = set()
                 if current is not None:
                     nodes.append(current)
                 continue
             if current is None:
                 continue
-            key = m.group(2).lower()
+            key = key.lower()
             if key in seen:
                 continue  # Node.first(): the first entry with a key wins
             seen.add(key)
-            value = m.group(3).strip()
+            value = value.strip()
             if key == "section":
                 current.section = value
             elif key == "depends on":
@@ -450,7 +446,15 @@ class Progress:
                 current.spawned_by = ids[0] if ids else None
             else:
                 current.investigating = value
+        if with_lines:
+            lines = [line for line, title in self._tree_h3()
+                     if NODE_HEADING.match(title) is not None]
+            for node, line in zip(nodes, lines, strict=True):
+                node.line = line
         return nodes
+
+    def _tree_h3(self) -> list[tuple[int, str]]:
+        return [(line, title) for _, line, title in self._h3_lines(TREE)]
 
     def node(self, node_id: str) -> Node | None:
         return next((n for n in self.nodes if n.id == node_id), None)
