@@ -175,10 +175,13 @@ def run(args: argparse.Namespace) -> Outcome:
     refused = [s for s in steps if s["exit"] != 0]
     expected_refusals = 1  # the control-only answer
     ok = len(refused) == expected_refusals
+    approvals = _git(target, "log", "--format=%h %s", "--grep=^Mdgrill-Transition:")
     summary = (f"\nDemo repository: {target}\n"
                f"{len(steps)} commands, {len(refused)} refused as scripted"
-               f"{'' if ok else ' (UNEXPECTED failures above)'}; the spec is at "
-               f"{os.path.join(target, SPEC, '.progress.md')}")
+               f"{'' if ok else ' (UNEXPECTED failures above)'}.\n"
+               f"{'The spec validates and' if ok else 'The spec'} carries "
+               f"{len(approvals.splitlines())} approval commits:\n{approvals}\n"
+               f"Read it: {os.path.join(target, SPEC, '.progress.md')}")
     text = summary if args.quiet else "\n".join(transcript) + "\n" + summary
     return Outcome({"repository": target, "steps": steps}, text, 0 if ok else 1)
 
