@@ -1,0 +1,340 @@
+"""Crash safety and concurrency (DESIGN §9), through the installed CLI in real processes.
+
+Crash safety: `record-answer`, `term add` and `confirm` are started and SIGKILLed at random
+moments; after every kill each file must parse and validate, and hold every answer whose
+command returned 0. Concurrency: 8 processes answer their own decisions on one spec at once;
+two `term add` calls write one CONTEXT.md at once. The CI sizes here are small; the stress
+run (`MDGRILL_STRESS=1 pytest tests/stress`) calls the same functions with the full sizes.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from mdgrill.checks import validate_glossary_bytes, validate_progress_bytes
+from mdgrill.glossary import parse_glossary
+from mdgrill.progress import read_progress
+from mdgrill.session import check_loaded
+from mdgrill.store import TEMP_PREFIX
+from mdgrill.textfile import decode
+
+
+def mdgrill_command() -> list[str]:
+    venv = Path(sys.executable).with_name("mdgrill")
+    if venv.exists():
+        return [str(venv)]
+    found = shutil.which("mdgrill")
+    return [found] if found else [sys.executable, "-m", "mdgrill"]
+
+
+MDGRILL = mdgrill_command()
+
+
+def clean_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(HOME=str(home), GIT_CONFIG_GLOBAL=str(home / ".gitconfig"),
+               GIT_CONFIG_NOSYSTEM="1")
+    return env
+
+
+def make_repo(base: Path) -> tuple[Path, dict[str, str]]:
+    """A git repository with an identity, and an environment that keeps HOME inside base."""
+    home = base / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    env = clean_env(home)
+    repo = base / "repo"
+    repo.mkdir()
+    for args in (["init", "-q", "-b", "main"], ["config", "user.name", "Test"],
+                 ["config", "user.email", "test@example.com"],
+                 ["config", "commit.gpgsign", "false"]):
+        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, env=env)
+    return repo, env
+
+
+def run(repo: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*MDGRILL, *args], cwd=repo, env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def ok(repo: Path, env: dict[str, str], *args: str) -> str:
+    proc = run(repo, env, *args)
+    assert proc.returncode == 0, (args, proc.stdout, proc.stderr)
+    return proc.stdout
+
+
+def open_decisions(repo: Path, env: dict[str, str], spec: str, count: int,
+                   interview: str = "s1") -> list[str]:
+    """Begin an interview and open `count` decisions in round 1 (in chunks of 200 flags)."""
+    ok(repo, env, "begin-interview", spec, "--phase", "start", "--interview-id", interview)
+    ids = [f"D{i}" for i in range(count)]
+    for start in range(0, count, 200):
+        flags = [x for i in ids[start:start + 200] for x in ("--decision-id", i)]
+        ok(repo, env, "open-frontier", spec, "--round", "1", *flags)
+    return ids
+
+
+def assert_progress_sound(path: Path) -> None:
+    """The file parses, its record and log digest hold, and validate finds no error."""
+    data = path.read_bytes()
+    prog = read_progress(data, str(path))
+    check_loaded(prog)
+    errors = [d for d in validate_progress_bytes(data, str(path)) if d.is_error]
+    assert not errors, errors
+
+
+def assert_glossary_sound(path: Path) -> set[str]:
+    data = path.read_bytes()
+    errors = [d for d in validate_glossary_bytes(data, str(path)) if d.is_error]
+    assert not errors, errors
+    return {t.name for t in parse_glossary(decode(data, str(path)), str(path)).terms}
+
+
+def decisions_in(path: Path) -> list[tuple[str, str]]:
+    prog = read_progress(path.read_bytes(), str(path))
+    out = []
+    for block in prog.blocks:
+        for entry in block.get("Decisions"):
+            key, _, answer = entry.value.partition(" -> ")
+            out.append((key, answer))
+    return out
+
+
+def temps_in(folder: Path) -> list[str]:
+    return [p.name for p in folder.iterdir() if p.name.startswith(TEMP_PREFIX)]
+
+
+def kill_at_random(argv: list[str], cwd: Path, env: dict[str, str], delay: float) -> int:
+    """Start the command, SIGKILL it after `delay` seconds; its exit code (-9 if killed)."""
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        proc.wait(timeout=delay)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGKILL)
+    return proc.wait()
+
+
+class CrashStats:
+    def __init__(self) -> None:
+        self.runs = 0
+        self.killed = 0
+        self.completed = 0
+        self.killed_but_written = 0  # killed after the rename: the change is there
+        self.temps_seen = 0  # killed between creating the temp file and renaming it
+        self.commits_retried = 0  # confirm killed after its write, before its commit
+
+
+def typical_duration(repo: Path, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    ok(repo, env, "classify-reply", "--text", "warm up")
+    return time.perf_counter() - start
+
+
+def crash_loop(base: Path, kills: int, seed: int = 0) -> CrashStats:
+    """`kills` record-answer / term add runs, each SIGKILLed at a random moment."""
+    rng = random.Random(seed)
+    repo, env = make_repo(base)
+    spec = "specs/crash"
+    ok(repo, env, "init", spec, "--goal", "Crash safety")
+    ids = open_decisions(repo, env, spec, kills)
+    progress = repo / spec / ".progress.md"
+    glossary = repo / "CONTEXT.md"
+    # Kill anywhere from before the interpreter starts to after the write: the window a
+    # verb spends writing is only reached with delays up to its whole run time.
+    span = max(0.06, 2.0 * typical_duration(repo, env))
+    stats = CrashStats()
+    answered: dict[str, str] = {}
+    terms: set[str] = set()
+    for i, decision in enumerate(ids):
+        delay = rng.uniform(0, span)
+        if i % 3 == 2:
+            term = f"Term{i}"
+            argv = [*MDGRILL, "term", "add", term, "--definition", f"Definition number {i}."]
+            code = kill_at_random(argv, repo, env, delay)
+            present = glossary.exists() and term in assert_glossary_sound(glossary)
+            if code == 0:
+                terms.add(term)
+            target_present = present
+        else:
+            answer = f"answer number {i}"
+            argv = [*MDGRILL, "record-answer", spec, "--decision-id", decision, "--answer",
+                    answer]
+            code = kill_at_random(argv, repo, env, delay)
+            target_present = (decision, answer) in decisions_in(progress)
+            if code == 0:
+                answered[decision] = answer
+        stats.runs += 1
+        if code == 0:
+            stats.completed += 1
+            assert target_present, f"run {i} returned 0 but its change is missing"
+        else:
+            assert code == -signal.SIGKILL, f"run {i} failed by itself with exit {code}"
+            stats.killed += 1
+            stats.killed_but_written += int(target_present)
+            stats.temps_seen += int(bool(temps_in(repo / spec) or temps_in(repo)))
+        assert_progress_sound(progress)
+        if glossary.exists():
+            assert_glossary_sound(glossary)
+    # One more call per folder sweeps what a killed writer left.
+    ok(repo, env, "frontier", spec)
+    ok(repo, env, "term", "add", "Final", "--definition", "The last term written.")
+    assert temps_in(repo / spec) == []
+    assert temps_in(repo) == []
+    recorded = decisions_in(progress)
+    keys = [k for k, _ in recorded]
+    assert len(keys) == len(set(keys)), "an answer was recorded twice"
+    for decision, answer in answered.items():
+        assert (decision, answer) in recorded
+    assert terms <= assert_glossary_sound(glossary)
+    assert run(repo, env, "validate", spec).returncode == 0
+    return stats
+
+
+def confirm_crash_loop(base: Path, kills: int, seed: int = 0) -> CrashStats:
+    """`confirm` (which writes, then commits) SIGKILLed at random moments, `kills` times."""
+    rng = random.Random(seed)
+    repo, env = make_repo(base)
+    spec = "specs/confirm"
+    ok(repo, env, "init", spec, "--goal", "Confirm under SIGKILL")
+    progress = repo / spec / ".progress.md"
+    span = max(0.06, 3.0 * typical_duration(repo, env))
+    stats = CrashStats()
+    for i in range(kills):
+        interview = f"iv{i}"
+        ok(repo, env, "begin-interview", spec, "--phase", "start", "--interview-id", interview)
+        ok(repo, env, "open-frontier", spec, "--round", "1", "--decision-id", f"Q{i}")
+        ok(repo, env, "record-answer", spec, "--decision-id", f"Q{i}", "--answer",
+           f"choice {i}")
+        ok(repo, env, "await-confirmation", spec, "--decision-id", f"C{i}", "--approach",
+           f"approach {i}")
+        argv = [*MDGRILL, "confirm", spec, "--decision-id", f"C{i}", "--source",
+                "approve-and-delegate"]
+        code = kill_at_random(argv, repo, env, rng.uniform(0, span))
+        stats.runs += 1
+        assert_progress_sound(progress)
+        status = read_progress(progress.read_bytes(), "p").data["interview"]
+        assert isinstance(status, dict)
+        if code == 0:
+            stats.completed += 1
+            assert status["status"] == "complete"
+        else:
+            assert code == -signal.SIGKILL
+            stats.killed += 1
+            stats.killed_but_written += int(status["status"] == "complete")
+        if status["status"] != "complete":
+            ok(repo, env, *argv[len(MDGRILL):])  # the user confirms again: it must work
+        # A kill may leave the approval written but not committed: check-delegation refuses
+        # it until `confirm` runs again, which commits it.
+        delegation = run(repo, env, "check-delegation", spec, "--phase", "start",
+                         "--interview-id", interview)
+        if delegation.returncode != 0:
+            assert "APPROVAL_NOT_RECORDED" in delegation.stderr, delegation.stderr
+            lock = repo / ".git" / "index.lock"
+            assert not lock.exists(), "a killed confirm left .git/index.lock behind"
+            stats.commits_retried += 1
+            ok(repo, env, *argv[len(MDGRILL):])  # confirm again: it retries the commit
+            ok(repo, env, "check-delegation", spec, "--phase", "start", "--interview-id",
+               interview)
+    assert temps_in(repo / spec) == []
+    assert run(repo, env, "validate", spec).returncode == 0
+    return stats
+
+
+def test_crash_safety_record_answer_and_term_add(tmp_path: Path) -> None:
+    stats = crash_loop(tmp_path, kills=60, seed=1)
+    assert stats.runs == 60
+    assert stats.killed > 0
+
+
+def test_crash_safety_confirm(tmp_path: Path) -> None:
+    stats = confirm_crash_loop(tmp_path, kills=12, seed=2)
+    assert stats.runs == 12
+
+
+def concurrent_answers(base: Path, workers: int, calls: int) -> dict[str, int]:
+    """`workers` processes each answer their own `calls` decisions on one spec at once."""
+    repo, env = make_repo(base)
+    spec = "specs/busy"
+    ok(repo, env, "init", spec, "--goal", "Many writers")
+    ids = open_decisions(repo, env, spec, workers * calls)
+
+    def worker(w: int) -> list[int]:
+        codes = []
+        for c in range(calls):
+            decision = ids[w * calls + c]
+            proc = run(repo, env, "record-answer", spec, "--decision-id", decision, "--answer",
+                       f"worker {w} answer {c}")
+            codes.append(proc.returncode)
+        return codes
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        results = list(pool.map(worker, range(workers)))
+    elapsed = time.perf_counter() - started
+    codes = [code for codes in results for code in codes]
+    assert codes == [0] * (workers * calls)
+    progress = repo / spec / ".progress.md"
+    assert_progress_sound(progress)
+    recorded = decisions_in(progress)
+    assert sorted(k for k, _ in recorded) == sorted(ids)
+    expected = {(ids[w * calls + c], f"worker {w} answer {c}")
+                for w in range(workers) for c in range(calls)}
+    assert set(recorded) == expected
+    iv = read_progress(progress.read_bytes(), "p").data["interview"]
+    assert isinstance(iv, dict) and iv["pending"] == [] and iv["round"] == 1
+    assert run(repo, env, "validate", spec).returncode == 0
+    return {"calls": len(codes), "ms": int(elapsed * 1000)}
+
+
+def test_concurrent_record_answer(tmp_path: Path) -> None:
+    result = concurrent_answers(tmp_path, workers=8, calls=10)
+    assert result["calls"] == 80
+
+
+def concurrent_terms(base: Path, rounds: int) -> None:
+    """Two `term add` calls on one CONTEXT.md at once, `rounds` times: both terms land."""
+    repo, env = make_repo(base)
+    expected: set[str] = set()
+    for r in range(rounds):
+        pair = [f"Alpha{r}", f"Beta{r}"]
+        procs = [subprocess.Popen([*MDGRILL, "term", "add", name, "--definition",
+                                   f"The {name} concept."], cwd=repo, env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                 for name in pair]
+        for proc in procs:
+            _, err = proc.communicate(timeout=60)
+            assert proc.returncode == 0, err
+        expected.update(pair)
+        assert assert_glossary_sound(repo / "CONTEXT.md") == expected
+    assert temps_in(repo) == []
+
+
+def test_concurrent_term_add(tmp_path: Path) -> None:
+    concurrent_terms(tmp_path, rounds=3)
+
+
+@pytest.mark.parametrize("count", [1, 2])
+def test_each_kill_leaves_old_or_new_file(tmp_path: Path, count: int) -> None:
+    """A temp file left by a killed writer is never read as the spec and is swept."""
+    repo, env = make_repo(tmp_path)
+    spec = "specs/t"
+    ok(repo, env, "init", spec, "--goal", "Leftovers")
+    open_decisions(repo, env, spec, 1)
+    folder = repo / spec
+    before = (folder / ".progress.md").read_bytes()
+    for n in range(count):  # what a writer killed between create and rename leaves
+        (folder / f"{TEMP_PREFIX}{4000 + n}-.progress.md").write_bytes(before[: len(before) // 2])
+    assert run(repo, env, "validate", spec).returncode == 0
+    ok(repo, env, "record-answer", spec, "--decision-id", "D0", "--answer", "kept")
+    assert temps_in(folder) == []
+    assert ("D0", "kept") in decisions_in(folder / ".progress.md")
