@@ -33,33 +33,21 @@ def median_time(fn: object, runs: int) -> float:
 
 
 def library_validate(path: str) -> object:
-    """The library entry point of validate, or the parse + ledger if there is none yet."""
-    try:
-        from mdgrill import checks
-    except ImportError:
-        checks = None
-    for name in ("validate_paths", "validate_path", "validate_file", "check_file"):
-        fn = getattr(checks, name, None) if checks else None
-        if callable(fn):
-            return lambda: fn([path]) if name == "validate_paths" else fn(path)
-    from mdgrill.progress import read_progress
-    from mdgrill.session import check_loaded
-    from mdgrill.tree import read_ledger
+    """`mdgrill validate`'s own work on one file: read, parse, every check."""
+    from mdgrill.checks import validate_progress_bytes
 
-    def parse_all() -> None:
+    def run() -> None:
         with open(path, "rb") as handle:
-            prog = read_progress(handle.read(), path)
-        check_loaded(prog)
-        read_ledger(prog.blocks)
-        _ = prog.nodes
-    print("  (no library validate entry point found: timing parse + checks + ledger)")
-    return parse_all
+            diagnostics = validate_progress_bytes(handle.read(), path)
+        assert not [d for d in diagnostics if d.severity == "error"], diagnostics[:3]
+    return run
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--nodes", type=int, default=1000, help="design tree size (default 1,000)")
     opts = ap.parse_args()
     sizes = [int(s) for s in opts.sizes.split(",")]
     mdgrill = shutil.which("mdgrill") or os.path.join(os.path.dirname(sys.executable), "mdgrill")
@@ -68,9 +56,10 @@ def main() -> int:
     try:
         paths = {}
         for rounds in sizes:
-            text = genspec.progress_text(rounds, pending=[], nodes=False, rounds=rounds)
+            text = genspec.validate_text(rounds, opts.nodes)
             paths[rounds] = genspec.write_spec(os.path.join(tmp, f"r{rounds}"), text)
-            print(f"generated {rounds:,} rounds: {len(text.encode()):,} bytes")
+            print(f"generated {rounds:,} rounds, {opts.nodes:,} nodes: "
+                  f"{len(text.encode()):,} bytes")
         for rounds in sizes:
             path = paths[rounds]
             lib = median_time(library_validate(path), opts.runs)

@@ -112,3 +112,34 @@ def write_spec(folder: str, text: str) -> str:
     with open(path, "w", encoding="utf-8", newline="") as handle:
         handle.write(text)
     return path
+
+
+def validate_text(rounds: int, nodes: int) -> str:
+    """A spec with `rounds` closed rounds (two decisions and a fact each, ~430 bytes) and a
+    design tree of `nodes` nodes: 10,000 rounds make a file of about 4.5 MB."""
+    log: list[str] = []
+    for r in range(1, rounds + 1):
+        a, b = f"D{2 * r - 1}", f"D{2 * r}"
+        log += ["", f"### Requirements Grill - Round {r}", f"- Asked: {a}, {b}",
+                f"- Facts resolved: {a} -> the session store is Redis "
+                f"(`src/auth/session.py`, line {r})",
+                f"- Decisions: {a} -> External customers only; staff keep SSO through the "
+                f"admin portal (round {r})",
+                f"- Decisions: {b} -> Links expire after 15 minutes and can be used once, as "
+                "the security team asked",
+                "- Out of scope: none", "- Domain language: none",
+                f"- Frontier after round: D{2 * r + 1}, D{2 * r + 2}"]
+    tree: list[str] = []
+    for i in range(1, nodes + 1):
+        tree += ["", *_node(i)[:-1]]
+    log_text = "\n".join(log)
+    front = ["---"]
+    for key, value in (("mdgrill", 1), ("spec", "big"), ("goal", GOAL),
+                       ("phase", "requirements"), ("mode", "interactive"),
+                       ("required_sections", []), ("interview", None), ("skills", []),
+                       ("log", {"blocks": rounds, "sha256": log_digest(log_text)})):
+        front += render_entry(key, value, 0, BLOCK_LISTS)
+    front.append("---")
+    body = ["# Big spec", "", "## Goal", "", GOAL, "", "## Design Tree", *tree, "",
+            "## Interview Responses", log_text]
+    return "\n".join(front + body) + "\n"
