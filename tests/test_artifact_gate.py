@@ -401,3 +401,29 @@ def test_corpus_requirements_file_as_an_artifact(tmp_path: Path) -> None:
     import hashlib
 
     assert out["sha256"] == hashlib.sha256(source.read_bytes()).hexdigest()
+
+
+def test_a_phase_advanced_by_hand_is_caught(tmp_path: Path) -> None:
+    work = tmp_path / "plain"
+    work.mkdir()
+    cli = Cli(work, tmp_path)
+    spec = "specs/s"
+    cli("init", spec, "--goal", "G")
+    folder = work / spec
+    _interview(cli, spec, "requirements", "req-1", no_commit=True)
+    (folder / "requirements.md").write_text("# requirements\n")
+    cli("await-artifact-approval", spec, "--artifact", "requirements.md")
+    progress = folder / ".progress.md"
+    awaiting = progress.read_text()
+    # one phase ahead without the artifact's approval: the log has no Approved block
+    progress.write_text(awaiting.replace("phase: requirements\nmode:", "phase: design\nmode:"))
+    out = cli("validate", spec, code=1)
+    codes = [d["code"] for d in out["diagnostics"]]  # type: ignore[union-attr,index]
+    assert codes == ["PHASE_NOT_APPROVED"]
+    # two phases ahead: no verb reads the record any more
+    progress.write_text(awaiting.replace("phase: requirements\nmode:", "phase: tasks\nmode:"))
+    refused = cli("status", spec, code=0)["problems"]
+    assert refused and "a phase advances only by `mdgrill approve-artifact`" in str(refused)
+    before = progress.read_bytes()
+    cli("approve-artifact", spec, "--source", "approve-artifact", code=2)
+    assert progress.read_bytes() == before

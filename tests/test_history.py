@@ -310,3 +310,16 @@ def test_log_review_verify_leave_no_cat_file_process(
                   "--interview-id", "design-1"]):
         assert cli.main(["--root", str(demo), *argv]) == 0, capsys.readouterr()
     assert _cat_file_children() == []
+
+
+def test_verify_reports_a_phase_moved_without_an_artifact_approval(
+        demo: Path, mdgrill: Run) -> None:
+    text = (demo / PROGRESS).read_text()
+    assert "\nphase: design\n" in text
+    _commit_file(demo, PROGRESS, text.replace("\nphase: design\n", "\nphase: tasks\n")
+                 .encode(), "skip the design artifact")
+    code, out, _ = mdgrill("verify", cwd=demo)
+    assert code == 1
+    assert "PHASE_NOT_APPROVED" in out and "from design to tasks" in out
+    # the demo's own advance (requirements -> design) was an approve-artifact commit
+    assert "from requirements to design" not in out

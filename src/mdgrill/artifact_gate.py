@@ -94,6 +94,15 @@ def check_artifact(data: dict[str, object]) -> list[Problem]:
         bad("a revision_requested artifact has feedback_round >= 1")
     if not is_id(art["interview"]):
         bad(f"artifact interview `{art['interview']}` is not a valid interview ID")
+    phase = data.get("phase")
+    if art["phase"] in PHASES:
+        # the spec's phase is the artifact's, or the next once that artifact was approved
+        # (whether it was is in the log: checks.check_phase_approval reads it)
+        allowed = {art["phase"], next_phase(str(art["phase"]))} - {None}
+        if phase not in allowed:
+            bad(f"`phase: {phase}` is not the artifact's phase ({art['phase']}) or the one "
+                "after it: a phase advances only by `mdgrill approve-artifact`; set the phase "
+                "back")
     return problems
 
 

@@ -84,7 +84,26 @@ def check_progress(prog: Progress) -> list[Diagnostic]:
     out.extend(check_blocks(prog))
     out.extend(check_nodes(prog))
     out.extend(check_ledger(prog))
+    out.extend(check_phase_approval(prog))
     return out
+
+
+def check_phase_approval(prog: Progress) -> list[Diagnostic]:
+    """A spec past its artifact's phase has the `Approved` block of that artifact."""
+    from .artifact_gate import next_phase
+
+    art = prog.data.get("artifact")
+    phase = prog.data.get("phase")
+    if not isinstance(art, dict) or phase == art.get("phase") or \
+            phase != next_phase(str(art.get("phase"))):
+        return []
+    if any(b.kind == "artifact_approved" and b.phase == art.get("phase")
+           for b in prog.block_headings()):
+        return []
+    return [error(prog.path, key_line(prog, "phase"), "PHASE_NOT_APPROVED",
+                  f"`phase: {phase}` is past the {art.get('phase')} artifact, but the log has "
+                  f"no `{str(art.get('phase')).title()} Artifact - Approved` block: a phase "
+                  "advances only by `mdgrill approve-artifact`; set the phase back")]
 
 
 # ---------------------------------------------------------------------------------------

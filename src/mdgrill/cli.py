@@ -199,6 +199,8 @@ def build_parser(verb: str | None) -> Parser:
                        formatter_class=_Formatter)
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                    help="print one JSON object on stdout")
+    p.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS,
+                   help="repository root (as before the verb)")
     module.configure(verb, p)
     return parser
 

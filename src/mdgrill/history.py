@@ -20,7 +20,7 @@ from .progress import LOG, Progress, normalize_log, read_progress
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
 
 # Substrings that could make a heading further down not a heading (fence and comment openers)
 # or make another section the log (a second log heading). Searched for as plain bytes, so a
@@ -378,3 +378,38 @@ def approval_gap(committed: Progress, current: Progress,
                 "the Interview Responses recorded in it were edited or removed since: restore "
                 "them from that commit (`mdgrill restore`, or git); a correction is a new round")
     return None
+
+
+_PHASE_LINE = re.compile(rb"^phase:[ \t]*([A-Za-z]+)[ \t]*\r?$", re.M)
+_ARTIFACT_LINE = re.compile(rb"^artifact:", re.M)
+_PHASE_ORDER = ("start", "research", "requirements", "design", "tasks")
+
+
+class PhaseWatch:
+    """Passes versions through and notes each `phase:` that moved forward without an
+    approve-artifact commit, once the spec uses the artifact gate."""
+
+    def __init__(self, versions: Iterable[tuple[str, bytes]], path: str,
+                 approvals: set[str]) -> None:
+        self.versions = versions
+        self.path = path
+        self.approvals = approvals
+        self.diagnostics: list[Diagnostic] = []
+
+    def __iter__(self) -> Iterator[tuple[str, bytes]]:
+        before: str | None = None
+        for sha, data in self.versions:
+            head = data[:_fm_end(data)]
+            found = _PHASE_LINE.search(head)
+            phase = found.group(1).decode("ascii") if found else None
+            if before in _PHASE_ORDER and phase in _PHASE_ORDER and \
+                    _PHASE_ORDER.index(str(phase)) > _PHASE_ORDER.index(str(before)) and \
+                    _ARTIFACT_LINE.search(head) and sha not in self.approvals:
+                line = head.count(b"\n", 0, found.start()) + 1 if found else 1
+                self.diagnostics.append(error(
+                    self.path, line, "PHASE_NOT_APPROVED",
+                    f"commit {sha[:10]} moved `phase:` from {before} to {phase} without an "
+                    "approve-artifact commit: a phase advances only by `mdgrill "
+                    "approve-artifact`"))
+            before = phase if phase is not None else before
+            yield sha, data

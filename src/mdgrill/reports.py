@@ -261,6 +261,33 @@ def pending_questions(prog: Progress, pending: list[str]) -> list[dict[str, obje
     return out
 
 
+def _pending_lines(pending: list[dict[str, object]], color: bool) -> list[str]:
+    if not pending:
+        return []
+    lines = [paint("pending:", "bold", color)]
+    for item in pending:
+        lines.append(f"  {item['id']}: {item.get('question') or '(no node in the tree)'}")
+        options = item.get("options") or []
+        assert isinstance(options, list)
+        for option in options:
+            mark = "*" if option == item.get("recommended") else "-"
+            lines.append(f"    {mark} {option}")
+        if item.get("recommendation"):
+            lines.append(f"    recommendation: {item['recommendation']}")
+    return lines
+
+
+def _artifact_line(art: dict[str, object], color: bool) -> str:
+    status = str(art.get("status"))
+    tone = {"approved": "green", "revision_requested": "red"}.get(status, "yellow")
+    text = f"artifact: {art.get('path')} ({art.get('phase')}) {paint(status, tone, color)}"
+    if art.get("feedback_round"):
+        text += f", feedback round {art['feedback_round']}"
+    if art.get("changed"):
+        text += paint(" — changed since it was submitted", "red", color)
+    return text
+
+
 def status_text(view: dict[str, object], color: bool = False) -> str:
     """One screen from the `status` view dict."""
     iv = view.get("interview")
@@ -279,15 +306,7 @@ def status_text(view: dict[str, object], color: bool = False) -> str:
         lines.append("interview: none (run `mdgrill begin-interview`)")
     pending = view.get("pending") or []
     assert isinstance(pending, list)
-    if pending:
-        lines.append(paint("pending:", "bold", color))
-        for item in pending:
-            lines.append(f"  {item['id']}: {item.get('question') or '(no node in the tree)'}")
-            for option in item.get("options") or []:
-                mark = "*" if option == item.get("recommended") else "-"
-                lines.append(f"    {mark} {option}")
-            if item.get("recommendation"):
-                lines.append(f"    recommendation: {item['recommendation']}")
+    lines.extend(_pending_lines(pending, color))
     frontier = view.get("frontier")
     if isinstance(frontier, dict):
         batches = frontier.get("batches") or []
@@ -306,6 +325,9 @@ def status_text(view: dict[str, object], color: bool = False) -> str:
         if context.get("reason"):
             text += f" ({context['reason']})"
         lines.append(text)
+    art = view.get("artifact")
+    if isinstance(art, dict):
+        lines.append(_artifact_line(art, color))
     approval = view.get("approval")
     if isinstance(approval, dict):
         if approval.get("sha"):

@@ -9,6 +9,7 @@ from .. import store
 from ..diagnostics import Diagnostic, format_diagnostic
 from ..errors import InputError, MdgrillError
 from ..history import (
+    PhaseWatch,
     added_blocks,
     glossary_terms,
     log_version,
@@ -69,11 +70,14 @@ def _log(args: argparse.Namespace, root: str) -> Outcome:
         entry = {"commit": c.sha, "date": c.date, "spec": t.get("Mdgrill-Spec"),
                  "phase": t.get("Mdgrill-Phase"), "interview": t.get("Mdgrill-Interview"),
                  "transition": t.get("Mdgrill-Transition"),
-                 "context_digest": t.get("Mdgrill-Context-Digest"), "subject": c.subject}
+                 "context_digest": t.get("Mdgrill-Context-Digest"), "subject": c.subject,
+                 "artifact": t.get("Mdgrill-Artifact"),
+                 "artifact_sha256": t.get("Mdgrill-Artifact-Sha256")}
         entries.append(entry)
+        what = (f"{entry['artifact']} {str(entry['artifact_sha256'] or '-')[:12]}"
+                if entry["artifact"] else str(entry["context_digest"] or "-")[:12])
         lines.append(f"{c.date[:19]}  {c.sha[:10]}  {entry['spec']}  {entry['phase']}  "
-                     f"{entry['interview']}  {entry['transition']}  "
-                     f"{str(entry['context_digest'] or '-')[:12]}")
+                     f"{entry['interview']}  {entry['transition']}  {what}")
     shallow = bool(getattr(commits, "shallow", False))
     if shallow:
         lines.append("note: this is a shallow clone, so the history is incomplete: transitions "
@@ -175,12 +179,16 @@ def _verify(args: argparse.Namespace, root: str) -> Outcome:
     diagnostics: list[Diagnostic] = []
     stats: dict[str, int] = {}
     removed: set[str] = set()
+    approvals = {c.sha for c in vcs.all_transitions(root)
+                 if c.trailers.get("Mdgrill-Transition") == "approve-artifact"}
     for rel in progress_files:
         history = vcs.iter_file_history(root, rel)
+        watch = PhaseWatch(history, _shown(root, rel), approvals)
         try:
-            diagnostics.extend(verify_log_history(history, _shown(root, rel), stats))
+            diagnostics.extend(verify_log_history(watch, _shown(root, rel), stats))
         finally:
             history.close()
+        diagnostics.extend(watch.diagnostics)
         try:  # rounds are append-only: the file now holds every removal note ever recorded
             data = store.read_file(os.path.join(root, rel), rel, root)
             removed |= removal_notes(read_progress(data, rel))

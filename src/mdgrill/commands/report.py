@@ -93,11 +93,29 @@ def _status(spec: store.Spec, prog: Progress) -> Outcome:
                                              if isinstance(pending, list) else []),
         "frontier": frontier.to_json(), "context": _context_state(spec, prog, iv),
         "approval": _last_approval(spec), "problems": problems,
+        "artifact": _artifact_state(spec, prog),
     }
     text = reports.status_text(view, use_color())
     for problem in problems:
         text += f"\nproblem: {problem}"
     return Outcome(view, text)
+
+
+def _artifact_state(spec: store.Spec, prog: Progress) -> dict[str, object] | None:
+    """The artifact gate, with whether the file still has the bytes that were submitted."""
+    art = prog.data.get("artifact")
+    if not isinstance(art, dict):
+        return None
+    state: dict[str, object] = dict(art)
+    path = os.path.join(spec.root, str(art.get("path", "")))
+    try:
+        from ..digest import file_sha256
+
+        now = file_sha256(store.read_file(path, str(art.get("path")), spec.root))
+    except MdgrillError:
+        now = None
+    state["changed"] = now != art.get("sha256")
+    return state
 
 
 def _context_state(spec: store.Spec, prog: Progress,
