@@ -14,6 +14,12 @@ from types import ModuleType
 
 from .errors import InputError, MdgrillError
 
+# argparse translates every message through gettext, whose lookup imports `locale` and walks
+# the locale variables on each start (1-2 ms of the ~20 a verb costs); mdgrill ships no
+# translations, and the Python standard library ships none for argparse either.
+argparse._ = str  # type: ignore[attr-defined]
+argparse.ngettext = lambda singular, plural, n: singular if n == 1 else plural  # type: ignore[attr-defined]
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .commands import Outcome
