@@ -37,21 +37,38 @@ def relpath_posix(path: str, root: str) -> str:
     return rel.replace(os.sep, "/")
 
 
-def find_root(start: str) -> str:
-    """The repository work tree above `start` (a `.git` entry), else `start` itself."""
-    here = os.path.abspath(start)
-    probe = here
+def is_dotgit(dotgit: str) -> bool:
+    """A `.git` folder (holding HEAD) or a `.git` file pointing at one (worktrees)."""
+    if os.path.isdir(dotgit):
+        return os.path.isfile(os.path.join(dotgit, "HEAD"))
+    if os.path.isfile(dotgit):
+        try:
+            with open(dotgit, "rb") as fh:
+                return fh.read(8) == b"gitdir: "
+        except OSError:
+            return False
+    return False
+
+
+def repo_root(path: str) -> str | None:
+    """The root of the git work tree that contains `path` (need not exist), or None."""
+    current = os.path.abspath(path)
     while True:
-        if os.path.exists(os.path.join(probe, ".git")):
-            return probe
-        parent = os.path.dirname(probe)
-        if parent == probe:
-            return here
-        probe = parent
+        if is_dotgit(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def find_root(start: str) -> str:
+    """The repository work tree above `start`, else `start` itself."""
+    return repo_root(start) or os.path.abspath(start)
 
 
 def in_repository(root: str) -> bool:
-    return os.path.exists(os.path.join(root, ".git"))
+    return is_dotgit(os.path.join(root, ".git"))
 
 
 def is_inside(path: str, root: str) -> bool:

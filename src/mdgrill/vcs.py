@@ -18,6 +18,7 @@ import os
 import re
 
 from mdgrill.errors import GateRefusal, InputError
+from mdgrill.store import is_dotgit, repo_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -191,28 +192,9 @@ class TransitionList(list["TransitionCommit"]):
 
 # --------------------------------------------------------------------------- repository
 
-def _is_dotgit(dotgit: str) -> bool:
-    if os.path.isdir(dotgit):
-        return os.path.isfile(os.path.join(dotgit, "HEAD"))
-    if os.path.isfile(dotgit):
-        try:
-            with open(dotgit, "rb") as fh:
-                return fh.read(8) == b"gitdir: "
-        except OSError:
-            return False
-    return False
-
-
 def find_repo_root(path: str) -> str | None:
     """The root of the git work tree that contains `path` (need not exist), or None."""
-    current = os.path.abspath(path)
-    while True:
-        if _is_dotgit(os.path.join(current, ".git")):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            return None
-        current = parent
+    return repo_root(path)
 
 
 def _not_a_repository(root: str) -> InputError:
@@ -225,7 +207,7 @@ def _not_a_repository(root: str) -> InputError:
 def _git_dirs(root: str) -> tuple[str, str]:
     """(git dir, common dir) of the work tree at `root`, read from `.git` without git."""
     dotgit = os.path.join(root, ".git")
-    if not _is_dotgit(dotgit):
+    if not is_dotgit(dotgit):
         raise _not_a_repository(root)
     if os.path.isdir(dotgit):
         git_dir = dotgit
