@@ -207,6 +207,8 @@ class Progress:
                     self.sections[key] = sec
         self._headings: list[Heading] | None = None
         self._blocks: list[Block] | None = None
+        self._block_heads: list[Block] | None = None
+        self._markup: dict[str, bool] = {}
         self._nodes: list[Node] | None = None
         self._lines: list[str] | None = None
         self._log_hash: object = None
@@ -273,10 +275,12 @@ class Progress:
         return self._blocks
 
     def block_headings(self) -> list[Block]:
-        """The log's blocks without their entries (cheap)."""
+        """The log's blocks without their entries (cheap; read once)."""
         if self._blocks is not None:
             return self._blocks
-        return self._read_blocks(with_entries=False)
+        if self._block_heads is None:
+            self._block_heads = self._read_blocks(with_entries=False)
+        return self._block_heads
 
     def last_block(self) -> Block | None:
         """The last block of the log, with its entries (found from the end of the log)."""
@@ -310,12 +314,17 @@ class Progress:
 
     def has_markup(self, section: str) -> bool:
         """Whether a section holds a fence or an HTML comment (then only the exact scan will do)."""
-        sec = self.sections.get(section)
-        if sec is None:
-            return False
-        start, end = self._section_offsets(sec)
-        text = self.tf.text
-        return any(text.find(marker, start, end) >= 0 for marker in ("```", "~~~", "<!--"))
+        found = self._markup.get(section)
+        if found is None:
+            sec = self.sections.get(section)
+            found = False
+            if sec is not None:
+                start, end = self._section_offsets(sec)
+                text = self.tf.text
+                found = any(text.find(marker, start, end) >= 0
+                            for marker in ("```", "~~~", "<!--"))
+            self._markup[section] = found
+        return found
 
     def _h3_lines(self, section: str) -> list[tuple[int, int, str]]:
         """(offset, 0-based line, title) of each `###` heading of a section without markup."""
