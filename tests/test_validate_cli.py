@@ -217,3 +217,18 @@ def test_validate_imports_no_heavy_library(repo: Path, home: Path) -> None:
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=True)
     assert proc.stdout.splitlines()[-1] == "[]"
+
+
+def test_a_walk_skips_a_smart_ralph_progress_file_but_a_named_one_is_an_error(
+        tmp_path: Path, mdgrill: Run) -> None:
+    ralph = tmp_path / "specs" / "old"
+    ralph.mkdir(parents=True)
+    (ralph / ".progress.md").write_text("# Progress: old\n\n## Original Goal\nx\n")
+    code, out, err = mdgrill("--json", "validate", str(tmp_path))
+    assert code == 0, (out, err)
+    payload = json.loads(out)
+    assert [d["code"] for d in payload["diagnostics"]] == ["NOT_MDGRILL"]
+    assert payload["diagnostics"][0]["severity"] == "warning"
+    code, out, _ = mdgrill("--json", "validate", str(ralph))
+    assert code == 1
+    assert [d["code"] for d in json.loads(out)["diagnostics"]] == ["NO_FRONT_MATTER"]

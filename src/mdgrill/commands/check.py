@@ -13,7 +13,7 @@ import os
 import sys
 
 from .. import store
-from ..diagnostics import Diagnostic, error, format_diagnostic, sort_diagnostics
+from ..diagnostics import Diagnostic, error, format_diagnostic, sort_diagnostics, warning
 from ..errors import InputError
 from ..session import display
 from . import Outcome
@@ -33,13 +33,17 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:
                    "provenance comments cite (without it only their shape is checked)")
 
 
-class _Target:
-    __slots__ = ("kind", "path", "root")
+_NOT_OURS = frozenset({"NO_FRONT_MATTER", "NOT_MDGRILL"})
 
-    def __init__(self, kind: str, path: str, root: str) -> None:
+
+class _Target:
+    __slots__ = ("kind", "path", "root", "found")
+
+    def __init__(self, kind: str, path: str, root: str, found: bool = False) -> None:
         self.kind = kind  # progress | glossary | map | prompt
         self.path = path
         self.root = root
+        self.found = found  # met while walking a folder, not named on the command line
 
 
 def run(args: argparse.Namespace) -> Outcome:
@@ -107,11 +111,11 @@ def collect(paths: list[str], root_arg: str | None) -> list[_Target]:
     targets: list[_Target] = []
     seen: set[str] = set()
 
-    def add(kind: str, path: str, root: str) -> None:
+    def add(kind: str, path: str, root: str, found: bool = False) -> None:
         key = os.path.abspath(path)
         if key not in seen:
             seen.add(key)
-            targets.append(_Target(kind, key, root))
+            targets.append(_Target(kind, key, root, found))
 
     for path in paths:
         root = root_for(path, root_arg)
@@ -124,7 +128,7 @@ def collect(paths: list[str], root_arg: str | None) -> list[_Target]:
                     add(kind_of(name), os.path.join(path, name), root)
         else:
             for kind, found in walk(path):
-                add(kind, found, root)
+                add(kind, found, root, found=True)
     return targets
 
 
@@ -164,7 +168,12 @@ def _check_target(target: _Target, targets: list[_Target], seen: set[str]) -> li
     if target.kind == "progress":
         from ..checks import validate_progress_bytes
 
-        return validate_progress_bytes(data, shown)
+        found = validate_progress_bytes(data, shown)
+        if target.found and found and found[0].code in _NOT_OURS:
+            # a smart-ralph (or other) progress file met on a walk: not an mdgrill spec yet
+            return [warning(shown, 1, "NOT_MDGRILL", "not an mdgrill spec (no `mdgrill: 1` "
+                            "front matter): skipped; convert it with `mdgrill import-ralph`")]
+        return found
     from ..checks import validate_glossary_bytes
 
     if target.kind == "glossary":
