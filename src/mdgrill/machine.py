@@ -10,7 +10,6 @@ from .errors import GateRefusal, InputError
 from .progress import Block, Change, Progress, block_heading, single_line
 from .record import CANONICAL_CONFIRMATION, PHASES, TERMINAL, check_record, is_id, new_interview
 from .replies import BARE_SKIP, CONTROL_ONLY, classify_reply
-from .tree import compute_frontier, ledger_of
 
 ROUND_KEYS = ("Facts resolved", "Decisions", "Out of scope", "Domain language")
 # The most decisions one interview may ask. Measured (docs/guarantees.md): at 100,000 the
@@ -75,6 +74,8 @@ def _require_open_round(prog: Progress, iv: dict[str, object], verb: str) -> Blo
 
 def close_round_lines(prog: Progress, block: Block, extra_settled: list[str]) -> list[str]:
     """The lines that close a round: the five keys it lacks (as `none`) and the frontier."""
+    from .tree import compute_frontier, ledger_of
+
     present = {e.key.lower() for e in block.entries}
     lines = [f"- {key}: none" for key in ROUND_KEYS if key.lower() not in present]
     ledger = ledger_of(prog)
@@ -366,6 +367,8 @@ def await_confirmation(data: dict[str, object], prog: Progress, confirmation_id:
         raise GateRefusal("DECISION_ALREADY_RECORDED",
                           f"{confirmation_id} was already used in this interview: pick a new "
                           "confirmation ID")
+    from .tree import compute_frontier, ledger_of
+
     required = prog.data.get("required_sections") or []
     assert isinstance(required, list)
     frontier = compute_frontier(prog.node_index(), ledger_of(prog), [str(s) for s in required])

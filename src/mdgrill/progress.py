@@ -14,6 +14,7 @@ from . import frontmatter_io
 from .errors import InputError
 from .hashing import sha256
 from .markdown import Heading, Section, scan_headings, sections
+from .patterns import lazy
 from .record import BLOCK_LISTS, HEADING_WORD, PHASE_OF_WORD, TOP_KEYS
 from .textfile import TextFile, apply_splices, split_lines
 
@@ -158,7 +159,7 @@ class NodeInfo:
 
 # One tuple per line the frontier reads of the tree: (###, node ID, key, value); a heading's
 # ID is what NODE_HEADING would read from its title.
-_NODE_TUPLES = re.compile(
+_NODE_TUPLES = lazy(
     r"^(?:( {0,3}###)(?:[ \t\r]+([A-Za-z][A-Za-z0-9._-]*)[^\S\n]*:[^\n]*|(?:[ \t\r][^\n]*)?)"
     r"|[-*+][ \t]+(?:\*\*)?((?i:section|depends on|spawned by|investigating))(?:\*\*)?"
     r"[ \t]*:(?:\*\*)?(?:[ \t]+([^\n]*))?\r?)$", re.M)
@@ -518,8 +519,8 @@ def parse_bullets(lines: list[str], start: int, end: int,
 
 
 _H3 = re.compile(r" {0,3}###(?:[ \t\r\n]|\Z)")
-_H3_FIRST = re.compile(r" {0,3}###(?:[ \t\r][^\n]*)?$", re.M)
-_H3_NL = re.compile(r"\n( {0,3}###(?:[ \t\r][^\n]*)?)$", re.M)
+_H3_FIRST = lazy(r" {0,3}###(?:[ \t\r][^\n]*)?$", re.M)
+_H3_NL = lazy(r"\n( {0,3}###(?:[ \t\r][^\n]*)?)$", re.M)
 
 
 def _last_h3(text: str, start: int, end: int) -> int:

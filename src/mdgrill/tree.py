@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from .patterns import lazy
 from .progress import Block, Node, NodeInfo, Progress, split_ids
 from .record import ID_RE, is_id
 
@@ -158,7 +159,7 @@ def ledger_of(prog: Progress) -> Ledger:  # noqa: C901 - read_ledger's rules, in
 
 # One tuple per log line the ledger reads: (###, round number, revised, key, value); a
 # heading is a round or a Revised block only in the exact form classify_block reads.
-_LEDGER_TUPLES = re.compile(
+_LEDGER_TUPLES = lazy(
     r"^(?:( {0,3}###)(?:[ \t\r]+[A-Za-z]+ Grill - (?:Round ([0-9]+)|((?i:revised)))"
     r"(?:[ \t]+#+)?[ \t\r]*|(?:[ \t\r][^\n]*)?)"
     r"|[-*+][ \t]+(?:\*\*)?((?i:decisions|facts resolved|out of scope|reopened))(?:\*\*)?"
