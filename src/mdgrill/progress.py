@@ -283,6 +283,10 @@ class Progress:
             self._block_heads = self._read_blocks(with_entries=False)
         return self._block_heads
 
+    def use_blocks(self, blocks: list[Block]) -> None:
+        """Adopt blocks parsed elsewhere (watch keeps them between saves of a file)."""
+        self._blocks = blocks
+
     def last_block(self) -> Block | None:
         """The last block of the log, with its entries (found from the end of the log)."""
         if self._blocks is not None or self._headings is not None:

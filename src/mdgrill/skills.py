@@ -31,7 +31,7 @@ def read_manifest(source: str, spec: store.Spec) -> Manifest:
     if not isinstance(value, dict):
         raise InputError("INVALID_JSON", "the manifest must be a JSON object")
     if "selected" in value and "interviewId" in value:
-        value = _from_ralph(value, spec)
+        value = from_ralph(value, spec)
     return normalize(value, spec)
 
 
@@ -95,7 +95,7 @@ def normalize(value: dict[str, object], spec: store.Spec) -> Manifest:  # noqa: 
     return header, skills
 
 
-def _from_ralph(value: dict[str, object], spec: store.Spec) -> dict[str, object]:
+def from_ralph(value: dict[str, object], spec: store.Spec) -> dict[str, object]:
     """smart-ralph's phaseSkillLoad manifest, as mdgrill's."""
     skills = []
     selected = value.get("selected")

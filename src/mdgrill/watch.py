@@ -129,8 +129,7 @@ class BlockCache:
                 got = parse_bullets(lines, block.line + 1, block.end)
             block.entries, block.stray = got
             fresh[key] = got
-        # Progress has no public setter for its lazily parsed blocks (see the report).
-        prog._blocks = blocks
+        prog.use_blocks(blocks)
         self.entries = fresh
 
 

@@ -148,10 +148,10 @@ def _commit(spec: store.Spec, args: argparse.Namespace,
             result: dict[str, object]) -> dict[str, object]:
     """Commit `.progress.md` and the approved artifact (the bytes the user approved)."""
     from ..session import load
-    from .gitops import _git_enabled, touched_paths
+    from .gitops import commit_blocker, touched_paths
 
     prog = load(spec)
-    why_not = _git_enabled(prog, spec)
+    why_not = commit_blocker(prog, spec)
     if why_not is not None:
         return {"commit": None, "commit_skipped": why_not}
     from .. import vcs

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 TRANSITION_OF_STATUS = {"complete": "approve", "skipped": "skip", "bypassed_quick": "bypass"}
 
 
-def _git_enabled(prog: Progress | None, spec: store.Spec) -> str | None:
+def commit_blocker(prog: Progress | None, spec: store.Spec) -> str | None:
     """Why no commit is made, or None when one should be."""
     if not store.in_repository(spec.root):
         return "not a git repository"
@@ -75,7 +75,7 @@ def commit_transition(spec: store.Spec, args: argparse.Namespace, kind: str) -> 
     from ..session import load
 
     prog = load(spec)
-    why_not = _git_enabled(prog, spec)
+    why_not = commit_blocker(prog, spec)
     if why_not is not None or getattr(args, "no_commit", False):
         return {"commit": None, "commit_skipped": why_not or "--no-commit"}
     iv = prog.data.get("interview")
@@ -136,7 +136,7 @@ def retry_bypass(spec: store.Spec, args: argparse.Namespace) -> dict[str, object
     if not isinstance(iv, dict) or iv.get("status") != "bypassed_quick" or \
             iv.get("id") != args.interview_id or iv.get("phase") != args.phase:
         return None
-    if _git_enabled(prog, spec) is not None or find_approval(spec, iv)[0]:
+    if commit_blocker(prog, spec) is not None or find_approval(spec, iv)[0]:
         return None
     commit = commit_transition(spec, args, "bypass")
     return {"status": iv["status"], "round": iv.get("round"), "resumed": True, "written": False,
@@ -161,7 +161,7 @@ def retry_confirm(spec: store.Spec, args: argparse.Namespace) -> dict[str, objec
         return None
     if _confirmed_id(prog, str(iv.get("id"))) != args.decision_id:
         return None
-    if _git_enabled(prog, spec) is not None or find_approval(spec, iv)[0]:
+    if commit_blocker(prog, spec) is not None or find_approval(spec, iv)[0]:
         return None
     commit = commit_transition(spec, args, "approve")
     return {"status": iv["status"], "round": iv.get("round"), "written": False,
@@ -171,7 +171,7 @@ def retry_confirm(spec: store.Spec, args: argparse.Namespace) -> dict[str, objec
 def approval_binding(spec: store.Spec, prog: Progress, phase: str,
                      interview_id: str) -> dict[str, object]:
     """Inside a repository: the approval commit that allows this delegation, or a refusal."""
-    why_not = _git_enabled(prog, spec)
+    why_not = commit_blocker(prog, spec)
     if why_not is not None:
         return {"checked": "digest-only", "why": why_not}
     from .. import vcs

@@ -69,7 +69,7 @@ def _check(gate: hook.Gate, cwd: str, root: str | None) -> str:
     from .. import store
     from ..errors import InputError
     from ..machine import require_id, require_phase
-    from .interview import _check_delegation
+    from .interview import check_delegation
 
     require_phase(gate.phase)
     require_id(gate.interview, "interview ID")
@@ -77,7 +77,7 @@ def _check(gate: hook.Gate, cwd: str, root: str | None) -> str:
     spec = store.resolve_spec(path, root)
     args = argparse.Namespace(phase=gate.phase, interview_id=gate.interview,
                               context_digest=gate.digest, discovery_revision=gate.revision)
-    outcome = _check_delegation(spec, args)
+    outcome = check_delegation(spec, args)
     if outcome.exit_code != 0:  # the verb raises on refusal; this is a second line of defence
         raise InputError("NOT_ALLOWED", outcome.text)
     return f"mdgrill: {outcome.text}"

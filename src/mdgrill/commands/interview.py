@@ -236,7 +236,7 @@ def _revise(spec: store.Spec, args: argparse.Namespace) -> Outcome:
                            f"{', '.join(args.decision_id)}")
 
 
-def _check_delegation(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+def check_delegation(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     prog = load(spec)
     machine.check_skills(prog.data, args.phase, args.interview_id, args.discovery_revision,
                          skills_stale(prog.data, spec))
@@ -279,5 +279,5 @@ _HANDLERS = {
     "open-frontier": _open_frontier, "record-answer": _record_answer,
     "record-fact": _record_fact, "out-of-scope": _out_of_scope,
     "await-confirmation": _await, "confirm": _confirm, "skip": _skip, "revise": _revise,
-    "check-delegation": _check_delegation, "digest": _digest,
+    "check-delegation": check_delegation, "digest": _digest,
 }

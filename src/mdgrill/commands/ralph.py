@@ -222,10 +222,10 @@ class _Plan:
         return rows
 
     def _skills(self, load: dict[str, object], updates: dict[str, object]) -> None:
-        from ..skills import _from_ralph, normalize
+        from ..skills import from_ralph, normalize
 
         try:
-            manifest = _from_ralph(load, self.spec)
+            manifest = from_ralph(load, self.spec)
             header, _ = normalize({**manifest, "skills": []}, self.spec)
         except InputError as exc:
             self.warnings.append(f"phaseSkillLoad not imported: {exc.message}")
