@@ -1,6 +1,6 @@
 """Git integration speed (issue 4): `confirm` with its commit, and `verify` over long histories.
 
-    /work/venv/bin/python bench/bench_git.py [--runs 10] [--verify-runs 3]
+    .venv/bin/python bench/bench_git.py [--runs 10] [--verify-runs 3]
 
 1. `mdgrill confirm` (the transition and its approval commit) against `git commit -- PATH` of
    the same file by the git CLI, interleaved in the same run; each run on a fresh spec in

@@ -1,6 +1,6 @@
 """Wall time and memory of the hot interview verbs as fresh processes (issue 3, Speed).
 
-    /work/venv/bin/python bench/bench_interview.py [--runs 15]
+    .venv/bin/python bench/bench_interview.py [--runs 15]
 
 `record-answer` and `open-frontier` at 10 and at 10,000 recorded decisions, against
 `python3 -c pass` (the one on PATH and this interpreter) and against `bench/json_baseline.py`

@@ -1,6 +1,6 @@
 """`validate` of generated 1k/10k/100k-round files vs mistune's AST of the 10k file (issue 2).
 
-    /work/venv/bin/python bench/bench_validate.py [--runs 3] [--sizes 1000,10000,100000]
+    .venv/bin/python bench/bench_validate.py [--runs 3] [--sizes 1000,10000,100000]
 
 Prints the sizes, the library and CLI figures, mistune's figure measured in the same run,
 the ratio (target >= 20x on the 10k file) and the cost per round (linearity). Medians.

@@ -1,6 +1,6 @@
 """Watch latency: from the write of a file to the report line, per save style.
 
-    /work/venv/bin/python bench/bench_watch.py [--saves 200] [--rounds 1000] [--debounce 40]
+    .venv/bin/python bench/bench_watch.py [--saves 200] [--rounds 1000] [--debounce 40]
 
 A spec of N rounds (text generated directly, log digest from mdgrill.progress.log_digest) is
 saved 200 times in each style (in place, temp-file + rename, JetBrains backup-and-rename),

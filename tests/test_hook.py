@@ -14,7 +14,9 @@ import pytest
 from mdgrill import hook
 from mdgrill.errors import InputError
 
-MDGRILL = shutil.which("mdgrill") or "/work/venv/bin/mdgrill"
+# the mdgrill installed beside this interpreter (the venv under test), else the one on PATH
+MDGRILL = next((str(c) for c in (Path(sys.executable).with_name("mdgrill"),) if c.exists()),
+               shutil.which("mdgrill") or "mdgrill")
 
 
 def mdgrill(*args: str, cwd: Path | None = None,

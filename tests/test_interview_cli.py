@@ -24,7 +24,9 @@ from mdgrill.errors import MdgrillError
 from mdgrill.progress import read_progress
 from mdgrill.session import check_loaded
 
-MDGRILL = shutil.which("mdgrill") or os.path.join(os.path.dirname(sys.executable), "mdgrill")
+# the mdgrill installed beside this interpreter (the venv under test), else the one on PATH
+MDGRILL = next((str(c) for c in (Path(sys.executable).with_name("mdgrill"),) if c.exists()),
+               shutil.which("mdgrill") or "mdgrill")
 PHASE_WORD = {"start": "Goal", "triage": "Triage", "research": "Research",
               "requirements": "Requirements", "design": "Design", "tasks": "Tasks"}
 

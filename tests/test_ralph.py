@@ -22,7 +22,9 @@ from mdgrill.textfile import TextFile
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures" / "ralph"
 CORPUS = HERE.parents[1] / "shared" / "corpus" / "ralph"
-MDGRILL = shutil.which("mdgrill") or "/work/venv/bin/mdgrill"
+# the mdgrill installed beside this interpreter (the venv under test), else the one on PATH
+MDGRILL = next((str(c) for c in (Path(sys.executable).with_name("mdgrill"),) if c.exists()),
+               shutil.which("mdgrill") or "mdgrill")
 
 
 def mdgrill(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,

@@ -13,7 +13,9 @@ import pytest
 
 from mdgrill import reports
 
-MDGRILL = shutil.which("mdgrill") or "/work/venv/bin/mdgrill"
+# the mdgrill installed beside this interpreter (the venv under test), else the one on PATH
+MDGRILL = next((str(c) for c in (Path(sys.executable).with_name("mdgrill"),) if c.exists()),
+               shutil.which("mdgrill") or "mdgrill")
 
 
 def env_for(home: Path) -> dict[str, str]:
