@@ -74,6 +74,16 @@ def _interview(cli: Cli, spec: str, phase: str, iid: str, *, no_commit: bool = F
         *extra)
 
 
+def _plain_spec(tmp_path: Path) -> tuple[Cli, str, Path]:
+    """A new spec `specs/s` in a folder that is not a git repository."""
+    work = tmp_path / "plain"
+    work.mkdir()
+    cli = Cli(work, tmp_path)
+    spec = "specs/s"
+    cli("init", spec, "--goal", "G")
+    return cli, spec, work / spec
+
+
 def _front(path: Path) -> dict[str, object]:
     return read_progress(path.read_bytes(), str(path)).data
 
@@ -199,12 +209,7 @@ def test_identity_missing_writes_the_file_and_refuses_the_commit(tmp_path: Path)
 
 
 def test_outside_git_with_no_commit_and_tasks_is_last(tmp_path: Path) -> None:
-    work = tmp_path / "plain"
-    work.mkdir()
-    cli = Cli(work, tmp_path)
-    spec = "specs/s"
-    cli("init", spec, "--goal", "G")
-    folder = work / spec
+    cli, spec, folder = _plain_spec(tmp_path)
     for phase, name, nxt in (("requirements", "requirements.md", "design"),
                              ("design", "design.md", "tasks"), ("tasks", "tasks.md", "tasks")):
         _interview(cli, spec, phase, f"{phase[:3]}-1", no_commit=True)
@@ -404,12 +409,7 @@ def test_corpus_requirements_file_as_an_artifact(tmp_path: Path) -> None:
 
 
 def test_a_phase_advanced_by_hand_is_caught(tmp_path: Path) -> None:
-    work = tmp_path / "plain"
-    work.mkdir()
-    cli = Cli(work, tmp_path)
-    spec = "specs/s"
-    cli("init", spec, "--goal", "G")
-    folder = work / spec
+    cli, spec, folder = _plain_spec(tmp_path)
     _interview(cli, spec, "requirements", "req-1", no_commit=True)
     (folder / "requirements.md").write_text("# requirements\n")
     cli("await-artifact-approval", spec, "--artifact", "requirements.md")
