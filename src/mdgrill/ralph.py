@@ -12,7 +12,7 @@ import json
 import re
 
 from . import frontmatter_io
-from .digest import RALPH_MARKER, context_digest, source_names
+from .digest import RALPH_MARKER, context_digest
 from .errors import InputError
 from .markdown import sections
 from .progress import LOG, Progress, log_digest, parse_bullets, single_line
@@ -220,12 +220,4 @@ def body_text(tf: TextFile, path: str) -> str:
 
 def valid_sha(value: object) -> bool:
     return isinstance(value, str) and _SHA.match(value) is not None
-
-
-def applicable_names(phase: str, present: set[str]) -> tuple[list[str], list[str]]:
-    """(applicable artifact names present, required names missing) for a phase."""
-    required, optional = source_names(phase)
-    missing = [n for n in required if n not in present]
-    names = [n for n in required if n in present] + [n for n in optional if n in present]
-    return names, missing
 

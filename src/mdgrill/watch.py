@@ -135,7 +135,8 @@ class BlockCache:
 
 def stale_approval(data: dict[str, object], spec: store.Spec) -> dict[str, object] | None:
     """How a terminal interview's approval went stale (digest, sources, skills), or None."""
-    from .digest import context_digest, file_sha256, source_names
+    from .context import read_sources, skills_stale
+    from .digest import context_digest, file_sha256
     from .record import TERMINAL
 
     iv = data.get("interview")
@@ -143,46 +144,20 @@ def stale_approval(data: dict[str, object], spec: store.Spec) -> dict[str, objec
     if not isinstance(iv, dict) or iv.get("status") not in TERMINAL or not isinstance(goal, str):
         return None
     phase = str(iv.get("phase"))
-    required, optional = source_names(phase)
-    sources: list[tuple[str, bytes]] = []
-    missing: list[str] = []
-    for name in (*required, *optional):
-        path = os.path.join(spec.folder, name)
-        rel = store.relpath_posix(path, spec.root)
-        try:
-            sources.append((rel, store.read_file(path, rel, spec.root)))
-        except InputError:
-            if name in required:
-                missing.append(rel)
-    now = None if missing else context_digest(phase, goal, sources)
+    sources, absent = read_sources(spec, phase)
+    missing = [store.relpath_posix(os.path.join(spec.folder, n), spec.root) for n in absent]
+    now = None if missing else context_digest(phase, goal,
+                                              [(rel, raw) for _, rel, raw in sources])
     recorded = iv.get("context_digest")
-    skills = _skills_changed(data, spec)
+    skills = skills_stale(data, spec)
     if now == recorded and not skills:
         return None
     had = {str(c.get("path")): c.get("sha256") for c in iv.get("context") or []
            if isinstance(c, dict)}
-    has = {rel: file_sha256(raw) for rel, raw in sources}
+    has = {rel: file_sha256(raw) for _, rel, raw in sources}
     changed = sorted(p for p in set(had) | set(has) if had.get(p) != has.get(p))
     return {"interview": iv.get("id"), "phase": phase, "old_digest": recorded,
             "new_digest": now, "sources": changed, "missing": missing, "skills": skills}
-
-
-def _skills_changed(data: dict[str, object], spec: store.Spec) -> list[str]:
-    from .digest import file_sha256
-
-    skills = data.get("skills")
-    out: list[str] = []
-    for skill in skills if isinstance(skills, list) else []:
-        if not isinstance(skill, dict) or skill.get("status") != "loaded":
-            continue
-        rel = str(skill.get("path", ""))
-        try:
-            actual = file_sha256(store.read_file(os.path.join(spec.root, rel), rel, spec.root))
-        except InputError:
-            actual = None
-        if actual != skill.get("sha256"):
-            out.append(rel)
-    return out
 
 
 def _ready(prog: Progress) -> bool:

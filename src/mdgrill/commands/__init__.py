@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
+
+from .. import store
+
 
 class Outcome:
     """What a verb returns: the JSON result, the human text, and the exit code."""
@@ -12,3 +16,8 @@ class Outcome:
         self.result = result
         self.text = text
         self.exit_code = exit_code
+
+
+def spec_of(args: argparse.Namespace, must_exist: bool = True) -> store.Spec:
+    """The spec named by a verb's SPEC argument (and the global --root)."""
+    return store.resolve_spec(args.spec, args.root, must_exist=must_exist)

@@ -11,13 +11,13 @@ import argparse
 import os
 
 from .. import artifact_gate, store
+from ..context import context_sources
 from ..digest import file_sha256
 from ..errors import InputError
 from ..progress import Change, Progress
 from ..record import TERMINAL
 from ..session import display, transaction
-from . import Outcome
-from .context import context_sources, spec_of
+from . import Outcome, spec_of
 
 
 def configure(verb: str, p: argparse.ArgumentParser) -> None:

@@ -13,8 +13,7 @@ from ..progress import Change, Progress, single_line
 from ..record import BLOCK_LISTS, PHASES
 from ..session import display, load, transaction
 from ..tree import compute_frontier, ledger_of, render_node
-from . import Outcome
-from .context import spec_of
+from . import Outcome, spec_of
 
 MAX_OPTIONS = 4
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 
 from .. import machine, store
+from ..context import context_sources, skills_stale
 from ..errors import GateRefusal, InputError
 from ..progress import Change, Progress
 from ..record import PHASES
 from ..session import load, transaction
-from . import Outcome
-from .context import context_sources, skills_stale, spec_of
+from . import Outcome, spec_of
 
 
 def configure(verb: str, p: argparse.ArgumentParser) -> None:  # noqa: C901 - one branch a verb
@@ -260,7 +260,7 @@ def _digest(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     if not isinstance(phase, str) or phase not in PHASES:
         raise InputError("INVALID_PHASE", "the spec has no phase: pass --phase")
     if args.compat == "ralph":
-        from .context import ralph_digest
+        from ..context import ralph_digest
 
         digest, sources = ralph_digest(prog, spec, phase)
         return Outcome({"phase": phase, "context_digest": digest, "compat": "ralph",

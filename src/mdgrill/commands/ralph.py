@@ -142,16 +142,11 @@ class _Plan:
         self.updates = updates
 
     def _sources(self, phase: str) -> tuple[list[tuple[str, str, bytes]], list[str]]:
-        """(absolute real path, repo-relative path, bytes) of a phase's artifacts present."""
-        folder = self.spec.folder
-        present = {n for n in os.listdir(folder) if os.path.isfile(os.path.join(folder, n))}
-        names, missing = ralph.applicable_names(phase, present)
-        rows = []
-        for name in names:
-            path = os.path.join(folder, name)
-            rel = store.relpath_posix(path, self.spec.root)
-            rows.append((os.path.realpath(path), rel, store.read_file(path, rel, self.spec.root)))
-        return rows, missing
+        """(real path, repo-relative path, bytes) of a phase's artifacts present, and the
+        required ones missing."""
+        from ..context import read_sources
+
+        return read_sources(self.spec, phase)
 
     def _ralph_digest(self, load: dict[str, object], goal: str | None) -> None:
         recorded = load.get("contextDigest")

@@ -11,8 +11,7 @@ from ..diagnostics import Diagnostic, format_diagnostic, has_errors, sort_diagno
 from ..errors import MdgrillError
 from ..progress import Progress
 from ..session import display, load
-from . import Outcome
-from .context import spec_of
+from . import Outcome, spec_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -122,7 +121,7 @@ def _context_state(spec: store.Spec, prog: Progress,
                    iv: dict[str, object] | None) -> dict[str, object]:
     if iv is None:
         return {"state": "no interview"}
-    from .context import context_sources
+    from ..context import context_sources
 
     try:
         digest, _ = context_sources(prog, spec, str(iv.get("phase")))
