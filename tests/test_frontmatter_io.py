@@ -46,7 +46,9 @@ def parse(text: str) -> fio.FrontMatter:
 
 
 def inner(text: str) -> str:
-    return text.split("---\n")[1]
+    """The YAML between the fence lines (a value may itself end in `---`)."""
+    lines = text.split("\n")
+    return "\n".join(lines[1:lines.index("---", 1)]) + "\n"
 
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
