@@ -448,13 +448,10 @@ def _cycles(path: str, nodes: list[Node], known: dict[str, Node]) -> list[Diagno
 def check_ledger(prog: Progress) -> list[Diagnostic]:
     """Required sections resolved and no open sub-thread: errors once the interview asks
     for approval, warnings while it is still collecting."""
-    from .tree import compute_frontier, ledger_of
+    from .tree import spec_frontier
 
-    required = prog.data.get("required_sections") or []
-    if not isinstance(required, list):
-        return []
     nodes = prog.nodes
-    frontier = compute_frontier(nodes, ledger_of(prog), [str(s) for s in required])
+    frontier = spec_frontier(prog)
     iv = prog.data.get("interview")
     status = iv.get("status") if isinstance(iv, dict) else None
     bypass = iv.get("bypass_reason") if isinstance(iv, dict) else None

@@ -72,18 +72,13 @@ def _require_open_round(prog: Progress, iv: dict[str, object], verb: str) -> Blo
     return block
 
 
-def close_round_lines(prog: Progress, block: Block, extra_settled: list[str]) -> list[str]:
+def close_round_lines(prog: Progress, block: Block) -> list[str]:
     """The lines that close a round: the five keys it lacks (as `none`) and the frontier."""
-    from .tree import compute_frontier, ledger_of
+    from .tree import spec_frontier
 
     present = {e.key.lower() for e in block.entries}
     lines = [f"- {key}: none" for key in ROUND_KEYS if key.lower() not in present]
-    ledger = ledger_of(prog)
-    for node_id in extra_settled:
-        ledger.answers.setdefault(node_id, "")
-    required = prog.data.get("required_sections") or []
-    assert isinstance(required, list)
-    frontier = compute_frontier(prog.node_index(), ledger, [str(s) for s in required])
+    frontier = spec_frontier(prog)
     lines.append(f"- Frontier after round: {', '.join(frontier.frontier) or 'none'}")
     return lines
 
@@ -91,7 +86,7 @@ def close_round_lines(prog: Progress, block: Block, extra_settled: list[str]) ->
 def _close_open_round(prog: Progress, iv: dict[str, object], change: Change) -> None:
     block = _current_round_block(prog, iv)
     if block is not None and not block.get("Frontier after round"):
-        change.append_lines.extend(close_round_lines(prog, block, []))
+        change.append_lines.extend(close_round_lines(prog, block))
 
 
 def _reset(data: dict[str, object], change: Change, reason: str) -> bool:
@@ -367,11 +362,9 @@ def await_confirmation(data: dict[str, object], prog: Progress, confirmation_id:
         raise GateRefusal("DECISION_ALREADY_RECORDED",
                           f"{confirmation_id} was already used in this interview: pick a new "
                           "confirmation ID")
-    from .tree import compute_frontier, ledger_of
+    from .tree import spec_frontier
 
-    required = prog.data.get("required_sections") or []
-    assert isinstance(required, list)
-    frontier = compute_frontier(prog.node_index(), ledger_of(prog), [str(s) for s in required])
+    frontier = spec_frontier(prog)
     if frontier.open_subthreads:
         parent, children = next(iter(frontier.open_subthreads.items()))
         raise GateRefusal("OPEN_SUBTHREAD", f"{parent} is resolved but its sub-question(s) "

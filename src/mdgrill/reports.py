@@ -13,8 +13,9 @@ from .tree import (
     RESOLVED,
     Frontier,
     Ledger,
-    compute_frontier,
+    ledger_of,
     read_ledger,
+    spec_frontier,
     split_decision,
 )
 
@@ -37,10 +38,8 @@ def paint(text: str, style: str, color: bool) -> str:
 
 
 def frontier_of(prog: Progress) -> tuple[Ledger, Frontier]:
-    required = prog.data.get("required_sections") or []
-    sections = [str(s) for s in required] if isinstance(required, list) else []
-    ledger = read_ledger(prog.blocks)
-    return ledger, compute_frontier(prog.nodes, ledger, sections)
+    ledger = ledger_of(prog)
+    return ledger, spec_frontier(prog, ledger=ledger)
 
 
 def answer_text(node_id: str, value: str) -> str:

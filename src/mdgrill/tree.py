@@ -244,6 +244,18 @@ def compute_frontier(nodes: Sequence[Node | NodeInfo], ledger: Ledger, required_
     return result
 
 
+def required_sections(data: dict[str, object]) -> list[str]:
+    required = data.get("required_sections") or []
+    return [str(s) for s in required] if isinstance(required, list) else []
+
+
+def spec_frontier(prog: Progress, group_by_section: bool = False,
+                  ledger: Ledger | None = None) -> Frontier:
+    """A spec's frontier: its tree's nodes, its log's ledger, its required sections."""
+    return compute_frontier(prog.node_index(), ledger if ledger is not None else ledger_of(prog),
+                            required_sections(prog.data), group_by_section)
+
+
 def _chunks(ids: list[str]) -> list[list[str]]:
     return [ids[i:i + BATCH_SIZE] for i in range(0, len(ids), BATCH_SIZE)]
 

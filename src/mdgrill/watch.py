@@ -161,11 +161,9 @@ def stale_approval(data: dict[str, object], spec: store.Spec) -> dict[str, objec
 
 
 def _ready(prog: Progress) -> bool:
-    from .tree import compute_frontier, ledger_of
+    from .tree import spec_frontier
 
-    required = prog.data.get("required_sections") or []
-    names = [str(s) for s in required] if isinstance(required, list) else []
-    return compute_frontier(prog.node_index(), ledger_of(prog), names).ready
+    return spec_frontier(prog).ready
 
 
 # --------------------------------------------------------------------------- state

@@ -12,7 +12,7 @@ from ..machine import require_id
 from ..progress import Change, Progress, single_line
 from ..record import BLOCK_LISTS, PHASES
 from ..session import display, load, transaction
-from ..tree import compute_frontier, ledger_of, render_node
+from ..tree import render_node, spec_frontier
 from . import Outcome, spec_of
 
 MAX_OPTIONS = 4
@@ -146,18 +146,10 @@ def _node_add(args: argparse.Namespace) -> Outcome:
     return Outcome(result, f"added {node_id}: {title}")
 
 
-def frontier_of(prog: Progress, group: bool = False) -> dict[str, object]:
-    required = prog.data.get("required_sections") or []
-    assert isinstance(required, list)
-    result = compute_frontier(prog.node_index(), ledger_of(prog), [str(s) for s in required],
-                              group_by_section=group)
-    return result.to_json()
-
-
 def _frontier(args: argparse.Namespace) -> Outcome:
     spec = spec_of(args)
     prog = load(spec)
-    result = frontier_of(prog, args.group == "section")
+    result = spec_frontier(prog, args.group == "section").to_json()
     lines = []
     batches = result["batches"]
     assert isinstance(batches, list)
