@@ -14,7 +14,8 @@ import pytest
 Run = Callable[..., tuple[int, str, str]]
 
 
-def _mdgrill_command() -> list[str]:
+def mdgrill_command() -> list[str]:
+    """The mdgrill installed beside this interpreter (the venv under test), else on PATH."""
     venv = Path(sys.executable).with_name("mdgrill")
     if venv.exists():
         return [str(venv)]
@@ -51,7 +52,7 @@ def repo(tmp_path: Path, home: Path) -> Path:
 @pytest.fixture
 def mdgrill(home: Path) -> Run:
     """Run the installed CLI: `mdgrill(*args, cwd=None, input=None)` -> (code, stdout, stderr)."""
-    command = _mdgrill_command()
+    command = mdgrill_command()
 
     def run(*args: str, cwd: Path | str | None = None, input: str | None = None,
             env: dict[str, str] | None = None) -> tuple[int, str, str]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from conftest import mdgrill_command
 
 from mdgrill import approval
 from mdgrill.progress import read_progress
@@ -79,11 +79,6 @@ CLI_ROWS = [row for row in ROWS if row[2] == C] + [
     ("design_interview", "continue to design", D), ("design_artifact", "approve the design", A)]
 
 
-def _mdgrill() -> list[str]:
-    exe = Path(sys.executable).with_name("mdgrill")
-    return [str(exe)] if exe.exists() else [sys.executable, "-m", "mdgrill"]
-
-
 def _env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update({"HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / "gitconfig"),
@@ -92,8 +87,8 @@ def _env(home: Path) -> dict[str, str]:
 
 
 def _run(cwd: Path, env: dict[str, str], *args: str, code: int = 0) -> dict[str, object]:
-    proc = subprocess.run([*_mdgrill(), "--json", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run([*mdgrill_command(), "--json", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=60)
     assert proc.returncode == code, (args, proc.stdout, proc.stderr)
     out: dict[str, object] = json.loads(proc.stdout)
     return out

@@ -6,10 +6,10 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import mdgrill_command
 
 from mdgrill import artifact_gate
 from mdgrill.errors import GateRefusal
@@ -18,11 +18,6 @@ from mdgrill.progress import read_progress
 SHA_A = "a" * 64
 SHA_B = "b" * 64
 DIGEST = "c" * 64
-
-
-def _mdgrill() -> list[str]:
-    exe = Path(sys.executable).with_name("mdgrill")
-    return [str(exe)] if exe.exists() else [sys.executable, "-m", "mdgrill"]
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -40,7 +35,7 @@ class Cli:
         self.env = _env(home)
 
     def __call__(self, *args: str, code: int = 0) -> dict[str, object]:
-        proc = subprocess.run([*_mdgrill(), "--json", *args], cwd=self.cwd, env=self.env,
+        proc = subprocess.run([*mdgrill_command(), "--json", *args], cwd=self.cwd, env=self.env,
                               capture_output=True, text=True, timeout=60)
         assert proc.returncode == code, (args, proc.stdout, proc.stderr)
         out: dict[str, object] = json.loads(proc.stdout)

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import Run, _mdgrill_command
+from conftest import Run, mdgrill_command
 
 SPEC = "specs/demo"
 CONFIRM = ("confirm", SPEC, "--decision-id", "C1", "--source", "approve-and-delegate")
@@ -33,7 +33,7 @@ def awaiting(tmp_path_factory: pytest.TempPathFactory) -> bytes:
                  ["record-answer", SPEC, "--decision-id", "D1", "--answer", "Every customer"],
                  ["await-confirmation", SPEC, "--decision-id", "C1", "--approach",
                   "One code per order"]):
-        subprocess.run([*_mdgrill_command(), *argv], cwd=top, env=env, check=True,
+        subprocess.run([*mdgrill_command(), *argv], cwd=top, env=env, check=True,
                        capture_output=True)
     return (top / SPEC / ".progress.md").read_bytes()
 
@@ -386,4 +386,4 @@ def test_quick_begin_commits_a_bypass_and_retries_after_a_failure(
 
 
 def test_cli_is_installed() -> None:
-    assert shutil.which(_mdgrill_command()[0]) or os.path.exists(_mdgrill_command()[0])
+    assert shutil.which(mdgrill_command()[0]) or os.path.exists(mdgrill_command()[0])

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import Run, _mdgrill_command
+from conftest import Run, mdgrill_command
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -62,7 +62,7 @@ def demo_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     top = tmp_path_factory.mktemp("demo")
     env = {**os.environ, "HOME": str(top), "GIT_CONFIG_GLOBAL": str(top / ".gitconfig"),
            "GIT_CONFIG_NOSYSTEM": "1"}
-    proc = subprocess.run([*_mdgrill_command(), "demo", str(top / "repo"), "--quiet"],
+    proc = subprocess.run([*mdgrill_command(), "demo", str(top / "repo"), "--quiet"],
                           env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return top / "repo"

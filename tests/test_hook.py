@@ -3,25 +3,21 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import mdgrill_command
 
 from mdgrill import hook
 from mdgrill.errors import InputError
 
-# the mdgrill installed beside this interpreter (the venv under test), else the one on PATH
-MDGRILL = next((str(c) for c in (Path(sys.executable).with_name("mdgrill"),) if c.exists()),
-               shutil.which("mdgrill") or "mdgrill")
+MDGRILL = mdgrill_command()
 
 
 def mdgrill(*args: str, cwd: Path | None = None,
             stdin: str | bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    cmd = [MDGRILL] if os.path.exists(MDGRILL) else [sys.executable, "-m", "mdgrill"]
+    cmd = MDGRILL
     data = stdin.encode() if isinstance(stdin, str) else stdin
     return subprocess.run([*cmd, *args], capture_output=True, cwd=cwd, input=data, timeout=60)
 

@@ -14,19 +14,17 @@ import random
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from conftest import mdgrill_command
 
 from mdgrill.errors import MdgrillError
 from mdgrill.progress import read_progress
 from mdgrill.session import check_loaded
 
-# the mdgrill installed beside this interpreter (the venv under test), else the one on PATH
-MDGRILL = next((str(c) for c in (Path(sys.executable).with_name("mdgrill"),) if c.exists()),
-               shutil.which("mdgrill") or "mdgrill")
+MDGRILL = mdgrill_command()
 PHASE_WORD = {"start": "Goal", "triage": "Triage", "research": "Research",
               "requirements": "Requirements", "design": "Design", "tasks": "Tasks"}
 
@@ -75,7 +73,7 @@ class Cli:
         self.prefix: list[str] = []  # global options, e.g. --root
 
     def __call__(self, *args: str, stdin: str | None = None, json_out: bool = True) -> Result:
-        argv = [MDGRILL, *self.prefix, *(["--json"] if json_out else []), *args]
+        argv = [*MDGRILL, *self.prefix, *(["--json"] if json_out else []), *args]
         proc = subprocess.run(argv, cwd=self.cwd, env=self.env, input=stdin, text=True,
                               capture_output=True, timeout=60)
         assert "Traceback" not in proc.stderr, proc.stderr
@@ -759,7 +757,7 @@ def test_resume_after_sigkill(cli: Cli, spec: Path) -> None:
     rng = random.Random(7)
     succeeded: set[str] = set()
     for node_id in ids:
-        argv = [MDGRILL, "--json", "record-answer", SPEC, "--decision-id", node_id, "--answer",
+        argv = [*MDGRILL, "--json", "record-answer", SPEC, "--decision-id", node_id, "--answer",
                 f"Answer for {node_id}"]
         proc = subprocess.Popen(argv, cwd=cli.cwd, env=cli.env, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE)

@@ -7,10 +7,10 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import mdgrill_command
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,14 +22,12 @@ from mdgrill.textfile import TextFile
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures" / "ralph"
 CORPUS = HERE.parents[1] / "shared" / "corpus" / "ralph"
-# the mdgrill installed beside this interpreter (the venv under test), else the one on PATH
-MDGRILL = next((str(c) for c in (Path(sys.executable).with_name("mdgrill"),) if c.exists()),
-               shutil.which("mdgrill") or "mdgrill")
+MDGRILL = mdgrill_command()
 
 
 def mdgrill(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
             stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    cmd = [MDGRILL] if os.path.exists(MDGRILL) else [sys.executable, "-m", "mdgrill"]
+    cmd = MDGRILL
     return subprocess.run([*cmd, *args], capture_output=True, text=True, cwd=cwd, env=env,
                           input=stdin, timeout=60)
 

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
 import signal
 import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from conftest import mdgrill_command
 
 from mdgrill.checks import validate_glossary_bytes, validate_progress_bytes
 from mdgrill.glossary import parse_glossary
@@ -27,15 +26,6 @@ from mdgrill.progress import read_progress
 from mdgrill.session import check_loaded
 from mdgrill.store import TEMP_PREFIX
 from mdgrill.textfile import decode
-
-
-def mdgrill_command() -> list[str]:
-    venv = Path(sys.executable).with_name("mdgrill")
-    if venv.exists():
-        return [str(venv)]
-    found = shutil.which("mdgrill")
-    return [found] if found else [sys.executable, "-m", "mdgrill"]
-
 
 MDGRILL = mdgrill_command()
 

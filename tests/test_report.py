@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import mdgrill_command
 
 from mdgrill import reports
 
-# the mdgrill installed beside this interpreter (the venv under test), else the one on PATH
-MDGRILL = next((str(c) for c in (Path(sys.executable).with_name("mdgrill"),) if c.exists()),
-               shutil.which("mdgrill") or "mdgrill")
+MDGRILL = mdgrill_command()
 
 
 def env_for(home: Path) -> dict[str, str]:
@@ -28,7 +25,7 @@ def env_for(home: Path) -> dict[str, str]:
 
 
 def run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    cmd = [MDGRILL] if os.path.exists(MDGRILL) else [sys.executable, "-m", "mdgrill"]
+    cmd = MDGRILL
     return subprocess.run([*cmd, *args], capture_output=True, text=True, cwd=root,
                           env=env_for(root), timeout=60)
 
