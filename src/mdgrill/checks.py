@@ -11,7 +11,7 @@ import re
 
 from .diagnostics import Diagnostic, error, sort_diagnostics, warning
 from .errors import InputError
-from .progress import GOAL, LOG, Block, Node, Progress, split_ids
+from .progress import GOAL, LOG, ROUND_EDITED_HINT, Block, Node, Progress, split_ids
 from .record import TERMINAL, check_record, is_id
 
 TYPE_CHECKING = False
@@ -180,27 +180,14 @@ def check_sections(prog: Progress) -> list[Diagnostic]:
 
 def check_log_digest(prog: Progress) -> list[Diagnostic]:
     """ROUND_EDITED when the recorded log digest no longer matches the log (session.check_log)."""
-    log = prog.data.get("log")
-    if not isinstance(log, dict) or not isinstance(log.get("sha256"), str):
+    if prog.log_seal() is not False:
         return []
-    if prog.log_sha256() == log.get("sha256"):
-        return []
-    sec = prog.sections.get(LOG)
-    line = sec.heading_line + 1 if sec is not None else key_line(prog, "log")
-    return [error(prog.path, line, "ROUND_EDITED",
-                  "a recorded block under Interview Responses was edited or removed (its digest "
-                  "no longer matches `log:` in the front matter): undo the edit (`mdgrill "
-                  "restore`, or git) and record a correction as a new round")]
+    line = prog.log_edited_line() if LOG in prog.sections else key_line(prog, "log")
+    return [error(prog.path, line, "ROUND_EDITED", ROUND_EDITED_HINT)]
 
 
 # ---------------------------------------------------------------------------------------
 # Blocks of the log
-
-
-def log_is_sealed(prog: Progress) -> bool:
-    """The log matches the digest mdgrill sealed it with: its blocks are as mdgrill wrote them."""
-    log = prog.data.get("log")
-    return isinstance(log, dict) and prog.log_sha256() == log.get("sha256")
 
 
 def check_blocks(prog: Progress) -> list[Diagnostic]:
@@ -212,7 +199,7 @@ def check_blocks(prog: Progress) -> list[Diagnostic]:
     """
     path = prog.path
     out: list[Diagnostic] = []
-    sealed = log_is_sealed(prog)
+    sealed = prog.log_seal() is True  # as mdgrill wrote them
     blocks = prog.block_headings() if sealed else prog.blocks
     last_round: dict[str, int] = {}
     for index, block in enumerate(blocks):

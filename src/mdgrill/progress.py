@@ -260,6 +260,19 @@ class Progress:
             self._log_hash = sha256(self.log_text().encode("utf-8"))
         return self._log_hash
 
+    def log_seal(self) -> bool | None:
+        """Whether the log matches the digest sealed in the front matter (None: no seal)."""
+        log = self.data.get("log")
+        sealed = log.get("sha256") if isinstance(log, dict) else None
+        if not isinstance(sealed, str):
+            return None
+        return self.log_sha256() == sealed
+
+    def log_edited_line(self) -> int:
+        """1-based line to point at when the sealed log was edited (its section heading)."""
+        sec = self.sections.get(LOG)
+        return sec.heading_line + 1 if sec is not None else 1
+
     def log_sha256(self) -> str:
         return self.log_hasher().copy().hexdigest()  # type: ignore[attr-defined,no-any-return]
 
@@ -557,6 +570,11 @@ def normalize_log(text: str) -> str:
 
 def log_digest(text: str) -> str:
     return sha256(normalize_log(text).encode("utf-8")).hexdigest()
+
+
+ROUND_EDITED_HINT = ("a recorded block under Interview Responses was edited or removed (its "
+                     "digest no longer matches `log:` in the front matter): undo the edit "
+                     "(`mdgrill restore`, or git) and record a correction as a new round")
 
 
 def block_heading(phase: str, what: str) -> str:

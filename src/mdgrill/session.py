@@ -11,7 +11,7 @@ import os
 
 from . import store
 from .errors import GateRefusal, InputError, MdgrillError
-from .progress import Change, Progress, apply_change, log_digest, read_progress
+from .progress import ROUND_EDITED_HINT, Change, Progress, apply_change, log_digest, read_progress
 from .record import check_record
 from .textfile import TextFile
 
@@ -56,17 +56,10 @@ def check_loaded(prog: Progress) -> None:
 
 
 def check_log(prog: Progress) -> None:
-    log = prog.data.get("log")
-    if not isinstance(log, dict):
-        return
-    if prog.log_sha256() != log.get("sha256"):
-        sec = prog.sections.get("interview responses")
-        line = sec.heading_line + 1 if sec else 1
-        raise GateRefusal("ROUND_EDITED",
-                          f"{prog.path}:{line}:1: a recorded block under Interview Responses was "
-                          "edited or removed (its digest no longer matches the front matter): "
-                          "undo the edit (`mdgrill restore`, or git), and record a correction "
-                          "as a new round", path=prog.path, line=line)
+    if prog.log_seal() is False:
+        line = prog.log_edited_line()
+        raise GateRefusal("ROUND_EDITED", f"{prog.path}:{line}:1: {ROUND_EDITED_HINT}",
+                          path=prog.path, line=line)
 
 
 def verify_written(tf: TextFile, path: str, log_span: tuple[int, int] | None) -> None:
