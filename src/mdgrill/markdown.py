@@ -48,6 +48,16 @@ _FIRST = lazy(_SCAN_BODY % "1,6", re.M)
 _FIRST_TOP = re.compile(_SCAN_BODY % "1,2", re.M)
 
 
+def heading_text(after_hashes: str) -> str:
+    """An ATX heading's text from what follows its `#`s: trimmed, closing `#`s dropped."""
+    body = after_hashes.strip(" \t\r")
+    if body.endswith("#"):
+        trimmed = body.rstrip("#")
+        if not trimmed or trimmed[-1] in " \t":
+            body = trimmed
+    return body.strip()
+
+
 def _candidates(text: str, start: int, top_only: bool, end: int) -> list[re.Match[str]]:
     scan, first = (_SCAN_TOP, _FIRST_TOP) if top_only else (_SCAN, _FIRST)
     head = first.match(text, start, end) if start == 0 or text[start - 1] == "\n" else None
@@ -79,12 +89,7 @@ def scan_headings(text: str, start: int = 0, first_line: int = 0,
         last = pos
         hashes = m.group(2)
         if hashes is not None:
-            body = m.group(3).strip(" \t\r")
-            if body.endswith("#"):
-                trimmed = body.rstrip("#")
-                if not trimmed or trimmed[-1] in " \t":
-                    body = trimmed
-            append(Heading(len(hashes), body.strip(), line, pos))
+            append(Heading(len(hashes), heading_text(m.group(3)), line, pos))
             continue
         fence = m.group(4)
         if fence is not None:

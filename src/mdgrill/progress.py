@@ -13,7 +13,7 @@ import re
 from . import frontmatter_io
 from .errors import InputError
 from .hashing import sha256
-from .markdown import Heading, Section, scan_headings, sections
+from .markdown import Heading, Section, heading_text, scan_headings, sections
 from .patterns import lazy
 from .record import BLOCK_LISTS, HEADING_WORD, PHASE_OF_WORD, TOP_KEYS
 from .textfile import TextFile, apply_splices, split_lines
@@ -555,12 +555,8 @@ def _last_h3(text: str, start: int, end: int) -> int:
 
 
 def _heading_text(raw: str) -> str:
-    body = raw.strip(" \t\r")[3:].strip(" \t")
-    if body.endswith("#"):
-        trimmed = body.rstrip("#")
-        if not trimmed or trimmed[-1] in " \t":
-            body = trimmed
-    return body.strip()
+    """The text of a `###` heading line."""
+    return heading_text(raw.strip(" \t\r")[3:])
 
 
 def normalize_log(text: str) -> str:
