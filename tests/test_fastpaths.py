@@ -12,7 +12,7 @@ from mdgrill.progress import Progress, read_progress
 from mdgrill.textfile import TextFile
 from mdgrill.tree import ledger_of, read_ledger
 
-IDS = st.sampled_from(["D1", "D2", "D3", "E1", "auth.users", "x-1", "D 4", ""])
+IDS = st.sampled_from(["D1", "D2", "D3", "E1", "auth.users", "x-1", "D 4", "", "none", "None"])
 KEYS = st.sampled_from(["Decisions", "decisions", "**Decisions**", "Facts resolved",
                         "Out of scope", "OUT OF SCOPE", "Reopened", "Asked", "Section",
                         "Depends on", "depends on", "Spawned by", "Investigating", "Options",
@@ -62,7 +62,7 @@ def _exact(text: str) -> Progress:
 
 def _ledger_view(ledger: object) -> tuple[object, ...]:
     return (ledger.answers, ledger.answer_line, ledger.out_of_scope,  # type: ignore[attr-defined]
-            ledger.order, ledger.round_of)  # type: ignore[attr-defined]
+            ledger.order)  # type: ignore[attr-defined]
 
 
 def _same(text: str) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from .patterns import lazy
 from .progress import Block, Node, NodeInfo, Progress, split_ids
 from .record import ID_RE, is_id
@@ -46,7 +44,6 @@ class Ledger:
         self.answers: dict[str, str] = {}
         self.out_of_scope: set[str] = set()
         self.order: list[str] = []  # IDs in the order they were settled
-        self.round_of: dict[str, int] = {}
         self._lines: dict[str, int] = {}
         self._line_source: Callable[[], dict[str, int]] | None = None  # set by the fast path
 
@@ -77,11 +74,11 @@ def read_ledger(blocks: list[Block]) -> Ledger:
                 if key == "decisions":
                     pair = split_decision(entry.value)
                     if pair is not None and is_id(pair[0]):
-                        _settle(ledger, pair[0], pair[1], entry.line, block.round)
+                        _settle(ledger, pair[0], pair[1], entry.line)
                 elif key == "facts resolved":
                     node_id = fact_id(entry.value)
                     if node_id is not None:
-                        _settle(ledger, node_id, entry.value, entry.line, block.round)
+                        _settle(ledger, node_id, entry.value, entry.line)
                 elif key == "out of scope":
                     for node_id in split_ids(entry.value):
                         if is_id(node_id):
@@ -98,30 +95,50 @@ def read_ledger(blocks: list[Block]) -> Ledger:
 def ledger_of(prog: Progress) -> Ledger:  # noqa: C901 - read_ledger's rules, inlined for speed
     """The ledger of a spec: one regex pass over the log when it can, else its parsed blocks.
 
-    Equal to `read_ledger(prog.blocks)` (a property test holds them to it). `findall` hands
-    back only the headings and the four kinds of line the ledger reads, as tuples; the answer
-    lines, wanted only by reports, are found again when asked for.
+    Equal to `read_ledger(prog.blocks)` (a property test holds them to it). The lines mdgrill
+    writes (`- Decisions: D1 -> ...`, `- Facts resolved: D1 -> ...`, `- Out of scope: none`,
+    `### <Phase> Grill - Round <N>`) come out of `findall` already split; any other heading
+    or ledger line is read by the exact rules. The answer lines, wanted only by reports, are
+    found again when asked for.
     """
     fast = prog.fast_log()
     if fast is None:
         return read_ledger(prog.blocks)
     text, start, end, _ = fast
     ledger = Ledger()
-    answers, out_of_scope, order, round_of = (ledger.answers, ledger.out_of_scope,
-                                              ledger.order, ledger.round_of)
-    seen: set[str] = set()
+    answers, out_of_scope = ledger.answers, ledger.out_of_scope
+    settled: list[str] = []  # every settling, in order; `order` is its first occurrences
+    settle = settled.append
     id_match = ID_RE.match
     in_round = revised = False
-    number: int | None = None
-    for head, rnd, rev, key, value in _LEDGER_TUPLES.findall(text, start, end):
+    for d_id, d_answer, f_value, f_id, number, head, other in \
+            _LEDGER_LINES.findall(text, max(start - 1, 0), end):
+        if d_id:
+            if in_round:
+                settle(d_id)
+                answers[d_id] = d_answer.strip()
+                out_of_scope.discard(d_id)
+            continue
+        if f_id:
+            if in_round:
+                settle(f_id)
+                answers[f_id] = f_value.strip()
+                out_of_scope.discard(f_id)
+            continue
+        if number:
+            in_round, revised = True, False
+            continue
         if head:
-            in_round, revised = bool(rnd), bool(rev)
-            number = int(rnd) if rnd else None
+            m = _LEDGER_HEAD.match(head)
+            if m is not None:
+                in_round, revised = m.group(1) is not None, m.group(2) is not None
             continue
-        if not in_round and not revised:
+        if not other or not (in_round or revised):
+            continue  # `- Out of scope: none`, or a line outside rounds and Revised blocks
+        m = _LEDGER_LINE.match(other)
+        if m is None:
             continue
-        key = key.lower()
-        value = value.strip()
+        key, value = m.group(1).lower(), (m.group(2) or "").strip()
         if revised:
             if key == "reopened":
                 for node_id in split_ids(value):
@@ -146,34 +163,41 @@ def ledger_of(prog: Progress) -> Ledger:  # noqa: C901 - read_ledger's rules, in
             node_id, answer = fact, value
         else:
             continue
-        if node_id not in seen:
-            seen.add(node_id)
-            order.append(node_id)
+        settle(node_id)
         answers[node_id] = answer
         out_of_scope.discard(node_id)
-        if number is not None:
-            round_of[node_id] = number
+    ledger.order = list(dict.fromkeys(settled))
     ledger._line_source = lambda: read_ledger(prog.blocks)._lines
     return ledger
 
 
-# One tuple per log line the ledger reads: (###, round number, revised, key, value); a
-# heading is a round or a Revised block only in the exact form classify_block reads.
-_LEDGER_TUPLES = lazy(
-    r"^(?:( {0,3}###)(?:[ \t\r]+[A-Za-z]+ Grill - (?:Round ([0-9]+)|((?i:revised)))"
-    r"(?:[ \t]+#+)?[ \t\r]*|(?:[ \t\r][^\n]*)?)"
-    r"|[-*+][ \t]+(?:\*\*)?((?i:decisions|facts resolved|out of scope|reopened))(?:\*\*)?"
-    r"[ \t]*:(?:\*\*)?(?:[ \t]+([^\n]*))?\r?)$", re.M)
+_ID = r"[A-Za-z][A-Za-z0-9._-]*"
+# One tuple per log line the ledger may read, found from the newline before it (a literal
+# first character keeps `findall` at C speed): (decision ID, its answer, fact line, fact ID,
+# round number, other heading, other ledger line). The first five are the exact lines
+# mdgrill writes, already split; the last two are read by _LEDGER_HEAD and _LEDGER_LINE.
+_LEDGER_LINES = lazy(
+    rf"\n(?:- Decisions: ({_ID}) -> ([^\n]*)"
+    rf"|- Facts resolved: (({_ID}) -> [^\n]*)"
+    r"|- Out of scope: none\r?(?=\n|\Z)"
+    r"|### [A-Za-z]+ Grill - Round ([0-9]+)\r?(?=\n|\Z)"
+    r"|( {0,3}###[^\n]*)"
+    r"|([-*+][ \t]+(?:\*\*)?(?i:decisions|facts resolved|out of scope|reopened)[^\n]*))")
+# A heading is a round or a Revised block only in the exact form classify_block reads.
+_LEDGER_HEAD = lazy(
+    r" {0,3}###(?:[ \t\r]+[A-Za-z]+ Grill - (?:Round ([0-9]+)|((?i:revised)))"
+    r"(?:[ \t]+#+)?[ \t\r]*|(?:[ \t\r][^\n]*)?)\Z")
+_LEDGER_LINE = lazy(
+    r"[-*+][ \t]+(?:\*\*)?((?i:decisions|facts resolved|out of scope|reopened))(?:\*\*)?"
+    r"[ \t]*:(?:\*\*)?(?:[ \t]+([^\n]*))?\r?\Z")
 
 
-def _settle(ledger: Ledger, node_id: str, answer: str, line: int, rnd: int | None) -> None:
+def _settle(ledger: Ledger, node_id: str, answer: str, line: int) -> None:
     if node_id not in ledger.answers and node_id not in ledger._lines:
         ledger.order.append(node_id)
     ledger.answers[node_id] = answer
     ledger._lines[node_id] = line
     ledger.out_of_scope.discard(node_id)
-    if rnd is not None:
-        ledger.round_of[node_id] = rnd
 
 
 class Frontier:
