@@ -59,6 +59,10 @@ def test_scanner_matches_reference(lines: list[str], nl: str, final: bool) -> No
     for h in got:
         assert text.count("\n", 0, h.offset) == h.line
         assert text[h.offset:].lstrip(" ").startswith("#")
+    # the skeleton scan (H1/H2 only), on the fast path for plain text and the exact one else
+    top = scan_headings(text, top_only=True)
+    assert [(h.level, h.text, h.line, h.offset) for h in top] == \
+        [(h.level, h.text, h.line, h.offset) for h in got if h.level <= 2]
 
 
 def test_fence_and_comment_hide_headings() -> None:

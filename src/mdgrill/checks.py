@@ -195,32 +195,48 @@ def check_blocks(prog: Progress) -> list[Diagnostic]:
 
     mdgrill writes only well-formed blocks and seals the log with their digest, so while the
     digest matches, the bullets of 10,000 recorded rounds need no second reading (the
-    numbering and kinds of their headings are still checked).
+    numbering and kinds of their headings are still checked, first without line numbers).
     """
     path = prog.path
-    out: list[Diagnostic] = []
-    sealed = prog.log_seal() is True  # as mdgrill wrote them
-    blocks = prog.block_headings() if sealed else prog.blocks
-    last_round: dict[str, int] = {}
+    if prog.log_seal() is True:  # as mdgrill wrote them
+        light = prog.block_heads()
+        if light is not None and not _check_headings(path, light):
+            return []
+        return _check_headings(path, [_head(b) for b in prog.block_headings()])
+    blocks = prog.blocks
+    out = _check_headings(path, [_head(b) for b in blocks])
     for index, block in enumerate(blocks):
-        kind = block.kind
-        if kind == "unknown" or (kind in BLOCK_KEYS and block.phase is None):
-            out.append(warning(path, block.line + 1, "UNKNOWN_BLOCK",
-                               f"`### {block.title}` is not a block mdgrill knows: rounds are "
+        if block.kind not in BLOCK_KEYS or block.phase is None:
+            continue
+        if block.kind == "round":
+            nxt = blocks[index + 1].kind if index + 1 < len(blocks) else None
+            out.extend(_check_round(path, block, nxt))
+        else:
+            out.extend(_check_transition(path, block))
+    return out
+
+
+def _head(block: Block) -> tuple[str, str | None, int | None, str, int]:
+    return block.kind, block.phase, block.round, block.title, block.line
+
+
+def _check_headings(path: str,
+                    heads: list[tuple[str, str | None, int | None, str, int]]) -> list[Diagnostic]:
+    """What a block's heading alone can get wrong: its kind, and the numbering of rounds
+    (1, 2, 3… per phase; a Confirmed, Skipped, Bypassed or Reset block starts a new count)."""
+    out: list[Diagnostic] = []
+    last_round: dict[str, int] = {}
+    for kind, phase, number, title, line in heads:
+        if kind == "unknown" or (kind in BLOCK_KEYS and phase is None):
+            out.append(warning(path, line + 1, "UNKNOWN_BLOCK",
+                               f"`### {title}` is not a block mdgrill knows: rounds are "
                                "`### <Phase> Grill - Round <N>`, transitions `### <Phase> Grill "
                                "- Awaiting Confirmation|Confirmed|Revised|Skipped|Bypassed`; "
                                "move other notes out of Interview Responses"))
-            continue
-        if kind == "round":
-            nxt = blocks[index + 1].kind if index + 1 < len(blocks) else None
-            if not sealed:
-                out.extend(_check_round(path, block, nxt))
-            out.extend(_check_round_number(path, block, last_round))
-        elif kind in BLOCK_KEYS:
-            if not sealed:
-                out.extend(_check_transition(path, block))
-            if kind in _NEW_SEQUENCE and block.phase is not None:
-                last_round.pop(block.phase, None)
+        elif kind == "round":
+            out.extend(_check_round_number(path, phase, number, line, last_round))
+        elif kind in _NEW_SEQUENCE and phase is not None:
+            last_round.pop(phase, None)
     return out
 
 
@@ -265,26 +281,25 @@ def _decision_pair(value: str) -> tuple[str, str] | None:
     return split_decision(value)
 
 
-def _check_round_number(path: str, block: Block, last_round: dict[str, int]) -> list[Diagnostic]:
-    phase = block.phase
-    number = block.round
+def _check_round_number(path: str, phase: str | None, number: int | None, line: int,
+                        last_round: dict[str, int]) -> list[Diagnostic]:
     if phase is None or number is None:
         return []
     prev = last_round.get(phase)
     last_round[phase] = number
     if prev is None:
         if number != 1:
-            return [warning(path, block.line + 1, "ROUND_NUMBER",
+            return [warning(path, line + 1, "ROUND_NUMBER",
                             f"the {phase} rounds start at round {number}, not 1 (an interview "
                             "begun with `--round`?): check that no round is missing")]
         return []
     if number == prev:
-        return [error(path, block.line + 1, "ROUND_NUMBER",
+        return [error(path, line + 1, "ROUND_NUMBER",
                       f"round {number} of {phase} appears twice: number rounds 1, 2, 3… per "
                       "phase; record a correction as the next round")]
     if number != prev + 1:
         what = "skips" if number > prev else "goes back from"
-        return [error(path, block.line + 1, "ROUND_NUMBER",
+        return [error(path, line + 1, "ROUND_NUMBER",
                       f"round {number} of {phase} {what} round {prev}: the next round is "
                       f"{prev + 1} (rounds go 1, 2, 3… per phase; a Confirmed, Skipped, "
                       "Bypassed or Reset block starts a new count)")]

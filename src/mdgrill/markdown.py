@@ -46,6 +46,16 @@ _SCAN = lazy("\n" + _SCAN_BODY % "1,6", re.M)
 _SCAN_TOP = re.compile("\n" + _SCAN_BODY % "1,2", re.M)
 _FIRST = lazy(_SCAN_BODY % "1,6", re.M)
 _FIRST_TOP = re.compile(_SCAN_BODY % "1,2", re.M)
+# Without fences, comments or indented `#`s a heading line starts with `\n#`.
+_FLUSH_BODY = r"(#{%s})((?:[ \t\r][^\n]*)?)(?=\n|\Z)"
+_FLUSH = lazy("\n" + _FLUSH_BODY % "1,6")
+_FLUSH_TOP = lazy("\n" + _FLUSH_BODY % "1,2")
+_FLUSH_FIRST = lazy(_FLUSH_BODY % "1,6")
+_FLUSH_FIRST_TOP = lazy(_FLUSH_BODY % "1,2")
+_UNPLAIN_NL = lazy(r"\n(?: {0,3}(?:```|~~~|<!--)| {1,3}#)")
+_UNPLAIN_FIRST = lazy(r" {0,3}(?:```|~~~|<!--)| {1,3}#")
+_MARKUP_NL = lazy(r"\n {0,3}(?:```|~~~|<!--)")
+_MARKUP_FIRST = lazy(r" {0,3}(?:```|~~~|<!--)")
 
 
 def heading_text(after_hashes: str) -> str:
@@ -65,19 +75,45 @@ def _candidates(text: str, start: int, top_only: bool, end: int) -> list[re.Matc
     return [head, *found] if head is not None else found
 
 
+def has_markup(text: str, start: int = 0, end: int | None = None) -> bool:
+    """Whether a line in [start, end) opens a fence or an HTML comment, as the scanner reads
+    them (`start` begins a line)."""
+    end = len(text) if end is None else end
+    return _MARKUP_FIRST.match(text, start, end) is not None or \
+        _MARKUP_NL.search(text, start, end) is not None
+
+
+def is_plain(text: str, start: int = 0, end: int | None = None) -> bool:
+    """Whether no line in [start, end) opens a fence or a comment or has an indented `#`:
+    then every heading line starts with `\\n#` (`start` begins a line)."""
+    end = len(text) if end is None else end
+    return _UNPLAIN_FIRST.match(text, start, end) is None and \
+        _UNPLAIN_NL.search(text, start, end) is None
+
+
 def scan_headings(text: str, start: int = 0, first_line: int = 0,
-                  top_only: bool = False, end: int | None = None) -> list[Heading]:
+                  top_only: bool = False, end: int | None = None,
+                  plain: bool | None = None) -> list[Heading]:
     """Every ATX heading from offset `start` (which begins line `first_line`).
 
     `top_only` finds only H1 and H2 headings: the cheap skeleton of a 10,000-round file.
+    `plain` is `is_plain(text, start, end)` when the caller knows it already.
     """
+    end = len(text) if end is None else end
+    if plain is None:
+        plain = is_plain(text, start, end)
+    if plain:
+        return _flush_headings(text, start, first_line, top_only, end)
+    return _scan(text, start, first_line, top_only, end)
+
+
+def _scan(text: str, start: int, first_line: int, top_only: bool, end: int) -> list[Heading]:
     # One finditer pass; a fence or an HTML comment sets `skip_to` past its end, and the
     # candidates inside it are dropped. Heading text is trimmed with str methods, not a
     # backtracking pattern (this runs once per heading of a 10,000-round file).
     headings: list[Heading] = []
     append = headings.append
     count = text.count
-    end = len(text) if end is None else end
     skip_to = start
     line = first_line
     last = start
@@ -101,6 +137,27 @@ def scan_headings(text: str, start: int = 0, first_line: int = 0,
             close = text.find("-->", pos + 4)
             close_eol = -1 if close < 0 else text.find("\n", close)
         skip_to = end if close_eol < 0 else close_eol + 1
+    return headings
+
+
+def _flush_headings(text: str, start: int, first_line: int, top_only: bool,
+                    end: int) -> list[Heading]:
+    """scan_headings where no line opens a fence or a comment and no `#` is indented: every
+    candidate starts with `\\n#`, a prefix the regex engine finds at C speed."""
+    scan, first = (_FLUSH_TOP, _FLUSH_FIRST_TOP) if top_only else (_FLUSH, _FLUSH_FIRST)
+    headings: list[Heading] = []
+    append = headings.append
+    count = text.count
+    line = first_line
+    last = start
+    m = first.match(text, start, end) if start == 0 or text[start - 1] == "\n" else None
+    if m is not None:
+        append(Heading(len(m.group(1)), heading_text(m.group(2)), line, start))
+    for m in scan.finditer(text, start, end):
+        pos = m.start(1)
+        line += count("\n", last, pos)
+        last = pos
+        append(Heading(len(m.group(1)), heading_text(m.group(2)), line, pos))
     return headings
 
 
