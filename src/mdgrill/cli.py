@@ -8,6 +8,7 @@ mistune nor PyYAML).
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from types import ModuleType
@@ -219,9 +220,22 @@ def _module(name: str) -> ModuleType:
 
 def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else list(argv)
+    verb = _verb_of(args_list)
+    # A verb is one short process: the cycle collector would only walk objects that are freed
+    # anyway (15 ms of validating 10,000 rounds). `watch` runs for hours and keeps it.
+    pause_gc = verb != "watch" and gc.isenabled()
+    if pause_gc:
+        gc.disable()
+    try:
+        return _main(args_list, verb)
+    finally:
+        if pause_gc:
+            gc.enable()
+
+
+def _main(args_list: list[str], verb: str | None) -> int:
     want_json = "--json" in args_list
     try:
-        verb = _verb_of(args_list)
         parser = build_parser(verb)
         if verb is None and not any(a in ("-h", "--help", "--version") for a in args_list):
             parser.print_help(sys.stderr)
