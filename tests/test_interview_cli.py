@@ -381,6 +381,16 @@ CONTROL_REPLIES = ["ok", "Yes!!!", "skip", "Skip.", "please continue thanks", "L
                    "approved", "go ahead, thank you", "👍", "..."]
 
 
+def test_append_after_trailing_spaces_on_the_last_line(cli: Cli, spec: Path) -> None:
+    # the seal ignores them (the log is hashed stripped); the next append keeps them mid-log
+    collecting(cli)
+    cli.ok("open-frontier", SPEC, "--round", "1", "--decision-id", "D1")
+    spec.write_text(spec.read_text().rstrip("\n") + "  \n\n")
+    cli.ok("record-answer", SPEC, "--decision-id", "D1", "--answer", "Only customers")
+    assert "- Asked: D1  \n- Decisions: D1 -> Only customers\n" in spec.read_text()
+    assert cli("validate", SPEC).code == 0
+
+
 def test_record_answer_refuses_control_replies(cli: Cli, spec: Path) -> None:
     collecting(cli)
     cli.ok("open-frontier", SPEC, "--round", "1", "--decision-id", "D1")

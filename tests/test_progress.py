@@ -91,6 +91,29 @@ def test_written_rounds_read_back(model: list[list[tuple[str, str]]], crlf: bool
         prog.sections["design tree"].heading_line
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([" ", "\t", "\n", "\r\n", "\r", "\u00a0", "\u3000", "x"]),
+                max_size=6), st.booleans(), st.booleans())
+def test_append_after_any_log_ending_seals_the_new_log(ending: list[str], crlf: bool,
+                                                        new_block: bool) -> None:
+    # the old log's last line may end in spaces, which its digest stripped but the new log
+    # keeps: the incremental digest has to feed them (the check after writing caught it)
+    body = BASE + "\n### Goal Grill - Round 1\n- Asked: D1\n- Decisions: D1 -> yes"
+    text = (body.replace("\n", "\r\n") if crlf else body) + "".join(ending)
+    prog = read_progress(text.encode("utf-8"), "p")
+    change = Change()
+    if new_block:
+        change.block("### Goal Grill - Round 2", ["- Asked: D2"])
+    else:
+        change.append_lines.append("- Facts resolved: none")
+    after = Progress(prog.tf.with_text(apply_change(prog, change)), "p")
+    assert after.log_seal() is True and after.data["log"]["blocks"] == 1 + new_block
+    assert log_digest(after.log_text()) == after.data["log"]["sha256"]  # normalizing is idempotent
+    assert prog.fm is not None and after.fm is not None
+    old_body = text[prog.fm.end_offset:]
+    assert after.tf.text[after.fm.end_offset:].startswith(old_body.rstrip(" \t\r\n"))
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=300))
 def test_arbitrary_bytes_raise_only_mdgrill_error(data: bytes) -> None:

@@ -44,6 +44,9 @@ class LazyPattern:
     def findall(self, text: str, pos: int = 0, endpos: int = 2**62) -> list[Any]:
         return self.compiled.findall(text, pos, endpos)
 
+    def sub(self, repl: str, text: str) -> str:
+        return self.compiled.sub(repl, text)
+
 
 def lazy(source: str, flags: int = 0) -> LazyPattern:
     return LazyPattern(source, flags)

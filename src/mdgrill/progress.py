@@ -615,6 +615,7 @@ def parse_bullets(lines: list[str], start: int, end: int,
     return entries, stray
 
 
+_CR_RUN_LF = lazy(r"\r+\n")
 _H3 = re.compile(r" {0,3}###(?:[ \t\r\n]|\Z)")
 # `###` heading lines, each found from the newline before it
 _H3_FLUSH = lazy(r"\n(###(?:[ \t\r][^\n]*)?)(?=\n|\Z)")
@@ -645,8 +646,17 @@ def _heading_text(raw: str) -> str:
 
 
 def normalize_log(text: str) -> str:
-    """The log as hashed: LF line ends, no leading or trailing blank lines."""
-    return text.replace("\r\n", "\n").strip()
+    """The log as hashed: LF line ends, no leading or trailing blank lines (idempotent)."""
+    return lf_line_ends(text).strip()
+
+
+def lf_line_ends(text: str) -> str:
+    """CRLF (and CR…CRLF) line ends as LF. A single `replace` would leave `\r\r\n` as `\r\n`,
+    so normalizing twice would change the digest."""
+    text = text.replace("\r\n", "\n")
+    if "\r\n" in text:
+        text = _CR_RUN_LF.sub("\n", text)
+    return text
 
 
 def log_digest(text: str) -> str:
@@ -706,24 +716,28 @@ def apply_change(prog: Progress, change: Change) -> str:
                 prefix += nl
             new_text = prefix + "## Interview Responses" + nl + nl.join(added) + nl
             splices.append((at, at, new_text))
-            new_log: str | None = "\n".join(_drop_leading_blank(added))
+            digest = log_digest("\n".join(_drop_leading_blank(added)))
         else:
             start, end = span
-            old_log = text[start:end]
             at = _end_of_content(text, start, end)
             lead = "" if at == 0 or text[at - 1] == "\n" else nl
             if at == start and start > 0 and text[start - 1] != "\n":
                 lead = nl  # the section heading is the file's last line, without a line end
             insertion = lead + nl.join(added) + nl
             splices.append((at, at, insertion))
-            new_log = None if old_log.strip() else "\n".join(added)
-        if new_log is None:
-            # the old log is already hashed (load checked it): feed only what is appended
-            hasher = prog.log_hasher().copy()  # type: ignore[attr-defined]
-            hasher.update(("\n" + "\n".join(added)).rstrip().encode("utf-8"))
-            digest = str(hasher.hexdigest())
-        else:
-            digest = log_digest(new_log)
+            old_end = end  # just after the old log's last non-space character
+            while old_end > start and text[old_end - 1].isspace():
+                old_end -= 1
+            if old_end > start:
+                # The old log is hashed already (load checked it): feed only what follows its
+                # last character, normalized as normalize_log would (the old last line's
+                # trailing spaces, kept now that it is no longer last, and the new lines).
+                tail = text[old_end:at] + insertion + text[at:end]
+                hasher = prog.log_hasher().copy()  # type: ignore[attr-defined]
+                hasher.update(lf_line_ends(tail).rstrip().encode("utf-8"))
+                digest = str(hasher.hexdigest())
+            else:
+                digest = log_digest("\n".join(added))
         updates["log"] = {"blocks": _block_count(prog) + len(change.new_blocks),
                           "sha256": digest}
 
