@@ -10,7 +10,15 @@ from hypothesis import strategies as st
 from mdgrill.errors import MdgrillError
 from mdgrill.progress import Progress, read_progress
 from mdgrill.textfile import TextFile
-from mdgrill.tree import ledger_of, read_ledger
+from mdgrill.tree import (
+    _bulk_answered,
+    compute_frontier,
+    frontier_ids,
+    ledger_of,
+    read_ledger,
+    required_sections,
+    settled_of,
+)
 
 IDS = st.sampled_from(["D1", "D2", "D3", "E1", "auth.users", "x-1", "D 4", "", "none", "None"])
 KEYS = st.sampled_from(["Decisions", "decisions", "**Decisions**", "Facts resolved",
@@ -77,6 +85,13 @@ def _same(text: str) -> None:
                    for b in Progress(TextFile(text), "p.md").block_headings()]
     exact_blocks = [(b.kind, b.phase, b.round, b.title, b.line, b.end) for b in exact.blocks]
     assert fast_blocks == exact_blocks
+    exact_ledger = read_ledger(exact.blocks)
+    settled = settled_of(Progress(TextFile(text), "p.md"))
+    assert set(settled.answered) == set(exact_ledger.answers)
+    assert settled.out_of_scope == exact_ledger.out_of_scope
+    assert Progress(TextFile(text), "p.md").node_ids() == [n.id for n in exact.nodes]
+    exact_frontier = compute_frontier(exact.nodes, exact_ledger, required_sections(exact.data))
+    assert frontier_ids(Progress(TextFile(text), "p.md")) == exact_frontier.frontier
     last_fast = Progress(TextFile(text), "p.md").last_block()
     last_exact = exact.blocks[-1] if exact.blocks else None
     if last_exact is None:
@@ -93,6 +108,56 @@ def _same(text: str) -> None:
 @given(document())
 def test_fast_paths_agree_with_the_full_parse(text: str) -> None:
     _same(text)
+
+
+CANONICAL_LOG = st.one_of(
+    st.sampled_from([
+        "### Requirements Grill - Round 1", "### Design Grill - Round 2",
+        "### Requirements Grill - Confirmed", "### Requirements Grill - Revised", "### Notes",
+        "- Out of scope: none", "- Facts resolved: none", "- Decisions: none",
+        "- Asked: D1, D2", "", "- Frontier after round: D3", "###x", "#### Sub",
+    ]),
+    st.builds(lambda key, node_id, rest: f"- {key}: {node_id} -> {rest}",
+              st.sampled_from(["Decisions", "Facts resolved"]),
+              st.sampled_from(["D1", "D2", "D3", "E1", "auth.users"]),
+              st.sampled_from(["yes", "", "a -> b", "none"])),
+)
+ODD_LINES = st.sampled_from(["- Out of scope: D2", "- Reopened: D1", "* Decisions: D3 -> y",
+                             "- decisions: D1 -> n", "- Decisions:D2 -> x", "- Decisions made"])
+
+
+@st.composite
+def mostly_canonical(draw: st.DrawFn) -> str:
+    """Logs in the forms mdgrill writes, sometimes with one other line: the bulk read of the
+    settled IDs must take them, and refuse the others."""
+    log = draw(st.lists(CANONICAL_LOG, max_size=30))
+    if draw(st.booleans()):
+        log.insert(draw(st.integers(0, len(log))), draw(ODD_LINES))
+    tree = ["### D1: Who", "- Depends on: none", "### D2: What", "- Depends on: D1",
+            "### D3: When", "- Spawned by: D2"]
+    nl = draw(st.sampled_from(["\n", "\r\n"]))
+    body = ["---", "mdgrill: 1", "---", "# T", "", "## Design Tree", *tree,
+            "## Interview Responses", *log]
+    return nl.join(body) + nl
+
+
+@settings(max_examples=400, deadline=None)
+@given(mostly_canonical())
+def test_bulk_settled_ids_agree_with_the_ledger(text: str) -> None:
+    _same(text)
+
+
+def test_bulk_read_takes_the_canonical_log_and_refuses_the_others() -> None:
+    head = "---\nmdgrill: 1\n---\n# T\n\n## Design Tree\n### D1: Who\n\n## Interview Responses\n"
+    rounds = ("- Decisions: D0 -> before any block\n### Requirements Grill - Round 1\n"
+              "- Asked: D1\n- Facts resolved: D1 -> fact\n- Out of scope: none\n"
+              "### Requirements Grill - Confirmed\n- Decisions: D9 -> not in a round\n"
+              "### Requirements Grill - Round 2\n- Decisions: D2 -> yes\n")
+    assert _bulk_answered(Progress(TextFile(head + rounds), "p.md")) == {"D1", "D2"}
+    for odd in ("- Out of scope: D2\n", "- Reopened: D1\n", "- decisions: D3 -> x\n"):
+        assert _bulk_answered(Progress(TextFile(head + rounds + odd), "p.md")) is None
+    fenced = head + "```\n### Requirements Grill - Round 9\n```\n" + rounds
+    assert _bulk_answered(Progress(TextFile(fenced), "p.md")) is None
 
 
 def test_fast_paths_agree_on_real_files() -> None:

@@ -74,12 +74,11 @@ def _require_open_round(prog: Progress, iv: dict[str, object], verb: str) -> Blo
 
 def close_round_lines(prog: Progress, block: Block) -> list[str]:
     """The lines that close a round: the five keys it lacks (as `none`) and the frontier."""
-    from .tree import spec_frontier
+    from .tree import frontier_ids
 
     present = {e.key.lower() for e in block.entries}
     lines = [f"- {key}: none" for key in ROUND_KEYS if key.lower() not in present]
-    frontier = spec_frontier(prog)
-    lines.append(f"- Frontier after round: {', '.join(frontier.frontier) or 'none'}")
+    lines.append(f"- Frontier after round: {', '.join(frontier_ids(prog)) or 'none'}")
     return lines
 
 

@@ -160,6 +160,8 @@ class NodeInfo:
 
 # One tuple per line the frontier reads of the tree: (###, node ID, key, value); a heading's
 # ID is what NODE_HEADING would read from its title.
+# A node heading's ID in a plain tree, as _NODE_TUPLES reads it
+_NODE_ID_H3 = lazy(r"\n###[ \t\r]+([A-Za-z][A-Za-z0-9._-]*)[^\S\n]*:")
 _NODE_TUPLES = lazy(
     r"^(?:( {0,3}###)(?:[ \t\r]+([A-Za-z][A-Za-z0-9._-]*)[^\S\n]*:[^\n]*|(?:[ \t\r][^\n]*)?)"
     r"|[-*+][ \t]+(?:\*\*)?((?i:section|depends on|spawned by|investigating))(?:\*\*)?"
@@ -547,6 +549,16 @@ class Progress:
             for node, line in zip(nodes, lines, strict=True):
                 node.line = line
         return nodes
+
+    def node_ids(self) -> list[str]:
+        """The tree's node IDs, read from the headings alone when the body is plain."""
+        sec = self.sections.get(TREE)
+        if sec is None:
+            return []
+        if self._nodes is not None or not self.plain:
+            return [n.id for n in self.node_index()]
+        start, end = self._section_offsets(sec)
+        return _NODE_ID_H3.findall(self.tf.text, start - 1, end)
 
     def _tree_h3(self) -> list[tuple[int, str]]:
         return [(line, title) for _, line, title in self._h3_lines(TREE)]

@@ -8,7 +8,7 @@ from .record import ID_RE, is_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Collection, Sequence
 
 OPEN = "OPEN"
 RESOLVED = "RESOLVED"
@@ -37,12 +37,29 @@ def fact_id(value: str) -> str | None:
     return None
 
 
-class Ledger:
+class Settled:
+    """Which IDs the log has settled: answered, or out of scope (all the frontier reads)."""
+
+    def __init__(self, answered: Collection[str], out_of_scope: set[str]) -> None:
+        self.answered = answered
+        self.out_of_scope = out_of_scope
+
+    def status(self, node: Node | NodeInfo) -> str:
+        if node.id in self.out_of_scope:
+            return OUT_OF_SCOPE
+        if node.id in self.answered:
+            return RESOLVED
+        if node.investigating:
+            return INVESTIGATING
+        return OPEN
+
+
+class Ledger(Settled):
     """What the log says about each ID: its answer, out-of-scope marks, where it happened."""
 
     def __init__(self) -> None:
         self.answers: dict[str, str] = {}
-        self.out_of_scope: set[str] = set()
+        super().__init__(self.answers, set())
         self.order: list[str] = []  # IDs in the order they were settled
         self._lines: dict[str, int] = {}
         self._line_source: Callable[[], dict[str, int]] | None = None  # set by the fast path
@@ -54,15 +71,6 @@ class Ledger:
             self._lines = self._line_source()
             self._line_source = None
         return self._lines
-
-    def status(self, node: Node | NodeInfo) -> str:
-        if node.id in self.out_of_scope:
-            return OUT_OF_SCOPE
-        if node.id in self.answers:
-            return RESOLVED
-        if node.investigating:
-            return INVESTIGATING
-        return OPEN
 
 
 def read_ledger(blocks: list[Block]) -> Ledger:
@@ -183,6 +191,18 @@ _LEDGER_LINES = lazy(
     r"|### [A-Za-z]+ Grill - Round ([0-9]+)\r?(?=\n|\Z)"
     r"|( {0,3}###[^\n]*)"
     r"|([-*+][ \t]+(?:\*\*)?(?i:decisions|facts resolved|out of scope|reopened)[^\n]*))")
+_NONE_LINE = r"none\r?(?:\n|\Z)"
+# A ledger line (as _LEDGER_LINE reads one) in any form but the four the bulk read accepts
+_ODD_LEDGER_LINE = lazy(
+    rf"\n(?!- (?:(?:Decisions|Facts resolved): {_ID} -> "
+    rf"|(?:Decisions|Facts resolved|Out of scope): {_NONE_LINE}))"
+    r"[-*+][ \t]+(?:\*\*)?(?i:decisions|facts resolved|out of scope|reopened)")
+_SETTLING = lazy(rf"\n- (?:Decisions|Facts resolved): ({_ID}) -> ")
+# `###` heading lines of a plain log: any, and those that do not open a round
+_ANY_H3 = lazy(r"\n###(?:[ \t\r][^\n]*)?(?=\n|\Z)")
+_NOT_ROUND_H3 = lazy(
+    r"\n###(?![ \t\r]+[A-Za-z]+ Grill - Round [0-9]+(?:[ \t]+#+)?[ \t\r]*(?=\n|\Z))"
+    r"(?:[ \t\r][^\n]*)?(?=\n|\Z)")
 # A heading is a round or a Revised block only in the exact form classify_block reads.
 _LEDGER_HEAD = lazy(
     r" {0,3}###(?:[ \t\r]+[A-Za-z]+ Grill - (?:Round ([0-9]+)|((?i:revised)))"
@@ -220,15 +240,15 @@ class Frontier:
                 "open_subthreads": self.open_subthreads}
 
 
-def compute_frontier(nodes: Sequence[Node | NodeInfo], ledger: Ledger, required_sections: list[str],
-                     group_by_section: bool = False) -> Frontier:
+def compute_frontier(nodes: Sequence[Node | NodeInfo], ledger: Settled,
+                     required_sections: list[str], group_by_section: bool = False) -> Frontier:
     result = Frontier()
     statuses = {n.id: ledger.status(n) for n in nodes}
     result.statuses = statuses
     settled = {RESOLVED, OUT_OF_SCOPE}
 
     def is_settled(node_id: str) -> bool:
-        return statuses.get(node_id) in settled or node_id in ledger.answers \
+        return statuses.get(node_id) in settled or node_id in ledger.answered \
             or node_id in ledger.out_of_scope
 
     for node in nodes:
@@ -274,10 +294,58 @@ def required_sections(data: dict[str, object]) -> list[str]:
 
 
 def spec_frontier(prog: Progress, group_by_section: bool = False,
-                  ledger: Ledger | None = None) -> Frontier:
+                  ledger: Settled | None = None) -> Frontier:
     """A spec's frontier: its tree's nodes, its log's ledger, its required sections."""
-    return compute_frontier(prog.node_index(), ledger if ledger is not None else ledger_of(prog),
+    return compute_frontier(prog.node_index(), ledger if ledger is not None else settled_of(prog),
                             required_sections(prog.data), group_by_section)
+
+
+def frontier_ids(prog: Progress) -> list[str]:
+    """`spec_frontier(prog).frontier`, without reading the tree when every node is settled
+    (then none is open): what closing a round writes as `Frontier after round:`."""
+    settled = settled_of(prog)
+    if all(i in settled.answered or i in settled.out_of_scope for i in prog.node_ids()):
+        return []
+    return spec_frontier(prog, ledger=settled).frontier
+
+
+def settled_of(prog: Progress) -> Settled:
+    """Which IDs the log settled. Read in bulk when every line the ledger would read is one
+    of the forms mdgrill writes; otherwise (any other form, an out-of-scope ID, a reopened
+    one) the full ledger decides, in order."""
+    answered = _bulk_answered(prog)
+    return ledger_of(prog) if answered is None else Settled(answered, set())
+
+
+def _bulk_answered(prog: Progress) -> set[str] | None:
+    """The IDs answered in round blocks, or None unless a plain log's only ledger lines are
+    `- Decisions|Facts resolved: <ID> -> ...` (each settles its ID, nothing unsettles it)
+    and `- Decisions|Facts resolved|Out of scope: none` (inert)."""
+    span = prog.log_span()
+    if span is None or not prog.plain:
+        return None
+    text = prog.tf.text
+    start, end = span
+    if start >= end:
+        return set()
+    if _ODD_LEDGER_LINE.search(text, start - 1, end) is not None:
+        return None
+    # A line settles only inside a round block: leave out the text before the first heading
+    # and every block that is not a round (few: the transitions of each phase).
+    first = _ANY_H3.search(text, start - 1, end)
+    skipped = [(start, first.start() + 1 if first is not None else end)]
+    for m in _NOT_ROUND_H3.finditer(text, start - 1, end):
+        after = _ANY_H3.search(text, m.end(), end)
+        skipped.append((m.start() + 1, after.start() + 1 if after is not None else end))
+    answered: set[str] = set()
+    at = start
+    for skip_from, skip_to in skipped:
+        if skip_from > at:
+            answered.update(_SETTLING.findall(text, at - 1, skip_from))
+        at = max(at, skip_to)
+    if at < end:
+        answered.update(_SETTLING.findall(text, at - 1, end))
+    return answered
 
 
 def _chunks(ids: list[str]) -> list[list[str]]:
