@@ -233,6 +233,21 @@ def main(argv: list[str] | None = None) -> int:
             gc.enable()
 
 
+def entry() -> None:
+    """The console script: main(), then out without the interpreter's teardown.
+
+    Every verb has closed its files and written its output by then; the teardown would only
+    free, one by one, objects the process is about to drop (5 ms of a 100 ms call).
+    """
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # the reader went away (`mdgrill log | head`)
+        code = code or 1
+    os._exit(code)
+
+
 def _main(args_list: list[str], verb: str | None) -> int:
     want_json = "--json" in args_list
     try:
