@@ -25,15 +25,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import genspec  # noqa: E402
+from installed import CHILD_ENV, install_fresh  # noqa: E402
 
 BASELINE = os.path.join(HERE, "json_baseline.py")
-
-
-# Children run as on an installed machine: bytecode cached (pip compiles it at install time).
-# This environment sets PYTHONDONTWRITEBYTECODE, which would make every call recompile
-# mdgrill from source; the cache goes to a temporary folder, not into the checkout.
-CHILD_ENV = dict(os.environ)
-CHILD_ENV.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def run_once(argv: list[str], before: object = None) -> tuple[float, int, int]:
@@ -76,16 +70,6 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:7.1f} ms"
 
 
-def install_fresh(tmp: str) -> tuple[str, str]:
-    """(mdgrill, python) of a new venv holding this checkout installed as a user would."""
-    venv = os.path.join(tmp, "venv")
-    subprocess.run([sys.executable, "-m", "venv", venv], check=True)
-    python = os.path.join(venv, "bin", "python")
-    subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps",
-                    os.path.dirname(HERE)], check=True, env=CHILD_ENV)
-    return os.path.join(venv, "bin", "mdgrill"), python
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=15)
@@ -95,12 +79,10 @@ def main() -> int:
     runs = opts.runs
     path_python = shutil.which("python3") or "python3"
     tmp = tempfile.mkdtemp(prefix="mdgrill-bench-")
-    CHILD_ENV["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "pycache")
     if opts.mdgrill:
+        CHILD_ENV["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "pycache")
         mdgrill, python = opts.mdgrill, sys.executable
     else:
-        # an editable install adds a path finder that every start of its venv imports
-        # (~10 ms): measure what users install instead
         mdgrill, python = install_fresh(tmp)
     print(f"mdgrill: {mdgrill}\nPATH python3: {path_python}\nvenv python: {python}\n"
           f"runs per figure: {runs} (median)\n")

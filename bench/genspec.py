@@ -115,8 +115,8 @@ def write_spec(folder: str, text: str) -> str:
 
 
 def validate_text(rounds: int, nodes: int) -> str:
-    """A spec with `rounds` closed rounds (two decisions and a fact each, ~430 bytes) and a
-    design tree of `nodes` nodes: 10,000 rounds make a file of about 4.5 MB."""
+    """A spec with `rounds` closed rounds (two decisions and a fact each, ~490 bytes) and a
+    design tree of `nodes` nodes: 10,000 rounds make a file of about 5 MB, issue 2's size."""
     log: list[str] = []
     for r in range(1, rounds + 1):
         a, b = f"D{2 * r - 1}", f"D{2 * r}"
@@ -126,7 +126,7 @@ def validate_text(rounds: int, nodes: int) -> str:
                 f"- Decisions: {a} -> External customers only; staff keep SSO through the "
                 f"admin portal (round {r})",
                 f"- Decisions: {b} -> Links expire after 15 minutes and can be used once, as "
-                "the security team asked",
+                "the security team asked; a second request sends a new link and voids the first",
                 "- Out of scope: none", "- Domain language: none",
                 f"- Frontier after round: D{2 * r + 1}, D{2 * r + 2}"]
     tree: list[str] = []
