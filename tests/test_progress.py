@@ -106,8 +106,17 @@ def test_append_after_any_log_ending_seals_the_new_log(ending: list[str], crlf: 
         change.block("### Goal Grill - Round 2", ["- Asked: D2"])
     else:
         change.append_lines.append("- Facts resolved: none")
-    after = Progress(prog.tf.with_text(apply_change(prog, change)), "p")
+    new = apply_change(prog, change)
+    after = Progress(prog.tf.with_text(new), "p")
     assert after.log_seal() is True and after.data["log"]["blocks"] == 1 + new_block
+    # the write check's shortcut: hash only what follows the old log, once it is shown there
+    span = after.log_span()
+    assert span is not None
+    shortcut = prog.digest_after_append(new, span)
+    assert shortcut in (None, after.log_sha256())
+    assert (shortcut is None) == ("\r" in text[text.index("## Interview Responses"):])
+    edited = new.replace("D1 -> yes", "D1 -> yeS")
+    assert prog.digest_after_append(edited, span) is None
     assert log_digest(after.log_text()) == after.data["log"]["sha256"]  # normalizing is idempotent
     assert prog.fm is not None and after.fm is not None
     old_body = text[prog.fm.end_offset:]

@@ -271,21 +271,20 @@ def _main(args_list: list[str], verb: str | None) -> int:
 
 def _emit(outcome: Outcome, want_json: bool) -> None:
     if want_json:
-        import json
+        from .jsonout import dumps
 
         payload: dict[str, object] = {"ok": outcome.exit_code == 0}
         payload.update(outcome.result)
-        sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
+        sys.stdout.write(dumps(payload) + "\n")
     elif outcome.text:
         sys.stdout.write(outcome.text if outcome.text.endswith("\n") else outcome.text + "\n")
 
 
 def _fail(exc: MdgrillError, want_json: bool) -> int:
     if want_json:
-        import json
+        from .jsonout import dumps
 
-        sys.stdout.write(json.dumps({"ok": False, "error": exc.to_json()}, ensure_ascii=False)
-                         + "\n")
+        sys.stdout.write(dumps({"ok": False, "error": exc.to_json()}) + "\n")
     else:
         sys.stderr.write(f"mdgrill: error {exc.code}: {exc.message}\n")
     return exc.exit_code

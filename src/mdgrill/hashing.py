@@ -21,7 +21,10 @@ except ImportError:  # pragma: no cover - depends on the Python version
 def sha256(data: bytes = b"") -> _Hash:
     """A sha256 object fed `data` (same digests whichever implementation serves it)."""
     if len(data) >= _LARGE:
-        from hashlib import sha256 as openssl_sha256
+        try:  # hashlib's own backend, without hashlib's set-up of every other algorithm
+            from _hashlib import openssl_sha256  # type: ignore[import-not-found,unused-ignore]
+        except ImportError:  # pragma: no cover - a Python built without OpenSSL
+            from hashlib import sha256 as openssl_sha256
 
-        return openssl_sha256(data)
+        return openssl_sha256(data)  # type: ignore[no-any-return,unused-ignore]
     return _builtin_sha256(data)  # type: ignore[no-any-return,unused-ignore]

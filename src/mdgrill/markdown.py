@@ -43,9 +43,9 @@ _SCAN_BODY = r"( {0,3})(?:(#{%s})((?:[ \t\r][^\n]*)?)$|(`{3,}|~{3,})([^\n]*)|<!-
 # Anchored on the newline before a line, not on `^` with re.M: the engine then skips to the
 # next newline at C speed, four times faster on a large file. The first line is matched apart.
 _SCAN = lazy("\n" + _SCAN_BODY % "1,6", re.M)
-_SCAN_TOP = re.compile("\n" + _SCAN_BODY % "1,2", re.M)
+_SCAN_TOP = lazy("\n" + _SCAN_BODY % "1,2", re.M)
 _FIRST = lazy(_SCAN_BODY % "1,6", re.M)
-_FIRST_TOP = re.compile(_SCAN_BODY % "1,2", re.M)
+_FIRST_TOP = lazy(_SCAN_BODY % "1,2", re.M)
 # Without fences, comments or indented `#`s a heading line starts with `\n#`.
 _FLUSH_BODY = r"(#{%s})((?:[ \t\r][^\n]*)?)(?=\n|\Z)"
 _FLUSH = lazy("\n" + _FLUSH_BODY % "1,6")

@@ -7,7 +7,7 @@ import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from typing import Any
 
 
@@ -44,7 +44,7 @@ class LazyPattern:
     def findall(self, text: str, pos: int = 0, endpos: int = 2**62) -> list[Any]:
         return self.compiled.findall(text, pos, endpos)
 
-    def sub(self, repl: str, text: str) -> str:
+    def sub(self, repl: str | Callable[[re.Match[str]], str], text: str) -> str:
         return self.compiled.sub(repl, text)
 
 

@@ -24,11 +24,11 @@ TREE = "design tree"
 LOG = "interview responses"
 KNOWN_SECTIONS = (GOAL, TREE, LOG)
 
-NODE_HEADING = re.compile(r"([A-Za-z][A-Za-z0-9._-]*)\s*:\s*(.*)\Z")
+NODE_HEADING = lazy(r"([A-Za-z][A-Za-z0-9._-]*)\s*:\s*(.*)\Z")
 BLOCK_HEADING = re.compile(
     r"(?P<phase>[A-Za-z]+) (?P<kind>Grill|Artifact) - "
     r"(?:Round (?P<round>[0-9]+)|(?P<word>[A-Za-z][A-Za-z ]*[A-Za-z]))\Z")
-LEGACY_HEADING = re.compile(r"(?P<phase>[A-Za-z]+) Interview(?: \(from [^)]*\))?\Z")
+LEGACY_HEADING = lazy(r"(?P<phase>[A-Za-z]+) Interview(?: \(from [^)]*\))?\Z")
 # the value is greedy and stripped by the caller: a lazy `(.*?)[ \t]*\Z` backtracks per character
 BULLET = re.compile(
     r"[-*+][ \t]+(?:\*\*)?([A-Za-z][A-Za-z /_-]*?)(?:\*\*)?[ \t]*:(?:\*\*)?(?:[ \t]+(.*))?\Z")
@@ -200,7 +200,9 @@ class Progress:
         self.plain = is_plain(tf.text, body_offset)
         self.skeleton: list[Heading] = scan_headings(tf.text, body_offset, body_line,
                                                      top_only=True, plain=self.plain)
-        self.total_lines = body_line + tf.text.count("\n", body_offset) + 1
+        last = self.skeleton[-1] if self.skeleton else None  # count only the lines after it
+        self.total_lines = (last.line + tf.text.count("\n", last.offset) if last is not None
+                            else body_line + tf.text.count("\n", body_offset)) + 1
         self.title: Heading | None = next((h for h in self.skeleton if h.level == 1), None)
         self.sections: dict[str, Section] = {}
         self.duplicate_sections: list[Section] = []
@@ -218,6 +220,8 @@ class Progress:
         self._nodes: list[Node] | None = None
         self._lines: list[str] | None = None
         self._log_hash: object = None
+        self._log_text: str | None = None
+        self._log_at = -1  # where log_text() starts in the text, when it is a plain slice
 
     @property
     def headings(self) -> list[Heading]:
@@ -283,6 +287,12 @@ class Progress:
         return self.log_hasher().copy().hexdigest()  # type: ignore[attr-defined,no-any-return]
 
     def log_text(self) -> str:
+        """The log as hashed (normalize_log of its section; computed once)."""
+        if self._log_text is None:
+            self._log_text = self._normalized_log()
+        return self._log_text
+
+    def _normalized_log(self) -> str:
         span = self.log_span()
         if span is None:
             return ""
@@ -295,7 +305,26 @@ class Progress:
             start += 1
         while end > start and text[end - 1].isspace():
             end -= 1
+        self._log_at = start
         return text[start:end]
+
+    def digest_after_append(self, text: str, span: tuple[int, int]) -> str | None:
+        """The digest of the log at `span` in `text`, a later version of this file, hashing
+        only what follows this log there. None unless that log begins with this one's
+        (compared, not assumed) and this one has no CR (then hash the whole log)."""
+        old_span = self.log_span()
+        norm = self.log_text()
+        if old_span is None or not norm or self._log_at < 0:
+            return None
+        start, end = span
+        at = start + self._log_at - old_span[0]  # past the same leading blank lines
+        after = at + len(norm)
+        if after > end or text[start:at] != self.tf.text[old_span[0]:self._log_at] or \
+                not text.startswith(norm, at):
+            return None
+        hasher = self.log_hasher().copy()  # type: ignore[attr-defined]
+        hasher.update(lf_line_ends(text[after:end]).rstrip().encode("utf-8"))
+        return str(hasher.hexdigest())
 
     @property
     def blocks(self) -> list[Block]:

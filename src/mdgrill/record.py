@@ -146,10 +146,11 @@ def check_interview(iv: dict[str, object], mode: object) -> list[Problem]:  # no
     asked = iv["asked"]
     pending = iv["pending"]
     assert isinstance(asked, list) and isinstance(pending, list)
-    if len(set(asked)) != len(asked) or len(set(pending)) != len(pending):
+    asked_set, pending_set = set(asked), set(pending)
+    if len(asked_set) != len(asked) or len(pending_set) != len(pending):
         bad("INVALID_STATE", "interview asked/pending must not repeat an ID")
-    if not set(pending) <= set(asked):
-        extra = sorted(set(pending) - set(asked))
+    if not pending_set <= asked_set:
+        extra = sorted(pending_set - asked_set)
         bad("INVALID_STATE", f"pending IDs {', '.join(extra)} were never asked (pending ⊆ asked)")
     for key in ("approach", "confirmation", "bypass_reason"):
         value = iv[key]

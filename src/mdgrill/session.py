@@ -62,11 +62,13 @@ def check_log(prog: Progress) -> None:
                           path=prog.path, line=line)
 
 
-def verify_written(tf: TextFile, path: str, log_span: tuple[int, int] | None) -> None:
+def verify_written(tf: TextFile, path: str, log_span: tuple[int, int] | None,
+                   before: Progress | None = None) -> None:
     """Check text about to be written: its record holds and its log matches its digest.
 
-    With the log's new span known, only the front matter is parsed again and the log hashed;
-    otherwise the whole file is read back.
+    With the log's new span known, only the front matter is parsed again and the log hashed
+    (from `before`'s digest, when the new log is shown to start with its log); otherwise the
+    whole file is read back.
     """
     if log_span is None:
         check_loaded(Progress(tf, path))
@@ -81,7 +83,9 @@ def verify_written(tf: TextFile, path: str, log_span: tuple[int, int] | None) ->
     if problems:
         raise InputError(problems[0].code, problems[0].message)
     log = fm.data.get("log")
-    written = log_digest(tf.text[log_span[0]:log_span[1]])
+    written = before.digest_after_append(tf.text, log_span) if before is not None else None
+    if written is None:
+        written = log_digest(tf.text[log_span[0]:log_span[1]])
     if not isinstance(log, dict) or written != log.get("sha256"):
         raise InputError("INTERNAL_WRITE_CHECK", "the log does not match its digest")
 
@@ -97,7 +101,7 @@ def transaction(spec: store.Spec,
             new_tf = prog.tf.with_text(new_text)
             data = new_tf.encode()
             try:
-                verify_written(new_tf, prog.path, change.log_span_after)
+                verify_written(new_tf, prog.path, change.log_span_after, prog)
             except MdgrillError as exc:  # a defect of ours: never write it
                 raise InputError("INTERNAL_WRITE_CHECK",
                                  f"mdgrill refused to write {prog.path}: the result would not "

@@ -304,7 +304,7 @@ def frontier_ids(prog: Progress) -> list[str]:
     """`spec_frontier(prog).frontier`, without reading the tree when every node is settled
     (then none is open): what closing a round writes as `Frontier after round:`."""
     settled = settled_of(prog)
-    if all(i in settled.answered or i in settled.out_of_scope for i in prog.node_ids()):
+    if not set(prog.node_ids()).difference(settled.answered, settled.out_of_scope):
         return []
     return spec_frontier(prog, ledger=settled).frontier
 
