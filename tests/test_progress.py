@@ -3,11 +3,21 @@ written reads back as written, and no input makes the reader raise anything but 
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mdgrill.errors import MdgrillError
-from mdgrill.progress import Change, Progress, apply_change, log_digest, read_progress
+from mdgrill.progress import (
+    BULLET,
+    SUB_BULLET,
+    Change,
+    Progress,
+    apply_change,
+    log_digest,
+    read_progress,
+)
 from mdgrill.session import check_loaded
 from mdgrill.textfile import TextFile, decode
 from mdgrill.tree import read_ledger
@@ -169,3 +179,23 @@ def test_user_section_kept_byte_for_byte() -> None:
     assert "## Notes (mine)\r\n\r\n```\r\n## Interview Responses\r\n```\r\n" in out
     assert out.count("\n") == out.count("\r\n")
     assert "phase: research\r\n" in out
+
+
+# The bullet patterns as first written (lazy groups), kept as the reference of the greedy ones
+LAZY_BULLET = re.compile(
+    r"[-*+][ \t]+(?:\*\*)?([A-Za-z][A-Za-z /_-]*?)(?:\*\*)?[ \t]*:(?:\*\*)?(?:[ \t]+(.*))?\Z")
+LAZY_SUB_BULLET = re.compile(r"([ \t]+)[-*+][ \t]+(.*?)[ \t]*\Z")
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet="-*+ \t:abAB/_*xé", max_size=24))
+def test_greedy_bullet_patterns_read_what_the_lazy_ones_read(line: str) -> None:
+    lazy, greedy = LAZY_BULLET.match(line), BULLET.match(line)
+    assert (lazy is None) == (greedy is None)
+    if lazy is not None and greedy is not None:
+        assert lazy.group(1).strip() == greedy.group(1).strip()
+        assert (lazy.group(2) or "").strip() == (greedy.group(2) or "").strip()
+    lazy_sub, greedy_sub = LAZY_SUB_BULLET.match(line), SUB_BULLET.match(line)
+    assert (lazy_sub is None) == (greedy_sub is None)
+    if lazy_sub is not None and greedy_sub is not None:
+        assert lazy_sub.group(2) == greedy_sub.group(2).rstrip(" \t")

@@ -29,10 +29,11 @@ BLOCK_HEADING = re.compile(
     r"(?P<phase>[A-Za-z]+) (?P<kind>Grill|Artifact) - "
     r"(?:Round (?P<round>[0-9]+)|(?P<word>[A-Za-z][A-Za-z ]*[A-Za-z]))\Z")
 LEGACY_HEADING = lazy(r"(?P<phase>[A-Za-z]+) Interview(?: \(from [^)]*\))?\Z")
-# the value is greedy and stripped by the caller: a lazy `(.*?)[ \t]*\Z` backtracks per character
+# Greedy groups, trimmed by the caller: a lazy `(.*?)[ \t]*\Z` backtracks once per character
+# (the key can only differ by trailing spaces, since neither `:` nor `*` may be in it).
 BULLET = re.compile(
-    r"[-*+][ \t]+(?:\*\*)?([A-Za-z][A-Za-z /_-]*?)(?:\*\*)?[ \t]*:(?:\*\*)?(?:[ \t]+(.*))?\Z")
-SUB_BULLET = re.compile(r"([ \t]+)[-*+][ \t]+(.*?)[ \t]*\Z")
+    r"[-*+][ \t]+(?:\*\*)?([A-Za-z][A-Za-z /_-]*)(?:\*\*)?[ \t]*:(?:\*\*)?(?:[ \t]+(.*))?\Z")
+SUB_BULLET = re.compile(r"([ \t]+)[-*+][ \t]+(.*)\Z")
 
 TRANSITION_WORDS = {
     "awaiting confirmation": "awaiting", "confirmed": "confirmed", "revised": "revised",
@@ -100,7 +101,7 @@ class Option:
 class Node:
     """A design tree node `### <ID>: <title>` and its bullets."""
 
-    __slots__ = ("id", "title", "line", "end", "entries", "options", "stray")
+    __slots__ = ("id", "title", "line", "end", "entries", "options", "stray", "_first")
 
     def __init__(self, node_id: str, title: str, line: int, end: int) -> None:
         self.id = node_id
@@ -110,13 +111,16 @@ class Node:
         self.entries: list[Entry] = []
         self.options: list[Option] = []
         self.stray: list[tuple[int, str]] = []
+        self._first: dict[str, str] | None = None  # key -> value of its first entry
 
     def first(self, key: str) -> str | None:
-        k = key.lower()
-        for e in self.entries:
-            if e.key.lower() == k:
-                return e.value
-        return None
+        """The value of the node's first `key` entry (keys read case-insensitively)."""
+        first = self._first
+        if first is None:
+            first = self._first = {}
+            for e in self.entries:
+                first.setdefault(e.key.lower(), e.value)
+        return first.get(key.lower())
 
     @property
     def section(self) -> str | None:
@@ -174,7 +178,8 @@ def split_ids(value: str | None) -> list[str]:
     text = value.strip()
     if not text or text.lower() in ("none", "-", "n/a"):
         return []
-    return [part.strip() for part in re.split(r"[,;]", text) if part.strip()]
+    parts = text.split(",") if ";" not in text else re.split(r"[,;]", text)
+    return [part.strip() for part in parts if part.strip()]
 
 
 class Progress:
@@ -218,6 +223,7 @@ class Progress:
         self._block_heads: list[Block] | None = None
         self._markup: dict[str, bool] = {}
         self._nodes: list[Node] | None = None
+        self._tree_parts: list[Section] | None = None
         self._lines: list[str] | None = None
         self._log_hash: object = None
         self._log_text: str | None = None
@@ -496,8 +502,15 @@ class Progress:
         sec = self.sections.get(TREE)
         if sec is None:
             return []
-        subs = sections(self._tree_headings(), 3, self.total_lines, (sec.start, sec.end))
-        return [s for s in subs if NODE_HEADING.match(s.title) is None]
+        return [s for s in self._tree_sections() if NODE_HEADING.match(s.title) is None]
+
+    def _tree_sections(self) -> list[Section]:
+        """The `###` parts of the design tree (read once)."""
+        if self._tree_parts is None:
+            sec = self.sections[TREE]
+            self._tree_parts = sections(self._tree_headings(), 3, self.total_lines,
+                                        (sec.start, sec.end))
+        return self._tree_parts
 
     def _tree_headings(self) -> list[Heading]:
         """The headings of the design tree only (not the 10,000 of the log after it)."""
@@ -522,7 +535,7 @@ class Progress:
         else:
             start, end = self._section_offsets(sec)
             lines, base = split_lines(self.tf.text[start:end]), sec.start
-        for sub in sections(self._tree_headings(), 3, self.total_lines, (sec.start, sec.end)):
+        for sub in self._tree_sections():
             m = NODE_HEADING.match(sub.title)
             if m is None:
                 continue
@@ -636,6 +649,7 @@ def parse_bullets(lines: list[str], start: int, end: int,
     stray: list[tuple[int, str]] = []
     current: Entry | None = None
     match = BULLET.match
+    sub_match = SUB_BULLET.match
     for i in range(start, min(end, len(lines))):
         text = lines[i]  # content() inlined: this loop runs once per line of the log
         if text.endswith("\n"):
@@ -644,12 +658,14 @@ def parse_bullets(lines: list[str], start: int, end: int,
             continue
         m = match(text)
         if m is not None:
-            current = Entry(m.group(1).strip(), (m.group(2) or "").strip(), base + i)
+            key, value = m.groups()
+            current = Entry(key.strip(), value.strip() if value else "", base + i)
             entries.append(current)
             continue
         if current is not None and text[0] in " \t>":
-            sub = SUB_BULLET.match(text)
-            current.children.append(((sub.group(2) if sub else text.strip()), base + i))
+            sub = sub_match(text)
+            current.children.append(((sub.group(2).rstrip(" \t") if sub else text.strip()),
+                                     base + i))
             continue
         current = None
         stray.append((base + i, text))
