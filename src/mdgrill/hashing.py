@@ -18,7 +18,7 @@ except ImportError:  # pragma: no cover - depends on the Python version
         from hashlib import sha256 as _builtin_sha256  # type: ignore[assignment,unused-ignore]
 
 
-def sha256(data: bytes = b"") -> _Hash:
+def sha256(data: bytes | memoryview = b"") -> _Hash:
     """A sha256 object fed `data` (same digests whichever implementation serves it)."""
     if len(data) >= _LARGE:
         try:  # hashlib's own backend, without hashlib's set-up of every other algorithm

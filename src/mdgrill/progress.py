@@ -273,7 +273,11 @@ class Progress:
     def log_hasher(self) -> object:
         """A sha256 object fed the normalized log (computed once, copied by its users)."""
         if self._log_hash is None:
-            self._log_hash = sha256(self.log_text().encode("utf-8"))
+            bounds = self._log_bounds()
+            view = self.tf.ascii_bytes(*bounds) if bounds is not None else None
+            # the file's own bytes when they are the normalized log: no 5 MB copies to hash
+            self._log_hash = sha256(view if view is not None
+                                    else self.log_text().encode("utf-8"))
         return self._log_hash
 
     def log_seal(self) -> bool | None:
@@ -299,20 +303,28 @@ class Progress:
         return self._log_text
 
     def _normalized_log(self) -> str:
+        bounds = self._log_bounds()
+        if bounds is not None:
+            return self.tf.text[bounds[0]:bounds[1]]
+        span = self.log_span()
+        return "" if span is None else normalize_log(self.tf.text[span[0]:span[1]])
+
+    def _log_bounds(self) -> tuple[int, int] | None:
+        """Where the normalized log lies in the text when it is a plain slice of it (the log
+        has no CR: normalize_log would only trim it); None otherwise."""
         span = self.log_span()
         if span is None:
-            return ""
+            return None
         text = self.tf.text
         start, end = span
         if text.find("\r", start, end) >= 0:
-            return normalize_log(text[start:end])
-        # normalize_log without its two copies of a large log: trim in place, slice once
+            return None
         while start < end and text[start].isspace():
             start += 1
         while end > start and text[end - 1].isspace():
             end -= 1
         self._log_at = start
-        return text[start:end]
+        return start, end
 
     def digest_after_append(self, text: str, span: tuple[int, int]) -> str | None:
         """The digest of the log at `span` in `text`, a later version of this file, hashing

@@ -14,13 +14,23 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 class TextFile:
     """Decoded text with its newline style and BOM, split into lines that keep their ends."""
 
-    __slots__ = ("text", "bom", "newline", "_lines")
+    __slots__ = ("text", "bom", "newline", "raw", "_lines")
 
-    def __init__(self, text: str, bom: bool = False, newline: str | None = None) -> None:
+    def __init__(self, text: str, bom: bool = False, newline: str | None = None,
+                 raw: bytes | None = None) -> None:
         self.text = text
         self.bom = bom
         self.newline = newline if newline is not None else detect_newline(text)
+        self.raw = raw  # the bytes `text` was decoded from (BOM included), when known
         self._lines: list[str] | None = None
+
+    def ascii_bytes(self, start: int, end: int) -> memoryview | None:
+        """The bytes of text[start:end], without a copy, when the text is ASCII (then a
+        character is a byte) and was decoded from bytes; else None."""
+        if self.raw is None or not self.text.isascii():
+            return None
+        offset = 3 if self.bom else 0
+        return memoryview(self.raw)[offset + start:offset + end]
 
     @property
     def lines(self) -> list[str]:
@@ -60,7 +70,7 @@ def decode(data: bytes, path: str = "<input>", limit: int = MAX_FILE_BYTES) -> T
         raise InputError("MALFORMED_FILE",
                          f"{path}:{line}:{col}: not valid UTF-8 (byte 0x{data[exc.start]:02x}): "
                          "save the file as UTF-8", path=path, line=line) from None
-    return TextFile(text, bom)
+    return TextFile(text, bom, raw=data)
 
 
 def detect_newline(text: str) -> str:
