@@ -46,12 +46,14 @@ _SCAN = lazy("\n" + _SCAN_BODY % "1,6", re.M)
 _SCAN_TOP = lazy("\n" + _SCAN_BODY % "1,2", re.M)
 _FIRST = lazy(_SCAN_BODY % "1,6", re.M)
 _FIRST_TOP = lazy(_SCAN_BODY % "1,2", re.M)
-# Without fences, comments or indented `#`s a heading line starts with `\n#`.
-_FLUSH_BODY = r"(#{%s})((?:[ \t\r][^\n]*)?)(?=\n|\Z)"
-_FLUSH = lazy("\n" + _FLUSH_BODY % "1,6")
-_FLUSH_TOP = lazy("\n" + _FLUSH_BODY % "1,2")
-_FLUSH_FIRST = lazy(_FLUSH_BODY % "1,6")
-_FLUSH_FIRST_TOP = lazy(_FLUSH_BODY % "1,2")
+# Without fences, comments or indented `#`s a heading line starts with `\n#`: its `#`s, then
+# a space, a tab, a CR or the line's end. `#(?!##)#?` turns down a `###` line at its first
+# `#` (the skeleton scan meets 10,000 of them); `#{1,2}` would backtrack through it.
+_FLUSH_BODY = r"(%s)(?![^ \t\r\n])([^\n]*)"
+_FLUSH = lazy("\n" + _FLUSH_BODY % "#{1,6}")
+_FLUSH_TOP = lazy("\n" + _FLUSH_BODY % "#(?!##)#?")
+_FLUSH_FIRST = lazy(_FLUSH_BODY % "#{1,6}")
+_FLUSH_FIRST_TOP = lazy(_FLUSH_BODY % "#(?!##)#?")
 _UNPLAIN_NL = lazy(r"\n(?: {0,3}(?:```|~~~|<!--)| {1,3}#)")
 _UNPLAIN_FIRST = lazy(r" {0,3}(?:```|~~~|<!--)| {1,3}#")
 _MARKUP_NL = lazy(r"\n {0,3}(?:```|~~~|<!--)")
