@@ -90,8 +90,9 @@ def progress_text(decisions: int, pending: list[str] | None = None, nodes: bool 
     return "\n".join(front + body) + "\n" + log_body
 
 
-def json_state(decisions: int, pending: list[str] | None = None) -> str:
-    """The same state as a JSON file, for the plain-stdlib baseline script."""
+def json_state(decisions: int, pending: list[str] | None = None, tree: bool = True) -> str:
+    """The same state as a JSON file, for the plain-stdlib baseline script: the interview,
+    the answers, the rounds and (with `tree`) the design tree progress_text() writes."""
     if pending is None:
         pending = ["X1"]
     ids = [f"D{i}" for i in range(1, decisions + 1)]
@@ -103,6 +104,13 @@ def json_state(decisions: int, pending: list[str] | None = None) -> str:
         "rounds": [{"round": r + 1, "asked": ids[r * PER_ROUND:(r + 1) * PER_ROUND]}
                    for r in range(-(-decisions // PER_ROUND))],
     }
+    if tree:
+        state["tree"] = {
+            f"D{i}": {"title": f"Question number {i} about the login flow",
+                      "section": f"s{i % 7}", "depends_on": [f"D{i - 1}"] if i > 1 else [],
+                      "options": ["Short link lifetime (Recommended): matches the session policy",
+                                  "Long link lifetime: fewer resends"]}
+            for i in range(1, decisions + 1)}
     return json.dumps(state, indent=1)
 
 

@@ -5,6 +5,8 @@
 
 Load, check, update, atomic write (temp file in the same folder, fsync, rename, fsync the
 folder), under an flock on the folder - what a JSON-state helper script does per call.
+When the state holds the design tree, advancing to the next round records the frontier of
+the round it closes, as `mdgrill open-frontier` writes `Frontier after round:`.
 """
 
 from __future__ import annotations
@@ -65,6 +67,11 @@ def main(argv: list[str]) -> int:
             if any(i in answered for i in ids):
                 print(json.dumps({"ok": False, "error": "DECISION_ALREADY_RECORDED"}))
                 return 3
+            if rnd == iv["round"] + 1 and "tree" in state and state["rounds"]:
+                settled = set(state["answers"])
+                state["rounds"][-1]["frontier"] = [
+                    node_id for node_id, node in state["tree"].items()
+                    if node_id not in settled and all(d in settled for d in node["depends_on"])]
             asked, pending = set(iv["asked"]), set(iv["pending"])
             iv["asked"].extend(i for i in ids if i not in asked)
             iv["pending"].extend(i for i in ids if i not in pending)
