@@ -27,12 +27,19 @@ from installed import CHILD_ENV, install_fresh  # noqa: E402
 
 
 def median_time(fn: object, runs: int) -> float:
-    times = []
+    return median_times([fn], runs)[0]
+
+
+def median_times(fns: list[object], runs: int) -> list[float]:
+    """Median seconds of each function, the functions taking turns run by run (a slow
+    spell of the machine then falls on all of them alike)."""
+    times: list[list[float]] = [[] for _ in fns]
     for _ in range(runs):
-        start = time.perf_counter()
-        fn()  # type: ignore[operator]
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for i, fn in enumerate(fns):
+            start = time.perf_counter()
+            fn()  # type: ignore[operator]
+            times[i].append(time.perf_counter() - start)
+    return [statistics.median(t) for t in times]
 
 
 def library_validate(path: str) -> object:
@@ -72,26 +79,28 @@ def main() -> int:
             paths[rounds] = genspec.write_spec(os.path.join(tmp, f"r{rounds}"), text)
             print(f"generated {rounds:,} rounds, {opts.nodes:,} nodes: "
                   f"{len(text.encode()):,} bytes")
+        mist = float("nan")
         for rounds in sizes:
             path = paths[rounds]
-            lib = median_time(library_validate(path), opts.runs)
             cli_argv = [mdgrill, "validate", os.path.dirname(path)]
 
             def run_cli(argv: list[str] = cli_argv) -> None:
                 subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                env=CHILD_ENV)
             probe = subprocess.run(cli_argv, capture_output=True, text=True, env=CHILD_ENV)
-            cli = median_time(run_cli, opts.runs) if "No module named" not in probe.stderr \
-                else float("nan")
-            rows.append((rounds, os.path.getsize(path), lib, cli, probe.returncode))
-        mist = float("nan")
-        if 10_000 in paths:
-            import mistune
+            if probe.returncode != 0:
+                raise SystemExit(f"mdgrill validate failed: {probe.stdout}{probe.stderr}")
+            fns = [library_validate(path), run_cli]
+            if rounds == 10_000:  # mistune's figure comes from the same turns
+                import mistune
 
-            md = mistune.create_markdown(renderer=None)
-            with open(paths[10_000], encoding="utf-8") as handle:
-                text10k = handle.read()
-            mist = median_time(lambda: md(text10k), max(1, opts.runs // 2))
+                md = mistune.create_markdown(renderer=None)
+                with open(path, encoding="utf-8") as handle:
+                    text10k = handle.read()
+                fns.append(lambda md=md, text=text10k: md(text))
+            lib, cli, *rest = median_times(fns, opts.runs)
+            mist = rest[0] if rest else mist
+            rows.append((rounds, os.path.getsize(path), lib, cli, probe.returncode))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"\n{'rounds':>8} {'bytes':>12} {'library':>10} {'CLI':>10} {'exit':>4} "
