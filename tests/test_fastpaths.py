@@ -11,7 +11,7 @@ from mdgrill.errors import MdgrillError
 from mdgrill.progress import Progress, read_progress
 from mdgrill.textfile import TextFile
 from mdgrill.tree import (
-    _bulk_answered,
+    Ledger,
     compute_frontier,
     frontier_ids,
     ledger_of,
@@ -123,6 +123,7 @@ CANONICAL_LOG = st.one_of(
               st.sampled_from(["yes", "", "a -> b", "none"])),
 )
 ODD_LINES = st.sampled_from(["- Out of scope: D2", "- Reopened: D1", "* Decisions: D3 -> y",
+                             "### Requirements Grill - Revised\n- Reopened: D2",
                              "- decisions: D1 -> n", "- Decisions:D2 -> x", "- Decisions made"])
 
 
@@ -131,6 +132,9 @@ def mostly_canonical(draw: st.DrawFn) -> str:
     """Logs in the forms mdgrill writes, sometimes with one other line: the bulk read of the
     settled IDs must take them, and refuse the others."""
     log = draw(st.lists(CANONICAL_LOG, max_size=30))
+    if draw(st.booleans()):  # every node answered first: the frontier's shortcut may apply
+        log[:0] = ["### Requirements Grill - Round 1", "- Decisions: D1 -> a",
+                   "- Decisions: D2 -> b", "- Facts resolved: D3 -> c"]
     if draw(st.booleans()):
         log.insert(draw(st.integers(0, len(log))), draw(ODD_LINES))
     tree = ["### D1: Who", "- Depends on: none", "### D2: What", "- Depends on: D1",
@@ -153,11 +157,20 @@ def test_bulk_read_takes_the_canonical_log_and_refuses_the_others() -> None:
               "- Asked: D1\n- Facts resolved: D1 -> fact\n- Out of scope: none\n"
               "### Requirements Grill - Confirmed\n- Decisions: D9 -> not in a round\n"
               "### Requirements Grill - Round 2\n- Decisions: D2 -> yes\n")
-    assert _bulk_answered(Progress(TextFile(head + rounds), "p.md")) == {"D1", "D2"}
+    bulk = settled_of(Progress(TextFile(head + rounds), "p.md"))
+    assert not isinstance(bulk, Ledger) and bulk.answered == {"D1", "D2"}
     for odd in ("- Out of scope: D2\n", "- Reopened: D1\n", "- decisions: D3 -> x\n"):
-        assert _bulk_answered(Progress(TextFile(head + rounds + odd), "p.md")) is None
+        assert isinstance(settled_of(Progress(TextFile(head + rounds + odd), "p.md")), Ledger)
     fenced = head + "```\n### Requirements Grill - Round 9\n```\n" + rounds
-    assert _bulk_answered(Progress(TextFile(fenced), "p.md")) is None
+    assert isinstance(settled_of(Progress(TextFile(fenced), "p.md")), Ledger)
+
+
+def test_frontier_shortcut_sees_a_reopened_node() -> None:
+    head = "---\nmdgrill: 1\n---\n# T\n\n## Design Tree\n### D1: Who\n\n## Interview Responses\n"
+    answered = "### Requirements Grill - Round 1\n- Asked: D1\n- Decisions: D1 -> yes\n"
+    assert frontier_ids(Progress(TextFile(head + answered), "p.md")) == []
+    reopened = answered + "### Requirements Grill - Revised\n- Reopened: D1\n"
+    assert frontier_ids(Progress(TextFile(head + reopened), "p.md")) == ["D1"]
 
 
 def test_fast_paths_agree_on_real_files() -> None:

@@ -198,6 +198,10 @@ _ODD_LEDGER_LINE = lazy(
     rf"|(?:Decisions|Facts resolved|Out of scope): {_NONE_LINE}))"
     r"[-*+][ \t]+(?:\*\*)?(?i:decisions|facts resolved|out of scope|reopened)")
 _SETTLING = lazy(rf"\n- (?:Decisions|Facts resolved): ({_ID}) -> ")
+# A Revised heading line (from its newline) as _LEDGER_HEAD reads one, and a line that
+# _LEDGER_LINE would read as `Reopened`
+_REVISED_H3 = lazy(r"\n###[ \t\r]+[A-Za-z]+ Grill - (?i:revised)(?:[ \t]+#+)?[ \t\r]*\Z")
+_REOPENED_LINE = lazy(r"\n[-*+][ \t]+(?:\*\*)?(?i:reopened)")
 # `###` heading lines of a plain log: any, and those that do not open a round
 _ANY_H3 = lazy(r"\n###(?:[ \t\r][^\n]*)?(?=\n|\Z)")
 _NOT_ROUND_H3 = lazy(
@@ -302,9 +306,18 @@ def spec_frontier(prog: Progress, group_by_section: bool = False,
 
 def frontier_ids(prog: Progress) -> list[str]:
     """`spec_frontier(prog).frontier`, without reading the tree when every node is settled
-    (then none is open): what closing a round writes as `Frontier after round:`."""
+    (then none is open): what closing a round writes as `Frontier after round:`.
+
+    A node answered by a line in mdgrill's form stays settled whatever follows, unless a
+    Revised block reopens it: so when the log holds no reopening and every node heading's ID
+    has such a line, nothing is open, and the log's other lines need not be read.
+    """
+    ids = set(prog.node_ids())
+    canonical = _canonical_answered(prog, reopening_allowed=False)
+    if canonical is not None and not ids.difference(canonical):
+        return []
     settled = settled_of(prog)
-    if not set(prog.node_ids()).difference(settled.answered, settled.out_of_scope):
+    if not ids.difference(settled.answered, settled.out_of_scope):
         return []
     return spec_frontier(prog, ledger=settled).frontier
 
@@ -313,14 +326,18 @@ def settled_of(prog: Progress) -> Settled:
     """Which IDs the log settled. Read in bulk when every line the ledger would read is one
     of the forms mdgrill writes; otherwise (any other form, an out-of-scope ID, a reopened
     one) the full ledger decides, in order."""
-    answered = _bulk_answered(prog)
+    span = prog.log_span()
+    if span is None or not prog.plain or \
+            _ODD_LEDGER_LINE.search(prog.tf.text, span[0] - 1, span[1]) is not None:
+        return ledger_of(prog)
+    answered = _canonical_answered(prog, reopening_allowed=True)
     return ledger_of(prog) if answered is None else Settled(answered, set())
 
 
-def _bulk_answered(prog: Progress) -> set[str] | None:
-    """The IDs answered in round blocks, or None unless a plain log's only ledger lines are
-    `- Decisions|Facts resolved: <ID> -> ...` (each settles its ID, nothing unsettles it)
-    and `- Decisions|Facts resolved|Out of scope: none` (inert)."""
+def _canonical_answered(prog: Progress, reopening_allowed: bool) -> set[str] | None:
+    """The IDs of the `- Decisions|Facts resolved: <ID> -> ...` lines inside round blocks of
+    a plain log (None when the body is not plain). Unless `reopening_allowed`, also None
+    when a Revised block holds a `Reopened:` line."""
     span = prog.log_span()
     if span is None or not prog.plain:
         return None
@@ -328,15 +345,17 @@ def _bulk_answered(prog: Progress) -> set[str] | None:
     start, end = span
     if start >= end:
         return set()
-    if _ODD_LEDGER_LINE.search(text, start - 1, end) is not None:
-        return None
     # A line settles only inside a round block: leave out the text before the first heading
     # and every block that is not a round (few: the transitions of each phase).
     first = _ANY_H3.search(text, start - 1, end)
     skipped = [(start, first.start() + 1 if first is not None else end)]
     for m in _NOT_ROUND_H3.finditer(text, start - 1, end):
         after = _ANY_H3.search(text, m.end(), end)
-        skipped.append((m.start() + 1, after.start() + 1 if after is not None else end))
+        block_end = after.start() + 1 if after is not None else end
+        if not reopening_allowed and _REVISED_H3.match(m.group(0)) is not None and \
+                _REOPENED_LINE.search(text, m.end(), block_end) is not None:
+            return None
+        skipped.append((m.start() + 1, block_end))
     answered: set[str] = set()
     at = start
     for skip_from, skip_to in skipped:
