@@ -224,6 +224,7 @@ class Progress:
         self._markup: dict[str, bool] = {}
         self._nodes: list[Node] | None = None
         self._tree_parts: list[Section] | None = None
+        self._heads: list[tuple[str, str | None, int | None, str, int]] | None = None
         self._lines: list[str] | None = None
         self._log_hash: object = None
         self._log_text: str | None = None
@@ -476,8 +477,14 @@ class Progress:
         return blocks
 
     def block_heads(self) -> list[tuple[str, str | None, int | None, str, int]] | None:
-        """(kind, phase, round, title, -1) of each block: the log read without line numbers
-        (-1) or Block objects, its cheapest look. None when the body is not plain."""
+        """(kind, phase, round, title, offset) of each block, read without line numbers or
+        Block objects: the log's cheapest look (read once). None when the body is not plain.
+        """
+        if self._heads is None:
+            self._heads = self._read_heads()
+        return self._heads
+
+    def _read_heads(self) -> list[tuple[str, str | None, int | None, str, int]] | None:
         sec = self.sections.get(LOG)
         if sec is None:
             return []
@@ -487,14 +494,15 @@ class Progress:
         heads: list[tuple[str, str | None, int | None, str, int]] = []
         append = heads.append
         seen = _PHASES_SEEN
-        for title, word, number, other in _BLOCK_FLUSH.findall(self.tf.text, start - 1, end):
+        for m in _BLOCK_FLUSH.finditer(self.tf.text, start - 1, end):
+            title, word, number, other = m.groups()
             if title:
                 phase = seen.get(word)
                 append(("round", phase if phase is not None else _phase_of(word), int(number),
-                        title, -1))
+                        title, m.start() + 1))
             else:
                 block = classify_block(_heading_text(other), -1, -1)
-                append((block.kind, block.phase, block.round, block.title, -1))
+                append((block.kind, block.phase, block.round, block.title, m.start() + 1))
         return heads
 
     def _fill_entries(self, block: Block) -> None:

@@ -198,15 +198,8 @@ _ODD_LEDGER_LINE = lazy(
     rf"|(?:Decisions|Facts resolved|Out of scope): {_NONE_LINE}))"
     r"[-*+][ \t]+(?:\*\*)?(?i:decisions|facts resolved|out of scope|reopened)")
 _SETTLING = lazy(rf"\n- (?:Decisions|Facts resolved): ({_ID}) -> ")
-# A Revised heading line (from its newline) as _LEDGER_HEAD reads one, and a line that
-# _LEDGER_LINE would read as `Reopened`
-_REVISED_H3 = lazy(r"\n###[ \t\r]+[A-Za-z]+ Grill - (?i:revised)(?:[ \t]+#+)?[ \t\r]*\Z")
+# A line that _LEDGER_LINE might read as `Reopened`
 _REOPENED_LINE = lazy(r"\n[-*+][ \t]+(?:\*\*)?(?i:reopened)")
-# `###` heading lines of a plain log: any, and those that do not open a round
-_ANY_H3 = lazy(r"\n###(?:[ \t\r][^\n]*)?(?=\n|\Z)")
-_NOT_ROUND_H3 = lazy(
-    r"\n###(?![ \t\r]+[A-Za-z]+ Grill - Round [0-9]+(?:[ \t]+#+)?[ \t\r]*(?=\n|\Z))"
-    r"(?:[ \t\r][^\n]*)?(?=\n|\Z)")
 # A heading is a round or a Revised block only in the exact form classify_block reads.
 _LEDGER_HEAD = lazy(
     r" {0,3}###(?:[ \t\r]+[A-Za-z]+ Grill - (?:Round ([0-9]+)|((?i:revised)))"
@@ -339,31 +332,31 @@ def _canonical_answered(prog: Progress, reopening_allowed: bool) -> set[str] | N
     a plain log (None when the body is not plain). Unless `reopening_allowed`, also None
     when a Revised block holds a `Reopened:` line."""
     span = prog.log_span()
-    if span is None or not prog.plain:
+    heads = prog.block_heads()
+    if span is None or heads is None:
         return None
     text = prog.tf.text
     start, end = span
-    if start >= end:
-        return set()
-    # A line settles only inside a round block: leave out the text before the first heading
-    # and every block that is not a round (few: the transitions of each phase).
-    first = _ANY_H3.search(text, start - 1, end)
-    skipped = [(start, first.start() + 1 if first is not None else end)]
-    for m in _NOT_ROUND_H3.finditer(text, start - 1, end):
-        after = _ANY_H3.search(text, m.end(), end)
-        block_end = after.start() + 1 if after is not None else end
-        if not reopening_allowed and _REVISED_H3.match(m.group(0)) is not None and \
-                _REOPENED_LINE.search(text, m.end(), block_end) is not None:
-            return None
-        skipped.append((m.start() + 1, block_end))
     answered: set[str] = set()
-    at = start
-    for skip_from, skip_to in skipped:
-        if skip_from > at:
-            answered.update(_SETTLING.findall(text, at - 1, skip_from))
-        at = max(at, skip_to)
-    if at < end:
-        answered.update(_SETTLING.findall(text, at - 1, end))
+    if start >= end:
+        return answered
+    # A line settles only inside a round block: read the runs of rounds, not the text before
+    # the first heading nor the blocks that are not rounds (few: each phase's transitions).
+    run_from = -1
+    for index, (kind, _, _, _, at) in enumerate(heads):
+        if kind == "round":
+            if run_from < 0:
+                run_from = at
+            continue
+        if run_from >= 0:
+            answered.update(_SETTLING.findall(text, run_from - 1, at))
+            run_from = -1
+        if kind == "revised" and not reopening_allowed:
+            block_end = heads[index + 1][4] if index + 1 < len(heads) else end
+            if _REOPENED_LINE.search(text, at, block_end) is not None:
+                return None
+    if run_from >= 0:
+        answered.update(_SETTLING.findall(text, run_from - 1, end))
     return answered
 
 
