@@ -7,10 +7,9 @@ nodes) once, so the cost stays linear in the file's size. A file that cannot be 
 
 from __future__ import annotations
 
-import re
-
 from .diagnostics import Diagnostic, error, sort_diagnostics, warning
 from .errors import InputError
+from .patterns import lazy
 from .progress import GOAL, LOG, ROUND_EDITED_HINT, Block, Node, Progress, split_ids
 from .record import TERMINAL, check_record, is_id
 
@@ -40,7 +39,7 @@ _BLOCK_KEYS = {kind: {k.lower() for k in keys} for kind, keys in BLOCK_KEYS.item
 # A block after a round that proves the round was closed (a Reset may abandon it open).
 _CLOSES_ROUND = frozenset({"round", "awaiting", "confirmed", "skipped", "revised", "bypassed"})
 _NEW_SEQUENCE = frozenset({"confirmed", "skipped", "bypassed", "reset"})
-_PREFIX = re.compile(r"(?:[^\n]*?):(\d+):(\d+): ")
+_PREFIX = lazy(r"(?:[^\n]*?):(\d+):(\d+): ")
 
 
 # ---------------------------------------------------------------------------------------
