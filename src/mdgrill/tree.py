@@ -121,17 +121,12 @@ def ledger_of(prog: Progress) -> Ledger:  # noqa: C901 - read_ledger's rules, in
     in_round = revised = False
     for d_id, d_answer, f_value, f_id, number, head, other in \
             _LEDGER_LINES.findall(text, max(start - 1, 0), end):
-        if d_id:
+        node_id = d_id or f_id
+        if node_id:
             if in_round:
-                settle(d_id)
-                answers[d_id] = d_answer.strip()
-                out_of_scope.discard(d_id)
-            continue
-        if f_id:
-            if in_round:
-                settle(f_id)
-                answers[f_id] = f_value.strip()
-                out_of_scope.discard(f_id)
+                settle(node_id)
+                answers[node_id] = (d_answer if d_id else f_value).strip()
+                out_of_scope.discard(node_id)
             continue
         if number:
             in_round, revised = True, False
