@@ -16,7 +16,7 @@ from .hashing import sha256
 from .markdown import Heading, Section, heading_text, is_plain, scan_headings, sections
 from .markdown import has_markup as markdown_has_markup
 from .patterns import lazy
-from .record import BLOCK_LISTS, HEADING_WORD, PHASE_OF_WORD, TOP_KEYS
+from .record import BLOCK_LISTS, HEADING_WORD, ID_PATTERN, PHASE_OF_WORD, TOP_KEYS
 from .textfile import TextFile, apply_splices, split_lines
 
 GOAL = "goal"
@@ -24,7 +24,7 @@ TREE = "design tree"
 LOG = "interview responses"
 KNOWN_SECTIONS = (GOAL, TREE, LOG)
 
-NODE_HEADING = lazy(r"([A-Za-z][A-Za-z0-9._-]*)\s*:\s*(.*)\Z")
+NODE_HEADING = lazy(rf"({ID_PATTERN})\s*:\s*(.*)\Z")
 BLOCK_HEADING = re.compile(
     r"(?P<phase>[A-Za-z]+) (?P<kind>Grill|Artifact) - "
     r"(?:Round (?P<round>[0-9]+)|(?P<word>[A-Za-z][A-Za-z ]*[A-Za-z]))\Z")
@@ -162,12 +162,12 @@ class NodeInfo:
         return f"NodeInfo({self.id!r}, line={self.line})"
 
 
+# A node heading's ID in a plain tree, as _NODE_TUPLES reads it
+_NODE_ID_H3 = lazy(rf"\n###[ \t\r]+({ID_PATTERN})[^\S\n]*:")
 # One tuple per line the frontier reads of the tree: (###, node ID, key, value); a heading's
 # ID is what NODE_HEADING would read from its title.
-# A node heading's ID in a plain tree, as _NODE_TUPLES reads it
-_NODE_ID_H3 = lazy(r"\n###[ \t\r]+([A-Za-z][A-Za-z0-9._-]*)[^\S\n]*:")
 _NODE_TUPLES = lazy(
-    r"^(?:( {0,3}###)(?:[ \t\r]+([A-Za-z][A-Za-z0-9._-]*)[^\S\n]*:[^\n]*|(?:[ \t\r][^\n]*)?)"
+    rf"^(?:( {{0,3}}###)(?:[ \t\r]+({ID_PATTERN})[^\S\n]*:[^\n]*|(?:[ \t\r][^\n]*)?)"
     r"|[-*+][ \t]+(?:\*\*)?((?i:section|depends on|spawned by|investigating))(?:\*\*)?"
     r"[ \t]*:(?:\*\*)?(?:[ \t]+([^\n]*))?\r?)$", re.M)
 
@@ -451,29 +451,18 @@ class Progress:
         return blocks
 
     def _scan_blocks(self, sec: Section) -> list[Block]:
-        """The log's blocks in one pass over its `###` lines (a plain body only); the round
-        headings mdgrill writes come out of the pattern already split."""
-        start, end = self._section_offsets(sec)
-        text = self.tf.text
-        count = text.count
+        """The log's blocks from block_heads() (a plain body only), with their lines."""
+        heads = self.block_heads() or []
+        count = self.tf.text.count
         blocks: list[Block] = []
-        append = blocks.append
         line = sec.start
-        last = start
-        previous: Block | None = None
-        for m in _BLOCK_FLUSH.finditer(text, start - 1, end):
-            pos = m.start() + 1
-            line += count("\n", last, pos)
-            last = pos
-            title, word, number, other = m.groups()
-            if title is None:
-                block = classify_block(_heading_text(other), line, sec.end)
-            else:
-                block = Block("round", _phase_of(word), int(number), title, line, sec.end)
-            if previous is not None:
-                previous.end = line
-            append(block)
-            previous = block
+        last = self._section_offsets(sec)[0]
+        for kind, phase, number, title, at in heads:
+            line += count("\n", last, at)
+            last = at
+            if blocks:
+                blocks[-1].end = line
+            blocks.append(Block(kind, phase, number, title, line, sec.end))
         return blocks
 
     def block_heads(self) -> list[tuple[str, str | None, int | None, str, int]] | None:

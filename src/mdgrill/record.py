@@ -9,7 +9,8 @@ STATUSES = ("collecting", "awaiting_confirmation", "complete", "skipped", "bypas
 TERMINAL = frozenset({"complete", "skipped", "bypassed_quick"})
 CANONICAL_CONFIRMATION = "approve-and-delegate"
 QUICK_REASON = "Explicit --quick authorization"
-ID_RE = re.compile(r"[A-Za-z][A-Za-z0-9._-]*\Z")
+ID_PATTERN = r"[A-Za-z][A-Za-z0-9._-]*"  # a decision or node ID: D1, auth.users, x-1
+ID_RE = re.compile(ID_PATTERN + r"\Z")
 SHA256_RE = re.compile(r"[0-9a-f]{64}\Z")
 
 # Front matter keys in the order mdgrill writes them; others are the user's and stay put.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .patterns import lazy
 from .progress import Block, Node, NodeInfo, Progress, split_ids
-from .record import ID_RE, is_id
+from .record import ID_PATTERN, ID_RE, is_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -174,14 +174,13 @@ def ledger_of(prog: Progress) -> Ledger:  # noqa: C901 - read_ledger's rules, in
     return ledger
 
 
-_ID = r"[A-Za-z][A-Za-z0-9._-]*"
 # One tuple per log line the ledger may read, found from the newline before it (a literal
 # first character keeps `findall` at C speed): (decision ID, its answer, fact line, fact ID,
 # round number, other heading, other ledger line). The first five are the exact lines
 # mdgrill writes, already split; the last two are read by _LEDGER_HEAD and _LEDGER_LINE.
 _LEDGER_LINES = lazy(
-    rf"\n(?:- Decisions: ({_ID}) -> ([^\n]*)"
-    rf"|- Facts resolved: (({_ID}) -> [^\n]*)"
+    rf"\n(?:- Decisions: ({ID_PATTERN}) -> ([^\n]*)"
+    rf"|- Facts resolved: (({ID_PATTERN}) -> [^\n]*)"
     r"|- Out of scope: none\r?(?=\n|\Z)"
     r"|### [A-Za-z]+ Grill - Round ([0-9]+)\r?(?=\n|\Z)"
     r"|( {0,3}###[^\n]*)"
@@ -189,10 +188,10 @@ _LEDGER_LINES = lazy(
 _NONE_LINE = r"none\r?(?:\n|\Z)"
 # A ledger line (as _LEDGER_LINE reads one) in any form but the four the bulk read accepts
 _ODD_LEDGER_LINE = lazy(
-    rf"\n(?!- (?:(?:Decisions|Facts resolved): {_ID} -> "
+    rf"\n(?!- (?:(?:Decisions|Facts resolved): {ID_PATTERN} -> "
     rf"|(?:Decisions|Facts resolved|Out of scope): {_NONE_LINE}))"
     r"[-*+][ \t]+(?:\*\*)?(?i:decisions|facts resolved|out of scope|reopened)")
-_SETTLING = lazy(rf"\n- (?:Decisions|Facts resolved): ({_ID}) -> ")
+_SETTLING = lazy(rf"\n- (?:Decisions|Facts resolved): ({ID_PATTERN}) -> ")
 # A line that _LEDGER_LINE might read as `Reopened`
 _REOPENED_LINE = lazy(r"\n[-*+][ \t]+(?:\*\*)?(?i:reopened)")
 # A heading is a round or a Revised block only in the exact form classify_block reads.
