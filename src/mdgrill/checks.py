@@ -199,6 +199,8 @@ def check_blocks(prog: Progress) -> list[Diagnostic]:
     """
     path = prog.path
     if prog.log_seal() is True:  # as mdgrill wrote them
+        # The light look's last field is an offset, not a line: it only decides whether
+        # the headings need a second look, with lines, to report something.
         light = prog.block_heads()
         if light is not None and not _check_headings(path, light):
             return []
