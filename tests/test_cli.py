@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import Run
+from conftest import Run, mdgrill_command
 
 from mdgrill.cli import VERBS
 
@@ -59,3 +61,19 @@ def test_a_thousand_repeated_flags_are_all_taken_in_order(mdgrill: Run, tmp_path
     assert json.loads(out)["pending"] == ids
     text = (spec / ".progress.md").read_text()
     assert f"- Asked: {', '.join(ids)}" in text
+
+
+@pytest.mark.parametrize("buffered", [True, False])
+def test_a_reader_that_goes_away_gets_no_traceback(home: Path, buffered: bool) -> None:
+    # `mdgrill ... | head`: the pipe closes before mdgrill writes its result
+    root = Path(__file__).resolve().parents[1] / "examples" / "specs"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    proc = subprocess.Popen([*mdgrill_command(), "--json", "validate", str(root)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 1
+    assert "Traceback" not in err and err == ""

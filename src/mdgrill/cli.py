@@ -239,12 +239,12 @@ def entry() -> None:
     Every verb has closed its files and written its output by then; the teardown would only
     free, one by one, objects the process is about to drop (5 ms of a 100 ms call).
     """
-    code = main()
     try:
+        code = main()
         sys.stdout.flush()
         sys.stderr.flush()
-    except (OSError, ValueError):  # the reader went away (`mdgrill log | head`)
-        code = code or 1
+    except BrokenPipeError:  # the reader went away (`mdgrill log | head`): nothing to add
+        code = 1
     os._exit(code)
 
 
