@@ -236,7 +236,11 @@ def _check_headings(path: str,
                                "- Awaiting Confirmation|Confirmed|Revised|Skipped|Bypassed`; "
                                "move other notes out of Interview Responses"))
         elif kind == "round":
-            out.extend(_check_round_number(path, phase, number, line, last_round))
+            if phase is not None and number is not None and \
+                    number == last_round.get(phase, 0) + 1:
+                last_round[phase] = number  # the next round, as nearly always: nothing to say
+            else:
+                out.extend(_check_round_number(path, phase, number, line, last_round))
         elif kind in _NEW_SEQUENCE and phase is not None:
             last_round.pop(phase, None)
     return out
