@@ -384,6 +384,18 @@ def check_manifest(value: object, spec: store.Spec) -> None:
     assert after.data["skill_manifest"] == header
 
 
+@pytest.mark.parametrize("path", ["skills/x\x00.md", "skills/\nx.md", "skills/x.md\x7f"])
+def test_a_manifest_path_with_a_control_character_is_refused(skill_spec: store.Spec,
+                                                              path: str) -> None:
+    # found by the 10,000-example stress fuzz: a NUL reached os.stat as a ValueError
+    value = {"phase": "start", "interview_id": "s1", "discovery_revision": 1,
+             "skills": [{"name": "core", "path": path, "sha256": SKILL_SHA, "core": True,
+                         "status": "loaded", "errors": []}]}
+    with pytest.raises(MdgrillError) as info:
+        normalize(value, skill_spec)
+    assert info.value.code == "INVALID_MANIFEST"
+
+
 @FUZZ
 @given(manifest())
 def test_fuzz_manifest(skill_spec: store.Spec, value: object) -> None:

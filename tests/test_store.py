@@ -67,6 +67,9 @@ def test_read_file_refusals(tmp_path: Path) -> None:
     with pytest.raises(InputError) as info:
         store.read_file(str(tmp_path / "nope"), "nope")
     assert info.value.code == "NOT_FOUND"
+    with pytest.raises(InputError) as info:  # os.stat raises ValueError for it
+        store.read_file(str(tmp_path / "a\x00b"), "a\x00b")
+    assert info.value.code == "UNREADABLE"
 
 
 def test_find_specs_skips_hidden(tmp_path: Path) -> None:

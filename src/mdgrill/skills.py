@@ -64,9 +64,10 @@ def normalize(value: dict[str, object], spec: store.Spec) -> Manifest:  # noqa: 
             raise InputError("INVALID_MANIFEST", f"skill {name} is listed twice")
         names.add(name)
         if not isinstance(path, str) or not path or os.path.isabs(path) or \
-                ".." in path.replace("\\", "/").split("/"):
+                ".." in path.replace("\\", "/").split("/") or \
+                any(ord(char) < 32 or ord(char) == 127 for char in path):
             raise InputError("INVALID_MANIFEST", f"{label}.path must be repo-relative (no `..`, "
-                             "not absolute)")
+                             "not absolute, no control characters)")
         status = entry.get("status")
         if status not in ("loaded", "failed"):
             raise InputError("INVALID_MANIFEST", f"{label}.status must be loaded or failed")

@@ -108,6 +108,8 @@ def read_file(path: str, display: str | None = None, root: str | None = None,
         raise InputError("NOT_FOUND", f"{shown} does not exist") from None
     except OSError as exc:
         raise InputError("UNREADABLE", f"{shown} cannot be read: {exc.strerror}") from None
+    except ValueError:  # the path holds a NUL character
+        raise InputError("UNREADABLE", f"{shown!r} is not a usable path") from None
     if stat.S_ISDIR(st.st_mode):
         raise InputError("NOT_A_FILE", f"{shown} is a folder, not a file")
     if not stat.S_ISREG(st.st_mode):
