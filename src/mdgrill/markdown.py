@@ -54,10 +54,12 @@ _FLUSH = lazy("\n" + _FLUSH_BODY % "#{1,6}")
 _FLUSH_TOP = lazy("\n" + _FLUSH_BODY % "#(?!##)#?")
 _FLUSH_FIRST = lazy(_FLUSH_BODY % "#{1,6}")
 _FLUSH_FIRST_TOP = lazy(_FLUSH_BODY % "#(?!##)#?")
-_UNPLAIN_NL = lazy(r"\n(?: {0,3}(?:```|~~~|<!--)| {1,3}#)")
-_UNPLAIN_FIRST = lazy(r" {0,3}(?:```|~~~|<!--)| {1,3}#")
-_MARKUP_NL = lazy(r"\n {0,3}(?:```|~~~|<!--)")
-_MARKUP_FIRST = lazy(r" {0,3}(?:```|~~~|<!--)")
+# A line that opens a fence or an HTML comment; one whose `#` is indented
+_MARKUP = r" {0,3}(?:```|~~~|<!--)"
+_UNPLAIN_NL = lazy(rf"\n(?:{_MARKUP}| {{1,3}}#)")
+_UNPLAIN_FIRST = lazy(rf"{_MARKUP}| {{1,3}}#")
+_MARKUP_NL = lazy(rf"\n{_MARKUP}")
+_MARKUP_FIRST = lazy(_MARKUP)
 
 
 def heading_text(after_hashes: str) -> str:

@@ -228,7 +228,6 @@ class Progress:
         self._lines: list[str] | None = None
         self._log_hash: object = None
         self._log_text: str | None = None
-        self._log_at = -1  # where log_text() starts in the text, when it is a plain slice
 
     @property
     def headings(self) -> list[Heading]:
@@ -324,21 +323,20 @@ class Progress:
             start += 1
         while end > start and text[end - 1].isspace():
             end -= 1
-        self._log_at = start
         return start, end
 
     def digest_after_append(self, text: str, span: tuple[int, int]) -> str | None:
         """The digest of the log at `span` in `text`, a later version of this file, hashing
         only what follows this log there. None unless that log begins with this one's
         (compared, not assumed) and this one has no CR (then hash the whole log)."""
-        old_span = self.log_span()
+        old_span, bounds = self.log_span(), self._log_bounds()
         norm = self.log_text()
-        if old_span is None or not norm or self._log_at < 0:
+        if old_span is None or bounds is None or not norm:
             return None
         start, end = span
-        at = start + self._log_at - old_span[0]  # past the same leading blank lines
+        at = start + bounds[0] - old_span[0]  # past the same leading blank lines
         after = at + len(norm)
-        if after > end or text[start:at] != self.tf.text[old_span[0]:self._log_at] or \
+        if after > end or text[start:at] != self.tf.text[old_span[0]:bounds[0]] or \
                 not text.startswith(norm, at):
             return None
         hasher = self.log_hasher().copy()  # type: ignore[attr-defined]
