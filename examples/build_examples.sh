@@ -164,7 +164,7 @@ m node add $S D6 --title "How long does a reservation hold before it expires?" \
   --option "24 hours: covers a weekend pick backlog" \
   --option "2 hours: stock returns quickly" --recommend 1
 m record-answer $S --decision-id D4 --answer "Only a shipped email with the tracking link"
-m out-of-scope $S --decision-id D5
+m out-of-scope $S --decision-id D5 --reply "Not now: UK and France only for this launch"
 m open-frontier $S --round 3 --decision-id D3 --decision-id D6
 m record-answer $S --decision-id D3 --answer "Always split by stock"
 m record-answer $S --decision-id D6 --answer "24 hours, then the stock is released"
@@ -188,12 +188,15 @@ orders by stock and hands parcels to DPD first.
 MD
 m await-confirmation $S --decision-id C1 --brief-file "$SCRATCH/brief.md" \
   --approach "Fulfilment service on order.paid, reserve at payment, split by stock, DPD first"
-m revise $S --decision-id D3
+m revise $S --decision-id D3   # reopens D7 too: its answer depended on D3
 m record-answer $S --decision-id D3 \
   --answer "Whole order from the nearest warehouse that has everything, else split"
+m open-frontier $S --round 6 --decision-id D7
+m record-answer $S --decision-id D7 --answer "DPD first; Colissimo next quarter"
 m await-confirmation $S --decision-id C2 \
   --approach "Fulfilment service on order.paid, reserve at payment, prefer one warehouse, DPD first"
-m confirm $S --decision-id C2 --source approve-and-delegate --no-commit
+m confirm $S --decision-id C2 --source approve-and-delegate --reply "Approve and delegate" \
+  --no-commit
 
 # --- 3. invoice-reminders: awaiting confirmation, language from both contexts ------------
 S=specs/invoice-reminders

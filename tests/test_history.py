@@ -81,7 +81,7 @@ def demo(demo_repo: Path, tmp_path: Path, home: Path) -> Path:
 def test_scripted_session_leaves_one_approval_commit_per_phase(demo: Path, mdgrill: Run) -> None:
     subjects = _git(demo, "log", "--reverse", "--format=%s", "-E",
                     "--grep=^Mdgrill-Transition: (approve|skip)$").splitlines()
-    assert subjects == ["grill(requirements): approve req-1 (round 3)",
+    assert subjects == ["grill(requirements): approve req-1 (round 4)",
                         "grill(design): approve design-1 (round 1)"]
 
     code, out, _ = mdgrill("--json", "log", SPEC, cwd=demo)
@@ -102,7 +102,7 @@ def test_scripted_session_leaves_one_approval_commit_per_phase(demo: Path, mdgri
     code, out, _ = mdgrill("review", f"{start}..HEAD", cwd=demo)
     assert code == 0
     assert "#### Requirements Grill - Round 1" in out and "#### Design Grill - Confirmed" in out
-    assert "- Decisions: D2 -> A percentage of the subtotal only" in out
+    assert "- Decisions: D2 -> A percentage of the subtotal" in out
     assert "### Glossary contexts/ordering/CONTEXT.md" in out and "**Promo Code**" in out
 
     code, out, _ = mdgrill("verify", cwd=demo)

@@ -366,13 +366,14 @@ def test_open_frontier_refusals(cli: Cli, spec: Path) -> None:
     cli.refused("DECISIONS_PENDING", 3, "open-frontier", SPEC, "--round", "2", "--decision-id",
                 "D3")
     cli.ok("record-answer", SPEC, "--decision-id", "D1", "--answer", "External customers")
-    cli.ok("out-of-scope", SPEC, "--decision-id", "D2")
+    cli.ok("out-of-scope", SPEC, "--decision-id", "D2", "--reply", "not in this release")
     cli.refused("DECISION_ALREADY_RECORDED", 3, "open-frontier", SPEC, "--round", "2",
                 "--decision-id", "D1")
     opened = cli.ok("open-frontier", SPEC, "--round", "2", "--decision-id", "D3")
     assert opened["pending"] == ["D3"]
     text = spec.read_text()
-    assert "- Out of scope: D2\n- Facts resolved: none\n- Domain language: none\n" \
+    assert "- Out of scope: D2 -> not in this release\n- Facts resolved: none\n" \
+        "- Domain language: none\n" \
         "- Frontier after round: none\n\n### Goal Grill - Round 2\n- Asked: D3\n" in text
     assert interview(spec)["round"] == 2
 
@@ -420,11 +421,16 @@ def test_record_answer_refusals_and_sanitizing(cli: Cli, spec: Path) -> None:
     assert spec.read_bytes() == before
     cli.ok("record-answer", SPEC, "--decision-id", "D1", "--answer",
            "External customers\n### Not a heading\r\nsecond  line\u2028third")
-    cli.ok("record-answer", SPEC, "--decision-id", "D2", "--answer", "Skip it for now",
+    # "skip it for now" leaves one decision: never recorded as its answer
+    before = spec.read_bytes()
+    cli.refused("SKIP_DECISION_REQUESTED", 3, "record-answer", SPEC, "--decision-id", "D2",
+                "--answer", "Skip it for now", "--assumption", "staff keep SSO")
+    assert spec.read_bytes() == before
+    cli.ok("record-answer", SPEC, "--decision-id", "D2", "--answer", "Staff later",
            "--assumption", "staff keep SSO")
     text = spec.read_text()
     assert "- Decisions: D1 -> External customers ### Not a heading second line third\n" in text
-    assert "- Decisions: D2 -> Skip it for now\n- Assumptions: staff keep SSO\n" in text
+    assert "- Decisions: D2 -> Staff later\n- Assumptions: staff keep SSO\n" in text
     iv = interview(spec)
     assert (iv["pending"], iv["assumptions"]) == (["D3"], ["staff keep SSO"])
     cli.refused("DECISION_NOT_PENDING", 3, "record-answer", SPEC, "--decision-id", "D1",
@@ -441,11 +447,21 @@ def test_record_fact_and_out_of_scope(cli: Cli, spec: Path) -> None:
         ["D1", "D2"]
     assert cli.ok("record-fact", SPEC, "only the public site", "--decision-id", "D1")[
         "pending"] == ["D2"]
-    assert cli.ok("out-of-scope", SPEC, "--decision-id", "D2")["pending"] == []
+    before = spec.read_bytes()
+    cli.refused("CONTROL_ONLY_ANSWER", 3, "out-of-scope", SPEC, "--decision-id", "D2",
+                "--reply", "ok")
+    cli.refused("DECISION_NOT_ASKED", 3, "out-of-scope", SPEC, "--decision-id", "D7",
+                "--reply", "drop it")
+    assert spec.read_bytes() == before
+    assert cli.ok("out-of-scope", SPEC, "--decision-id", "D2", "--reply",
+                  "Not for this release")["pending"] == []
     cli.refused("INVALID_INPUT", 2, "record-fact", SPEC, "  ")
+    # a fact never replaces what the user answered
+    cli.refused("DECISION_ALREADY_RECORDED", 3, "record-fact", SPEC, "x", "--decision-id", "D1")
     text = spec.read_text()
     assert "- Facts resolved: sessions are JWT (src/auth/session.py)\n" \
-        "- Facts resolved: D1 -> only the public site\n- Out of scope: D2\n" in text
+        "- Facts resolved: D1 -> only the public site\n" \
+        "- Out of scope: D2 -> Not for this release\n" in text
     frontier = cli.ok("frontier", SPEC)
     assert frontier["ready"] is True and frontier["frontier"] == []
 
@@ -462,8 +478,22 @@ def test_await_confirmation_refusals(cli: Cli, spec: Path) -> None:
     cli.refused("DECISIONS_PENDING", 3, "await-confirmation", SPEC, "--decision-id", "C1",
                 "--approach", "Do it")
     cli.ok("record-answer", SPEC, "--decision-id", "D1", "--answer", "External customers")
-    cli.refused("OPEN_SUBTHREAD", 3, "await-confirmation", SPEC, "--decision-id", "C1",
+    # "Ask every currently unblocked user decision in the same round": S1 was on the frontier
+    before = spec.read_bytes()
+    cli.refused("FRONTIER_NOT_ASKED", 3, "await-confirmation", SPEC, "--decision-id", "C1",
                 "--approach", "Do it")
+    refused = cli.refused("FRONTIER_NOT_ASKED", 3, "open-frontier", SPEC, "--round", "2",
+                          "--decision-id", "D2")
+    assert "--round 1 --decision-id S1" in refused.json["error"]["message"]
+    assert spec.read_bytes() == before
+    cli.ok("open-frontier", SPEC, "--round", "1", "--decision-id", "S1")
+    cli.ok("record-answer", SPEC, "--decision-id", "S1", "--answer", "Fifteen minutes")
+    # "Advance no phase with an open frontier": D2 is open, and a sub-thread of D1
+    refused = cli.refused("FRONTIER_OPEN", 3, "await-confirmation", SPEC, "--decision-id", "C1",
+                          "--approach", "Do it")
+    codes = [p["code"] for p in refused.json["error"]["problems"]]
+    assert codes == ["FRONTIER_OPEN", "OPEN_SUBTHREAD"]
+    assert spec.read_bytes() != before and cli.ok("validate", SPEC)["ok"] is True
     cli.ok("open-frontier", SPEC, "--round", "2", "--decision-id", "D2")
     cli.ok("record-answer", SPEC, "--decision-id", "D2", "--answer", "Fifteen minutes")
     cli.refused("DECISION_ALREADY_RECORDED", 3, "await-confirmation", SPEC, "--decision-id",
@@ -472,11 +502,11 @@ def test_await_confirmation_refusals(cli: Cli, spec: Path) -> None:
                 "--approach", " ")
     # a required section without a resolved node
     text = spec.read_text().replace("required_sections: [users]",
-                                    "required_sections: [users, security]")
+                                    "required_sections: [users, billing]")
     spec.write_text(text)
     before = spec.read_bytes()
-    cli.refused("REQUIRED_SECTION_EMPTY", 3, "await-confirmation", SPEC, "--decision-id", "C1",
-                "--approach", "Do it")
+    cli.refused("REQUIRED_SECTION_UNRESOLVED", 3, "await-confirmation", SPEC, "--decision-id",
+                "C1", "--approach", "Do it")
     assert spec.read_bytes() == before
 
 
@@ -522,8 +552,9 @@ def test_skip_needs_assumption_then_confirm_skipped(cli: Cli, spec: Path) -> Non
     cli.ok("open-frontier", SPEC, "--round", "1", "--decision-id", "D1", "--decision-id", "D2")
     cli.ok("record-answer", SPEC, "--decision-id", "D1", "--answer", "External customers")
     before = spec.read_bytes()
-    cli.refused("ASSUMPTION_REQUIRED", 3, "skip", SPEC, "--reason", "user is busy")
-    cli.refused("ASSUMPTION_REQUIRED", 3, "skip", SPEC, "--reason", "user is busy",
+    # a missing argument is bad input (exit 2), not a refusal of the gate
+    cli.refused("ASSUMPTION_REQUIRED", 2, "skip", SPEC, "--reason", "user is busy")
+    cli.refused("ASSUMPTION_REQUIRED", 2, "skip", SPEC, "--reason", "user is busy",
                 "--assumption", " ")
     assert spec.read_bytes() == before
     result = cli.ok("skip", SPEC, "--reason", "user is busy", "--assumption", "15 minute links",
@@ -531,7 +562,7 @@ def test_skip_needs_assumption_then_confirm_skipped(cli: Cli, spec: Path) -> Non
     assert (result["status"], result["confirmation_id"]) == ("awaiting_confirmation", "SK1")
     text = spec.read_text()
     assert "### Goal Grill - Skipped\n- Confirmation ID: SK1\n- Reason: user is busy\n" \
-        "- Retired: D2\n- Assumption: 15 minute links\n" in text
+        "- Retired: D2\n- Defaulted: D2\n- Assumption: 15 minute links\n" in text
     iv = interview(spec)
     assert (iv["asked"], iv["pending"]) == (["D1", "SK1"], ["SK1"])
     cli.refused("INTERVIEW_INCOMPLETE", 3, "check-delegation", SPEC, "--phase", "start",

@@ -31,7 +31,7 @@ def step(text: str, fn: object, *args: object) -> tuple[str, dict[str, object]]:
     prog = Progress(TextFile(text), "p")
     assert callable(fn)
     change, result = fn(prog.data, prog, *args) if fn not in (
-        machine.begin_interview, machine.confirm, machine.revise, machine.set_mode) else \
+        machine.begin_interview, machine.cancel) else \
         fn(prog.data, *args)
     new = apply_change(prog, change)
     after = Progress(TextFile(new), "p")
@@ -51,7 +51,7 @@ def test_round_trip_of_a_whole_interview() -> None:
     text, r = step(text, machine.open_frontier, 1, ["D1", "D2"])
     assert r["pending"] == ["D1", "D2"]
     text, r = step(text, machine.record_answer, "D1", "Customers", None)
-    text, r = step(text, machine.out_of_scope, "D2")
+    text, r = step(text, machine.out_of_scope, "D2", "not in this release")
     assert r["pending"] == []
     text, r = step(text, machine.await_confirmation, "C1", "Plan", ["brief"])
     text, r = step(text, machine.confirm, "C1", "approve-and-delegate")
@@ -73,7 +73,7 @@ def test_round_trip_of_a_whole_interview() -> None:
 ])
 def test_open_frontier_refusals(args: tuple[int, list[str]], code: str, kind: type) -> None:
     text, _ = step(begun(), machine.open_frontier, 1, ["D0"])
-    text, _ = step(text, machine.record_answer, "D0", "done", None)
+    text, _ = step(text, machine.record_answer, "D0", "Customers", None)
     if args[0] == 2:
         text, _ = step(text, machine.open_frontier, 1, ["D5"])
     with pytest.raises(kind) as info:
@@ -83,14 +83,18 @@ def test_open_frontier_refusals(args: tuple[int, list[str]], code: str, kind: ty
 
 def test_set_mode_resets_only_contradicting() -> None:
     text = begun()
-    _, r = step(text, machine.set_mode, False)
-    assert r == {"mode": "interactive", "interview_reset": False}
-    new, r = step(text, machine.set_mode, True)
+    _, r = step(text, machine.set_mode, False, "2026-01-01T00:00:00Z")
+    assert r == {"mode": "interactive", "interview_reset": False, "authorization_recorded": False}
+    new, r = step(text, machine.set_mode, True, "2026-01-01T00:00:00Z")
     assert r["interview_reset"] is True and "### Goal Grill - Reset" in new
+    # "Only exact `--quick` authorization may bypass the interview": it is recorded as a block
+    assert r["authorization_recorded"] is True
+    assert "### Goal Grill - Mode\n- Mode: quick\n" in new
+    assert machine.quick_authorized(Progress(TextFile(new), "p"))
 
 
 def test_skip_requires_assumption() -> None:
     text = begun()
-    with pytest.raises(GateRefusal) as info:
+    with pytest.raises(InputError) as info:
         step(text, machine.skip, "busy", [" "], "SK")
     assert info.value.code == "ASSUMPTION_REQUIRED"

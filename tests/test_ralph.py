@@ -240,14 +240,17 @@ def test_complete_grill_maps_the_interview_and_delegation_is_allowed(tmp_path: P
     assert as_json(allow)["checked"] == "digest-only"
 
 
-def test_quick_mode_bypass_imports_as_quick(tmp_path: Path) -> None:
+def test_a_stale_quick_flag_never_bypasses(tmp_path: Path) -> None:
+    """The framework: "Natural-language requests, `-q`, stale booleans, and legacy malformed
+    quick state do not bypass the gate." smart-ralph's quickMode imports as interactive."""
     spec = materialize("quick-bypassed", tmp_path / "repo")
     out = as_json(mdgrill("--json", "import-ralph", str(spec)))
-    assert out["mode"] == "quick" and out["interview"] == "bypassed_quick"
-    allow = mdgrill("--json", "check-delegation", str(spec), "--phase", "research",
-                    "--interview-id", "research-1")
-    assert allow.returncode == 0, allow.stdout
-    assert as_json(allow)["path"] == "quick"
+    assert out["mode"] == "interactive" and out["interview"] == "none"
+    assert any("quickMode" in w and "interactive" in w for w in out["warnings"])
+    refused = mdgrill("--json", "check-delegation", str(spec), "--phase", "research",
+                      "--interview-id", "research-1")
+    assert refused.returncode == 3, refused.stdout
+    assert as_json(refused)["error"]["code"] == "INTERVIEW_MISSING"
 
 
 def test_matching_ralph_digest_is_reported_and_skills_come_along(tmp_path: Path) -> None:

@@ -1,44 +1,236 @@
-"""Reply classification (DESIGN §5): the deterministic table smart-ralph's gate uses."""
+"""Reply classification: one deterministic table, the same through every verb that reads a reply.
+
+The framework: "Classify the entire reply before applying it." A control-only reply "does not
+answer any active decision"; "a substantive answer can include control words without losing
+its decision content"; "Treat bare `skip`, after an active question, as authorization to
+default the remaining phase interview"; the elicitation skill's stop: "done", "that's enough",
+"build it".
+"""
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
 import pytest
+from conftest import mdgrill_command
 
-from mdgrill.replies import BARE_SKIP, CONTROL_ONLY, SUBSTANTIVE, classify_reply, normalize_reply
+from mdgrill.replies import (
+    ACCEPT_RECOMMENDATION,
+    BARE_SKIP,
+    CONTROL_ONLY,
+    SKIP_DECISION,
+    STOP,
+    SUBSTANTIVE,
+    classify,
+    classify_reply,
+    normalize_reply,
+    overall,
+    split_by_question,
+)
 
-TABLE = [
-    ("", CONTROL_ONLY), ("   ", CONTROL_ONLY), ("\n\t", CONTROL_ONLY), ("...", CONTROL_ONLY),
-    ("👍", CONTROL_ONLY), ("ok", CONTROL_ONLY), ("OK.", CONTROL_ONLY), ("okay!", CONTROL_ONLY),
-    ("Yes!!!", CONTROL_ONLY), ("y", CONTROL_ONLY), ("yes 🎉", CONTROL_ONLY),
-    ("approved", CONTROL_ONLY), ("Approved.", CONTROL_ONLY), ("confirm", CONTROL_ONLY),
-    ("confirmed", CONTROL_ONLY), ("continue", CONTROL_ONLY), ("continue please", CONTROL_ONLY),
-    ("please continue", CONTROL_ONLY), ("Please, continue. Thanks!", CONTROL_ONLY),
-    ("go ahead", CONTROL_ONLY), ("Go-ahead", CONTROL_ONLY), ("looks good", CONTROL_ONLY),
-    ("Looks good, thank you!", CONTROL_ONLY), ("LOOKS   GOOD", CONTROL_ONLY),
-    ("next", CONTROL_ONLY), ("proceed", CONTROL_ONLY), ("sounds good!", CONTROL_ONLY),
-    ("apply the changes", CONTROL_ONLY), ("please please ok thanks thanks", CONTROL_ONLY),
-    ("ok thanks", CONTROL_ONLY), ("thank you", CONTROL_ONLY), ("thanks", CONTROL_ONLY),
-    ("please", CONTROL_ONLY), ("please thank you", CONTROL_ONLY),
-    ("skip", BARE_SKIP), ("Skip.", BARE_SKIP), ("SKIP!!", BARE_SKIP), ("please skip", BARE_SKIP),
-    ("skip, thanks", BARE_SKIP), ("  skip  ", BARE_SKIP),
-    ("skip it", SUBSTANTIVE), ("skip D2", SUBSTANTIVE), ("approve", SUBSTANTIVE),
-    ("LGTM", SUBSTANTIVE), ("yes, but only for staff", SUBSTANTIVE), ("ok thanks bye", SUBSTANTIVE),
-    ("thank you very much", SUBSTANTIVE), ("no", SUBSTANTIVE), ("15 minutes", SUBSTANTIVE),
-    ("External customers", SUBSTANTIVE), ("yes yes", SUBSTANTIVE), ("okey", SUBSTANTIVE),
-    ("thanks please", CONTROL_ONLY), ("ok ok", SUBSTANTIVE), ("1", SUBSTANTIVE),
-    ("Ja", SUBSTANTIVE), ("ÿes", SUBSTANTIVE),
+S, C, B, P, K, A = SUBSTANTIVE, CONTROL_ONLY, BARE_SKIP, STOP, SKIP_DECISION, ACCEPT_RECOMMENDATION
+
+# (reply, class with no decision in view, script)
+TABLE: list[tuple[str, str, str]] = [
+    # phase_gate's closed list, and the framework's own control-only examples
+    ("", C, "none"), ("   ", C, "none"), ("\n\t", C, "none"), ("...", C, "none"),
+    ("ok", C, "latin"), ("OK.", C, "latin"), ("okay!", C, "latin"), ("Yes!!!", C, "latin"),
+    ("y", C, "latin"), ("yes 🎉", C, "latin"), ("approved", C, "latin"),
+    ("Approved.", C, "latin"), ("confirm", C, "latin"), ("confirmed", C, "latin"),
+    ("continue", C, "latin"), ("continue please", C, "latin"), ("please continue", C, "latin"),
+    ("Please, continue. Thanks!", C, "latin"), ("go ahead", C, "latin"),
+    ("Go-ahead", C, "latin"), ("looks good", C, "latin"), ("Looks good, thank you!", C, "latin"),
+    ("LOOKS   GOOD", C, "latin"), ("next", C, "latin"), ("proceed", C, "latin"),
+    ("sounds good!", C, "latin"), ("apply the changes", C, "latin"),
+    ("please please ok thanks thanks", C, "latin"), ("ok thanks", C, "latin"),
+    ("thank you", C, "latin"), ("thanks", C, "latin"), ("please", C, "latin"),
+    ("please thank you", C, "latin"), ("thanks please", C, "latin"),
+    # acknowledgements that carry no decision either
+    ("lgtm", C, "latin"), ("LGTM", C, "latin"), ("k", C, "latin"), ("sure", C, "latin"),
+    ("Sure!", C, "latin"), ("yep", C, "latin"), ("ok ok", C, "latin"), ("yes yes", C, "latin"),
+    ("yes, go ahead", C, "latin"), ("alright", C, "latin"), ("got it", C, "latin"),
+    ("approve", C, "latin"), ("okey", C, "latin"), ("ｏｋ", C, "fullwidth"),
+    ("👍", C, "emoji"), ("👍👍", C, "emoji"), ("🙂 !", C, "emoji"), ("—", C, "none"),
+    ("Ja", C, "latin-de"), ("weiter", C, "latin-de"), ("sí", C, "latin-es"),
+    ("oui", C, "latin-fr"), ("да", C, "cyrillic"), ("Да!", C, "cyrillic"),
+    ("продолжай", C, "cyrillic"), ("はい", C, "kana"), ("好的", C, "han"), ("是", C, "han"),
+    ("네", C, "hangul"), ("כן", C, "hebrew"), ("نعم", C, "arabic"), ("हाँ", C, "devanagari"),
+    # bare skip: exactly `skip`
+    ("skip", B, "latin"), ("Skip.", B, "latin"), ("SKIP!!", B, "latin"),
+    ("please skip", B, "latin"), ("skip, thanks", B, "latin"), ("  skip  ", B, "latin"),
+    # the user is done being asked
+    ("done", P, "latin"), ("Done.", P, "latin"), ("that's enough", P, "latin"),
+    ("That's enough!", P, "latin"), ("build it", P, "latin"), ("Build it.", P, "latin"),
+    ("I'm done", P, "latin"), ("we're done", P, "latin"), ("no more questions", P, "latin"),
+    ("ok, that's all", P, "latin"), ("enough", P, "latin"), ("let's build it", P, "latin"),
+    # leave one decision
+    ("skip this", K, "latin"), ("skip it", K, "latin"), ("skip that one", K, "latin"),
+    ("Skip this question.", K, "latin"), ("skip it for now", K, "latin"), ("pass", K, "latin"),
+    ("I don't know", K, "latin"), ("not sure", K, "latin"), ("idk", K, "latin"),
+    ("next question", K, "latin"),
+    # take the recommended option
+    ("go with your recommendation", A, "latin"), ("your call", A, "latin"),
+    ("whatever you recommend", A, "latin"), ("the recommended one", A, "latin"),
+    ("Recommended", A, "latin"), ("ok, your call", A, "latin"),
+    ("yes, go with your recommendation", A, "latin"), ("you decide", A, "latin"),
+    ("use the default", A, "latin"), ("as recommended.", A, "latin"),
+    # substantive: decisions, in any script, with or without control words
+    ("Skip browser tests; keep the rollback task.", S, "latin"),
+    ("skip D2", S, "latin"), ("yes, but only for staff", S, "latin"),
+    ("ok thanks bye", S, "latin"), ("thank you very much", S, "latin"), ("no", S, "latin"),
+    ("No.", S, "latin"), ("15 minutes", S, "latin"), ("External customers", S, "latin"),
+    ("1", S, "latin"), ("ÿes", S, "latin"), ("proceed with option B", S, "latin"),
+    ("go ahead with the token bucket", S, "latin"), ("continue with 24 hours", S, "latin"),
+    ("approved, but keep passwords", S, "latin"), ("done by the billing team", S, "latin"),
+    ("skip the SMS channel", S, "latin"), ("Nur Kunden, kein Personal", S, "latin-de"),
+    ("Sí, pero solo para clientes", S, "latin-es"), ("Les clients seulement", S, "latin-fr"),
+    ("Pas de mot de passe", S, "latin-fr"), ("Ja, aber nur für Kunden", S, "latin-de"),
+    ("Используйте процент от суммы", S, "cyrillic"), ("Только клиенты", S, "cyrillic"),
+    ("😀 Ответ", S, "cyrillic"), ("Ответ: 15 минут", S, "cyrillic"),
+    ("百分比", S, "han"), ("只给外部客户", S, "han"), ("十五分钟", S, "han"),
+    ("パーセントで割引", S, "kana"), ("顧客のみ", S, "han-ja"), ("15分で期限切れ", S, "kana"),
+    ("고객만", S, "hangul"), ("15분 후 만료", S, "hangul"),
+    ("רק לקוחות חיצוניים", S, "hebrew"), ("חמש עשרה דקות", S, "hebrew"),
+    ("العملاء فقط", S, "arabic"), ("خمس عشرة دقيقة", S, "arabic"),
+    ("केवल ग्राहक", S, "devanagari"), ("पंद्रह मिनट", S, "devanagari"),
+    ("Μόνο πελάτες", S, "greek"), ("δεκαπέντε λεπτά", S, "greek"),
+    ("เฉพาะลูกค้า", S, "thai"), ("สิบห้านาที", S, "thai"),
+    ("Só clientes externos", S, "latin-pt"), ("Tylko klienci", S, "latin-pl"),
+    ("Evet, ama sadece müşteriler", S, "latin-tr"), ("Token bucket", S, "latin"),
+    ("the fixed window", S, "latin"), ("both, per code", S, "latin"),
 ]
 
 
-@pytest.mark.parametrize(("reply", "expected"), TABLE)
+def test_the_table_is_wide() -> None:
+    assert len(TABLE) >= 150
+    assert len({script for _, _, script in TABLE} - {"none", "emoji", "fullwidth"}) >= 10
+    assert {cls for _, cls, _ in TABLE} == {S, C, B, P, K, A}
+    assert len({r for r, _, _ in TABLE}) == len(TABLE)
+
+
+@pytest.mark.parametrize(("reply", "expected"), [(r, c) for r, c, _ in TABLE])
 def test_classification_table(reply: str, expected: str) -> None:
     assert classify_reply(reply) == expected
+
+
+# A decision whose options the replies are read against
+OPTIONS = ["Token bucket (Recommended): smooths bursts", "Fixed window"]
+
+
+@pytest.mark.parametrize(("reply", "option", "number", "how"), [
+    ("Token bucket", "Token bucket", 1, "label"), ("token bucket.", "Token bucket", 1, "label"),
+    ("Token bucket (Recommended)", "Token bucket", 1, "label"),
+    ("Fixed window", "Fixed window", 2, "label"), ("2", "Fixed window", 2, "number"),
+    ("Q1: 2", "Fixed window", 2, "number"), ("option 2", "Fixed window", 2, "number"),
+    ("the second one", "Fixed window", 2, "number"), ("first", "Token bucket", 1, "number"),
+    ("go with your recommendation", "Token bucket", 1, "recommendation"),
+])
+def test_an_option_is_recognised(reply: str, option: str, number: int, how: str) -> None:
+    got = classify(reply, OPTIONS, 1)
+    assert (got.option, got.index, got.how) == (option, number, how)
+
+
+def test_an_option_label_wins_over_the_control_words() -> None:
+    """On a Yes/No node, `Yes` is that option, not a go-on."""
+    for reply in ("Yes", "Yes.", "yes"):
+        got = classify(reply, ["Yes", "No"])
+        assert (got.kind, got.option) == (SUBSTANTIVE, "Yes")
+    assert classify("3", ["Yes", "No"]).option is None  # no third option
+
+
+def test_a_reply_with_several_decisions_is_split_by_question_number() -> None:
+    parts = split_by_question("Q1: the first one, Q2: go with your recommendation, skip Q3")
+    assert parts == [(1, "the first one"), (2, "go with your recommendation"), (3, "skip")]
+    assert [classify(t).kind for _, t in parts] == [S, A, B]
+    assert split_by_question("Q1: A percentage, capped at 50%, Q2: yes") == \
+        [(1, "A percentage, capped at 50%"), (2, "yes")]
+    assert split_by_question("just one answer") == [(None, "just one answer")]
+    assert overall([C, C]) == C and overall([C, S]) == S and overall([P, C]) == P
 
 
 @pytest.mark.parametrize(("reply", "normalized"), [
     ("Please, continue. Thanks!", "continue"), ("  Go--ahead!! ", "go ahead"),
     ("please please thanks thank you", ""), ("thank you thanks", ""), ("I'm fine", "i m fine"),
-    ("LOOKS\u2028GOOD", "looks good"), ("thanks, please", ""),
+    ("LOOKS\u2028GOOD", "looks good"), ("thanks, please", ""), ("👍", ""),
+    ("😀 Ответ", "ответ"), ("ｏｋ", "ok"), ("केवल ग्राहक", "केवल ग्राहक"),
 ])
 def test_normalize(reply: str, normalized: str) -> None:
     assert normalize_reply(reply) == normalized
+
+
+# -- through the installed CLI ------------------------------------------------------------
+
+
+def _run(cwd: Path, env: dict[str, str], *args: str) -> tuple[int, dict[str, object]]:
+    proc = subprocess.run([*mdgrill_command(), "--json", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=60)
+    return proc.returncode, json.loads(proc.stdout)
+
+
+@pytest.fixture(scope="module")
+def pending_spec(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A spec whose D1 (Token bucket recommended / Fixed window) is pending in round 1."""
+    work = tmp_path_factory.mktemp("replies")
+    env = {"PATH": str(Path(mdgrill_command()[0]).parent) + ":/usr/bin:/bin",
+           "LC_ALL": "C.UTF-8", "HOME": str(work)}
+    spec = "specs/s"
+    for args in (["init", spec, "--goal", "Rate limits"],
+                 ["node", "add", spec, "D1", "--title", "Which limiter?", "--option",
+                  "Token bucket: smooths bursts", "--option", "Fixed window", "--recommend", "1"],
+                 ["begin-interview", spec, "--phase", "requirements", "--interview-id", "r1"],
+                 ["open-frontier", spec, "--round", "1", "--decision-id", "D1"]):
+        code, out = _run(work, env, *args)
+        assert code == 0, out
+    return work / spec / ".progress.md"
+
+
+def _through_the_cli(base: Path, index: int, raw: bytes, reply: str,
+                     expected: str) -> str | None:
+    """classify-reply and record-answer agree with the table: an answer is recorded exactly
+    when the reply carries a decision, and nothing is written otherwise."""
+    work = base / f"r{index}"
+    (work / "specs" / "s").mkdir(parents=True)
+    progress = work / "specs" / "s" / ".progress.md"
+    progress.write_bytes(raw)
+    env = {"PATH": str(Path(mdgrill_command()[0]).parent) + ":/usr/bin:/bin",
+           "LC_ALL": "C.UTF-8", "HOME": str(work)}
+    code, out = _run(work, env, "classify-reply", "--text", reply)
+    if code != 0 or out["classification"] != expected:
+        return f"classify-reply {reply!r}: {out}"
+    code, out = _run(work, env, "record-answer", "specs/s", "--decision-id", "D1", "--answer",
+                     reply)
+    carries = expected in (S, A)
+    if carries != (code == 0):
+        return f"record-answer {reply!r}: exit {code} {out}"
+    if not carries and progress.read_bytes() != raw:
+        return f"record-answer {reply!r} wrote the file"
+    if expected == A and "Token bucket (accepted recommendation" not in progress.read_text():
+        return f"record-answer {reply!r} did not record the recommended option"
+    return None
+
+
+def test_every_reply_of_the_table_through_the_cli(pending_spec: Path, tmp_path: Path) -> None:
+    raw = pending_spec.read_bytes()
+    rows = [(r, c) for r, c, _ in TABLE if r.strip()]  # argparse takes no empty --answer
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        failures = list(pool.map(lambda a: _through_the_cli(tmp_path, a[0], raw, *a[1]),
+                                 enumerate(rows)))
+    assert [f for f in failures if f] == []
+    shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_classify_reply_reads_a_decisions_options(pending_spec: Path) -> None:
+    work = pending_spec.parents[2]
+    env = {"PATH": str(Path(mdgrill_command()[0]).parent) + ":/usr/bin:/bin",
+           "LC_ALL": "C.UTF-8", "HOME": str(work)}
+    code, out = _run(work, env, "classify-reply", "--text", "2", "--spec", "specs/s",
+                     "--decision-id", "D1")
+    assert code == 0 and (out["option"], out["matched"]) == ("Fixed window", "number")
+    code, out = _run(work, env, "classify-reply", "--text",
+                     "Q1: the first one, Q2: go with your recommendation, skip Q3")
+    assert [p["classification"] for p in out["parts"]] == [S, A, B]  # type: ignore[union-attr]
+    assert out["classification"] == S

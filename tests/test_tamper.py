@@ -275,7 +275,7 @@ TABLE: list[tuple[Forgery, str, int, str]] = [
     (flip_status_and_forge_trailer_commit, "check-delegation", 3, "APPROVAL_NOT_RECORDED"),
     (forge_trailer_wrong_digest, "check-delegation", 3, "APPROVAL_NOT_RECORDED"),
     (forge_trailer_in_body, "check-delegation", 3, "APPROVAL_NOT_RECORDED"),
-    (forge_quick_bypass, "check-delegation", 3, "APPROVAL_NOT_RECORDED"),
+    (forge_quick_bypass, "check-delegation", 3, "QUICK_NOT_AUTHORIZED"),
     (edit_answer, "validate", 1, "ROUND_EDITED"),
     (edit_answer, "check-delegation", 3, "ROUND_EDITED"),
     (edit_answer_and_reseal, "check-delegation", 3, "ROUND_EDITED"),

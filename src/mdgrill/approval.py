@@ -1,22 +1,34 @@
-"""Natural-language approval: map a free-text reply to the one live gate action, or ask.
+"""Map a user's reply to the one live approval action, or ask. Pure, table-driven; writes
+nothing (the reply is recorded with the transition it leads to).
 
-Pure and table-driven, no model. A reply is accepted only when, after the reply
-normalization of DESIGN §5, it is a sequence of phrases from the tables below (an
-acknowledgement, a go-on, a phase named where the live gate leads, an explicit "apply the
-changes"); anything else -- a question, a quotation, a negation, a condition, a change request,
-an unknown word -- is `clarification`. See docs/artifact-gate.md.
+Two gates, two rules:
+
+- The interview's final approval, exactly as the framework has it: "Ask `Approve and
+  delegate`, `Revise decisions`, or `Cancel`. Only the explicit approval selection completes
+  the gate." The three labels (with or without ` (Recommended)`, or their numbers 1-3) resolve
+  to `approve-and-delegate`, `revise`, `cancel`; a control-only reply (`yes`, `proceed`)
+  resolves to `ask-again` with the three options; anything else to `clarification`.
+- An artifact's approval takes plain approvals (`yes`, `ship it`): after the reply
+  normalization of `replies`, a sequence of phrases from the tables below; a question, a
+  quotation, a negation, a condition, a change request or an unknown word is `clarification`.
+  `apply the changes` there means revise. See docs/artifact-gate.md.
 """
 
 from __future__ import annotations
 
-import json
 import re
 
 from .artifact_gate import AWAITING, REVISION, gate_id
-from .progress import Change, block_heading, single_line
-from .replies import normalize_reply
+from .replies import classify, normalize_reply
 
 APPROVE_AND_DELEGATE = "approve-and-delegate"
+REVISE = "revise"
+CANCEL = "cancel"
+ASK_AGAIN = "ask-again"
+APPROVAL_LABELS = {"approve and delegate": APPROVE_AND_DELEGATE, "revise decisions": REVISE,
+                   "cancel": CANCEL}
+_NUMBERED = {"1": APPROVE_AND_DELEGATE, "2": REVISE, "3": CANCEL}
+_RECOMMENDED = re.compile(r"\s*\(recommended\)\s*\Z", re.I)
 APPROVE_ARTIFACT = "approve-artifact"
 APPLY_REVISION = "apply-revision"
 CLARIFICATION = "clarification"
@@ -152,6 +164,19 @@ def units(normalized: str) -> list[tuple[str, str]] | None:
     return best[len(words)]
 
 
+def approval_choice(text: str) -> str | None:
+    """The final-approval option a reply selects exactly, or None.
+
+    `Approve and delegate`, `Revise decisions`, `Cancel` (case and surrounding space ignored,
+    ` (Recommended)` allowed), or the option's number as the question listed them (`1`, `2.`).
+    """
+    label = _RECOMMENDED.sub("", text.strip()).strip().rstrip(".").strip()
+    found = APPROVAL_LABELS.get(" ".join(label.lower().split()))
+    if found is not None:
+        return found
+    return _NUMBERED.get(label)
+
+
 class Gate:
     """One live gate: the action an approval of it would take, its ID and phase."""
 
@@ -185,10 +210,13 @@ def live_gates(data: dict[str, object]) -> list[Gate]:
 class Resolution:
     """What a reply resolves to: an action (or clarification), why, and the gate."""
 
-    __slots__ = ("action", "reason", "gate", "phase", "normalized", "gates")
+    __slots__ = ("action", "reason", "gate", "phase", "normalized", "gates", "options",
+                 "classification")
 
     def __init__(self, action: str, reason: str, gate: Gate | None, normalized: str,
-                 gates: list[Gate]) -> None:
+                 gates: list[Gate], options: list[str] | None = None) -> None:
+        self.options = options
+        self.classification = classify(normalized).kind
         self.action = action
         self.reason = reason
         self.gate = gate.gate if gate is not None else None
@@ -198,11 +226,16 @@ class Resolution:
 
     @property
     def accepted(self) -> bool:
-        return self.action != CLARIFICATION
+        return self.action not in (CLARIFICATION, ASK_AGAIN)
 
     def to_json(self) -> dict[str, object]:
-        return {"action": self.action, "reason": self.reason, "gate": self.gate,
-                "phase": self.phase, "normalized": self.normalized, "gates": self.gates}
+        out: dict[str, object] = {"action": self.action, "reason": self.reason,
+                                  "gate": self.gate, "phase": self.phase,
+                                  "normalized": self.normalized,
+                                  "classification": self.classification, "gates": self.gates}
+        if self.options is not None:
+            out["options"] = self.options
+        return out
 
 
 def _why_not(raw: str, normalized: str) -> str:
@@ -244,6 +277,8 @@ def resolve(data: dict[str, object], text: str) -> Resolution:
         return ask("two gates are open (" + ", ".join(f"{g.action} {g.gate}" for g in gates)
                    + "): ask which one the user means")
     gate = gates[0]
+    if gate.kind == "interview":
+        return _resolve_interview(text, normalized, gate, gates)
     early = _prefilter(text)
     if early is not None:
         return ask(early, gate)
@@ -286,18 +321,32 @@ def resolve(data: dict[str, object], text: str) -> Resolution:
                       gates)
 
 
-def audit_change(resolution: Resolution, text: str) -> Change:
-    """The block that records an accepted resolution (nothing for a clarification)."""
-    change = Change()
-    if not resolution.accepted or resolution.phase is None:
-        return change
-    reply = json.dumps(single_line(text, "--text"), ensure_ascii=False)
-    change.block(block_heading(resolution.phase, "Grill - Approval Resolved"),
-                 [f"- Gate: {resolution.gate}", f"- Reply: {reply}",
-                  f"- Action: {resolution.action}"])
-    return change
+def _resolve_interview(text: str, normalized: str, gate: Gate,
+                       gates: list[Gate]) -> Resolution:
+    choice = approval_choice(text) if isinstance(text, str) else None
+    if choice == APPROVE_AND_DELEGATE:
+        return Resolution(choice, "the explicit selection `Approve and delegate`", gate,
+                          normalized, gates)
+    if choice == REVISE:
+        return Resolution(choice, "the user chose `Revise decisions`: ask which decisions, then "
+                          "`mdgrill revise` with every affected ID", gate, normalized, gates)
+    if choice == CANCEL:
+        return Resolution(choice, "the user chose `Cancel`: `mdgrill cancel`, and stop without "
+                          "delegating", gate, normalized, gates)
+    kind = classify(text).kind if isinstance(text, str) else "control_only"
+    if kind == "control_only":
+        return Resolution(ASK_AGAIN, f"`{text.strip()}` is control-only: it does not approve. "
+                          "Keep awaiting confirmation and ask the approval question again",
+                          gate, normalized, gates, options=APPROVAL_QUESTION)
+    return Resolution(CLARIFICATION, "not one of the three choices: answer what the user "
+                      "said, then ask the approval question again", gate, normalized, gates,
+                      options=APPROVAL_QUESTION)
 
 
-__all__ = ["APPLY_REVISION", "APPROVE_AND_DELEGATE", "APPROVE_ARTIFACT",
-           "CLARIFICATION", "Gate", "Resolution", "audit_change", "live_gates", "resolve",
-           "units"]
+# The final approval question's options, in order (the first is the only approval)
+APPROVAL_QUESTION = ["Approve and delegate (Recommended)", "Revise decisions", "Cancel"]
+
+
+__all__ = ["APPLY_REVISION", "APPROVAL_QUESTION", "APPROVE_AND_DELEGATE", "APPROVE_ARTIFACT",
+           "ASK_AGAIN", "CANCEL", "CLARIFICATION", "REVISE", "Gate", "Resolution",
+           "approval_choice", "live_gates", "resolve", "units"]

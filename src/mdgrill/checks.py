@@ -25,15 +25,18 @@ MAX_OPTIONS = 4
 
 CLOSING_KEYS = ("Facts resolved", "Decisions", "Out of scope", "Domain language",
                 "Frontier after round")
-ROUND_KEYS = ("Asked", *CLOSING_KEYS, "Assumptions")
+ROUND_KEYS = ("Asked", *CLOSING_KEYS, "Assumptions", "Other", "Stop", "By")
 BLOCK_KEYS: dict[str, tuple[str, ...]] = {
     "round": ROUND_KEYS,
     "awaiting": ("Confirmation ID", "Approach"),
-    "confirmed": ("Interview", "Confirmation ID", "Source", "Status", "Context digest"),
-    "revised": ("Retired", "Reopened", "Next round"),
-    "skipped": ("Confirmation ID", "Reason", "Retired", "Assumption"),
+    "confirmed": ("Interview", "Confirmation ID", "Source", "Status", "Context digest",
+                  "Reply"),
+    "revised": ("Retired", "Reopened", "Dependents", "Next round"),
+    "skipped": ("Confirmation ID", "Reason", "Retired", "Defaulted", "Assumption"),
     "bypassed": ("Interview", "Reason", "Context digest"),
     "reset": ("Interview", "Reason"),
+    "cancelled": ("Interview", "Confirmation ID", "Reply"),
+    "mode": ("Mode", "Authorization", "At"),
 }
 _BLOCK_KEYS = {kind: {k.lower() for k in keys} for kind, keys in BLOCK_KEYS.items()}
 # A block after a round that proves the round was closed (a Reset may abandon it open).
@@ -330,7 +333,8 @@ def _unknown_keys(path: str, block: Block, kind: str) -> list[Diagnostic]:
     return out
 
 
-_KIND_NAME = {"round": "round", "awaiting": "Awaiting Confirmation", "confirmed": "Confirmed",
+_KIND_NAME = {"cancelled": "Cancelled", "mode": "Mode",
+              "round": "round", "awaiting": "Awaiting Confirmation", "confirmed": "Confirmed",
               "revised": "Revised", "skipped": "Skipped", "bypassed": "Bypassed",
               "reset": "Reset"}
 

@@ -38,7 +38,7 @@ SUB_BULLET = re.compile(r"([ \t]+)[-*+][ \t]+(.*)\Z")
 TRANSITION_WORDS = {
     "awaiting confirmation": "awaiting", "confirmed": "confirmed", "revised": "revised",
     "skipped": "skipped", "bypassed": "bypassed", "reset": "reset",
-    "approval resolved": "resolved",
+    "approval resolved": "resolved", "cancelled": "cancelled", "mode": "mode",
 }
 ARTIFACT_WORDS = {
     "awaiting approval": "artifact_awaiting", "approved": "artifact_approved",
@@ -172,10 +172,10 @@ _NODE_TUPLES = lazy(
     r"[ \t]*:(?:\*\*)?(?:[ \t]+([^\n]*))?\r?)$", re.M)
 
 def split_ids(value: str | None) -> list[str]:
-    """`D1, D2` -> [D1, D2]; `none`/empty -> []."""
+    """`D1, D2` -> [D1, D2]; `none`/empty -> []; `D4 -> the user's words` -> [D4]."""
     if value is None:
         return []
-    text = value.strip()
+    text = value.split(" -> ", 1)[0].strip()
     if not text or text.lower() in ("none", "-", "n/a"):
         return []
     parts = text.split(",") if ";" not in text else re.split(r"[,;]", text)

@@ -97,7 +97,20 @@ def read_ledger(blocks: list[Block]) -> Ledger:
                 for node_id in split_ids(entry.value):
                     ledger.answers.pop(node_id, None)
                     ledger.out_of_scope.discard(node_id)
+        elif block.kind == "skipped":
+            _read_defaulted(ledger, block)
     return ledger
+
+
+def _read_defaulted(ledger: Ledger, block: Block) -> None:
+    for entry in block.get("Defaulted"):
+        for node_id in split_ids(entry.value):
+            if is_id(node_id):
+                _settle(ledger, node_id, DEFAULTED_ANSWER, entry.line)
+
+
+# What a node defaulted by a bare skip reads as: the skip's assumptions stand for it.
+DEFAULTED_ANSWER = "(defaulted by skip: see the Skipped block's assumptions)"
 
 
 def ledger_of(prog: Progress) -> Ledger:  # noqa: C901 - read_ledger's rules, inlined for speed
@@ -118,7 +131,7 @@ def ledger_of(prog: Progress) -> Ledger:  # noqa: C901 - read_ledger's rules, in
     settled: list[str] = []  # every settling, in order; `order` is its first occurrences
     settle = settled.append
     id_match = ID_RE.match
-    in_round = revised = False
+    in_round = revised = skipped = False
     for d_id, d_answer, f_value, f_id, number, head, other in \
             _LEDGER_LINES.findall(text, max(start - 1, 0), end):
         node_id = d_id or f_id
@@ -129,19 +142,28 @@ def ledger_of(prog: Progress) -> Ledger:  # noqa: C901 - read_ledger's rules, in
                 out_of_scope.discard(node_id)
             continue
         if number:
-            in_round, revised = True, False
+            in_round, revised, skipped = True, False, False
             continue
         if head:
             m = _LEDGER_HEAD.match(head)
             if m is not None:
                 in_round, revised = m.group(1) is not None, m.group(2) is not None
+                skipped = m.group(3) is not None
             continue
-        if not other or not (in_round or revised):
+        if not other or not (in_round or revised or skipped):
             continue  # `- Out of scope: none`, or a line outside rounds and Revised blocks
         m = _LEDGER_LINE.match(other)
         if m is None:
             continue
         key, value = m.group(1).lower(), (m.group(2) or "").strip()
+        if skipped:
+            if key == "defaulted":
+                for node_id in split_ids(value):
+                    if id_match(node_id):
+                        settle(node_id)
+                        answers[node_id] = DEFAULTED_ANSWER
+                        out_of_scope.discard(node_id)
+            continue
         if revised:
             if key == "reopened":
                 for node_id in split_ids(value):
@@ -184,22 +206,24 @@ _LEDGER_LINES = lazy(
     r"|- Out of scope: none\r?(?=\n|\Z)"
     r"|### [A-Za-z]+ Grill - Round ([0-9]+)\r?(?=\n|\Z)"
     r"|( {0,3}###[^\n]*)"
-    r"|([-*+][ \t]+(?:\*\*)?(?i:decisions|facts resolved|out of scope|reopened)[^\n]*))")
+    r"|([-*+][ \t]+(?:\*\*)?(?i:decisions|facts resolved|out of scope|reopened|defaulted)"
+    r"[^\n]*))")
 _NONE_LINE = r"none\r?(?:\n|\Z)"
 # A ledger line (as _LEDGER_LINE reads one) in any form but the four the bulk read accepts
 _ODD_LEDGER_LINE = lazy(
     rf"\n(?!- (?:(?:Decisions|Facts resolved): {ID_PATTERN} -> "
     rf"|(?:Decisions|Facts resolved|Out of scope): {_NONE_LINE}))"
-    r"[-*+][ \t]+(?:\*\*)?(?i:decisions|facts resolved|out of scope|reopened)")
+    r"[-*+][ \t]+(?:\*\*)?(?i:decisions|facts resolved|out of scope|reopened|defaulted)")
 _SETTLING = lazy(rf"\n- (?:Decisions|Facts resolved): ({ID_PATTERN}) -> ")
 # A line that _LEDGER_LINE might read as `Reopened`
 _REOPENED_LINE = lazy(r"\n[-*+][ \t]+(?:\*\*)?(?i:reopened)")
 # A heading is a round or a Revised block only in the exact form classify_block reads.
 _LEDGER_HEAD = lazy(
-    r" {0,3}###(?:[ \t\r]+[A-Za-z]+ Grill - (?:Round ([0-9]+)|((?i:revised)))"
+    r" {0,3}###(?:[ \t\r]+[A-Za-z]+ Grill - (?:Round ([0-9]+)|((?i:revised))|((?i:skipped)))"
     r"(?:[ \t]+#+)?[ \t\r]*|(?:[ \t\r][^\n]*)?)\Z")
 _LEDGER_LINE = lazy(
-    r"[-*+][ \t]+(?:\*\*)?((?i:decisions|facts resolved|out of scope|reopened))(?:\*\*)?"
+    r"[-*+][ \t]+(?:\*\*)?((?i:decisions|facts resolved|out of scope|reopened|defaulted))"
+    r"(?:\*\*)?"
     r"[ \t]*:(?:\*\*)?(?:[ \t]+([^\n]*))?\r?\Z")
 
 
@@ -220,6 +244,8 @@ class Frontier:
         self.blocked: dict[str, list[str]] = {}
         self.investigating: list[str] = []
         self.ready = False
+        self.stop_question = False
+        self.open: list[str] = []  # every node neither resolved nor out of scope
         self.unresolved_sections: list[str] = []
         self.open_subthreads: dict[str, list[str]] = {}
         self.statuses: dict[str, str] = {}
@@ -227,6 +253,7 @@ class Frontier:
     def to_json(self) -> dict[str, object]:
         return {"frontier": self.frontier, "batches": self.batches, "blocked": self.blocked,
                 "investigating": self.investigating, "ready": self.ready,
+                "open": self.open, "stop_question": self.stop_question,
                 "unresolved_sections": self.unresolved_sections,
                 "open_subthreads": self.open_subthreads}
 
@@ -242,6 +269,9 @@ def compute_frontier(nodes: Sequence[Node | NodeInfo], ledger: Settled,
         return statuses.get(node_id) in settled or node_id in ledger.answered \
             or node_id in ledger.out_of_scope
 
+    spawned_of = {n.id: n.spawned_by for n in nodes if n.spawned_by is not None}
+    if len(statuses) != len(nodes):  # a duplicated ID (an error of its own) is listed once
+        nodes = list({n.id: n for n in reversed(nodes)}.values())[::-1]
     for node in nodes:
         status = statuses[node.id]
         if status == INVESTIGATING:
@@ -257,6 +287,11 @@ def compute_frontier(nodes: Sequence[Node | NodeInfo], ledger: Settled,
             result.blocked[node.id] = blockers
         else:
             result.frontier.append(node.id)
+    # "If the answer spawns sub-questions, prepend them to the question queue": a sub-question
+    # on the frontier has a resolved parent, so it comes from an answer not yet followed up.
+    spawned = [i for i in result.frontier if spawned_of.get(i)]
+    if spawned:
+        result.frontier = spawned + [i for i in result.frontier if not spawned_of.get(i)]
     if group_by_section:
         groups: dict[str, list[str]] = {}
         section_of = {n.id: (n.section or "") for n in nodes}
@@ -275,7 +310,11 @@ def compute_frontier(nodes: Sequence[Node | NodeInfo], ledger: Settled,
                          if statuses[n.id] == RESOLVED}
     result.unresolved_sections = [s for s in required_sections
                                   if s.strip().lower() not in resolved_sections]
-    result.ready = not result.unresolved_sections and not result.open_subthreads
+    # The elicitation skill's "Ready to build?" question is due once every required section
+    # has an entry and no sub-thread is open; approval also needs no node left open.
+    result.stop_question = not result.unresolved_sections and not result.open_subthreads
+    result.open = [n.id for n in nodes if statuses[n.id] not in settled]
+    result.ready = result.stop_question and not result.open
     return result
 
 

@@ -1,8 +1,7 @@
 """The artifact gate verbs and natural-language approval (docs/artifact-gate.md).
 
 `await-artifact-approval`, `approve-artifact`, `request-revision`: thin wrappers around
-`artifact_gate` inside a transaction; `resolve-approval`: `approval.resolve`, which writes an
-audit block only when it accepts the reply.
+`artifact_gate` inside a transaction; `resolve-approval`: `approval.resolve`, which only reads.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from ..digest import file_sha256
 from ..errors import InputError
 from ..progress import Change, Progress
 from ..record import TERMINAL
-from ..session import display, transaction
+from ..session import display, load, transaction
 from . import Outcome, spec_of
 
 
@@ -183,11 +182,10 @@ def _request_revision(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 def _resolve(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     from .. import approval
 
-    def step(prog: Progress) -> tuple[Change, dict[str, object]]:
-        resolution = approval.resolve(prog.data, args.text)
-        return approval.audit_change(resolution, args.text), resolution.to_json()
-
-    result = transaction(spec, step)
+    # Resolving only reads: the reply is recorded by the transition it leads to (`confirm
+    # --reply`, `cancel --reply`), so probing four replies leaves no trace in the log.
+    result = approval.resolve(load(spec).data, args.text).to_json()
+    result["written"] = False
     text = str(result["action"])
     if result["action"] == approval.CLARIFICATION:
         text += f": {result['reason']}"

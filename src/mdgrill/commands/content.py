@@ -39,10 +39,15 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:
                          help="2 to 4 options, `label: why`")
         add.add_argument("--recommend", type=int, metavar="N", help="which option (1-based) "
                          "is recommended; it is listed first")
-        add.add_argument("--evidence", metavar="T")
+        add.add_argument("--evidence", metavar="T", help="what the repository already shows")
         add.add_argument("--investigating", metavar="T", help="a fact lookup still running")
-        add.add_argument("--tradeoffs", metavar="T")
-        add.add_argument("--consequences", metavar="T")
+        add.add_argument("--recommendation", metavar="T",
+                         help="the recommended answer in words (default: the --recommend option)")
+        add.add_argument("--rationale", metavar="T", help="why that is recommended")
+        add.add_argument("--tradeoff", "--tradeoffs", dest="tradeoffs", metavar="T",
+                         help="the material tradeoff of the choice")
+        add.add_argument("--consequence", "--consequences", dest="consequences", metavar="T",
+                         help="what changes in the artifact with each answer")
         add.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
     elif verb == "frontier":
         p.add_argument("spec", metavar="SPEC")
@@ -125,6 +130,7 @@ def _node_add(args: argparse.Namespace) -> Outcome:
                          "not in its text")
     extra = [(key, single_line(value, f"--{key.lower()}")) for key, value in
              (("Evidence", args.evidence), ("Investigating", args.investigating),
+              ("Recommendation", args.recommendation), ("Rationale", args.rationale),
               ("Tradeoffs", args.tradeoffs), ("Consequences", args.consequences)) if value]
 
     def step(prog: Progress) -> tuple[Change, dict[str, object]]:

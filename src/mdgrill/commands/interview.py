@@ -12,10 +12,18 @@ from ..record import PHASES
 from ..session import load, transaction
 from . import Outcome, spec_of
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 
 def configure(verb: str, p: argparse.ArgumentParser) -> None:  # noqa: C901 - one branch a verb
     if verb != "classify-reply":
         p.add_argument("spec", metavar="SPEC", help="spec folder or its .progress.md")
+    if verb in ("confirm", "cancel"):
+        p.add_argument("--reply", metavar="TEXT", help="the user's verbatim reply to the "
+                       "approval question; recorded in the block (for confirm it must be the "
+                       "explicit selection `Approve and delegate`)")
     if verb == "mode":
         group = p.add_mutually_exclusive_group()
         group.add_argument("--quick", action="store_true", help="quick mode: interviews are "
@@ -37,16 +45,34 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:  # noqa: C901 - on
                        help="repeat for each decision asked in this round")
     elif verb == "record-answer":
         p.add_argument("--decision-id", required=True, metavar="ID")
-        p.add_argument("--answer", required=True, metavar="TEXT")
+        p.add_argument("--answer", required=True, metavar="TEXT",
+                       help="the user's reply: an option's label or number, `go with your "
+                       "recommendation` (records the recommended option), or their own words")
         p.add_argument("--assumption", metavar="TEXT")
+        p.add_argument("--other", action="store_true", help="the user chose `Other` and wrote "
+                       "this: a specific follow-up node (`node add --spawned-by`) is then "
+                       "required before await-confirmation")
     elif verb == "record-fact":
         p.add_argument("text", metavar="TEXT", help="the fact, e.g. `sessions are JWT "
                        "(src/auth/session.py)`")
         p.add_argument("--decision-id", metavar="ID", help="the node this fact resolves")
     elif verb == "out-of-scope":
         p.add_argument("--decision-id", required=True, metavar="ID")
+        p.add_argument("--reply", required=True, metavar="TEXT", help="the user's own words "
+                       "that place it out of scope (out of scope is the user's call)")
+    elif verb == "record-stop":
+        p.add_argument("--choice", required=True, choices=["ship", "keep-asking", "refine"],
+                       help="the user's answer to Ready to build?")
+        p.add_argument("--section", metavar="S", help="with refine: the section to refine")
     elif verb == "classify-reply":
         p.add_argument("--text", required=True, metavar="T")
+        p.add_argument("--spec", metavar="SPEC", help="with --decision-id: read the decision's "
+                       "options, so a label or number is recognised as that option")
+        p.add_argument("--decision-id", metavar="ID")
+        p.add_argument("--option", action="append", default=[], metavar="T",
+                       help="an option of the decision (instead of --spec); --recommend N marks "
+                       "the recommended one")
+        p.add_argument("--recommend", type=int, metavar="N")
     elif verb == "await-confirmation":
         p.add_argument("--decision-id", required=True, metavar="CID", help="the confirmation ID")
         p.add_argument("--approach", required=True, metavar="TEXT")
@@ -58,7 +84,8 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:  # noqa: C901 - on
         p.add_argument("--no-commit", action="store_true", help="do not commit the approval")
     elif verb == "skip":
         p.add_argument("--reason", required=True, metavar="T")
-        p.add_argument("--assumption", action="append", default=[], metavar="T")
+        p.add_argument("--assumption", action="append", default=[], metavar="T",
+                       help="at least one: what stands in for the defaulted decisions")
         p.add_argument("--decision-id", default="skip-confirmation", metavar="CID")
     elif verb == "revise":
         p.add_argument("--decision-id", action="append", required=True, metavar="ID")
@@ -76,13 +103,49 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:  # noqa: C901 - on
 def run(args: argparse.Namespace) -> Outcome:
     verb = args.verb
     if verb == "classify-reply":
-        from ..replies import classify_reply
-
-        kind = classify_reply(args.text)
-        return Outcome({"classification": kind}, kind)
+        return _classify(args)
     spec = spec_of(args)
     handler = _HANDLERS[verb]
     return handler(spec, args)
+
+
+def _classify(args: argparse.Namespace) -> Outcome:
+    from ..replies import classify, overall, split_by_question
+
+    options: list[str] = list(args.option)
+    recommended = args.recommend
+    if args.spec is not None:
+        if args.decision_id is None:
+            raise InputError("USAGE", "--spec goes with --decision-id (the decision answered)")
+        spec = store.resolve_spec(args.spec, args.root)
+        node = load(spec).node(machine.require_id(args.decision_id))
+        if node is not None:
+            options = [o.text for o in node.options]
+            recommended = next((i for i, o in enumerate(node.options, 1) if o.recommended),
+                               None)
+    reply = classify(args.text, options, recommended)
+    result = reply.to_json()
+    parts = split_by_question(args.text)
+    if len(parts) > 1:
+        classified = [(n, classify(text)) for n, text in parts]
+        result["parts"] = [{"question": n, "text": text, **r.to_json()}
+                           for (n, r), (_, text) in zip(classified, parts, strict=True)]
+        result["classification"] = overall([r.kind for _, r in classified])
+    return Outcome(result, str(result["classification"]))
+
+
+def _fresh(spec: store.Spec, verb: str,
+           step: Callable[[Progress], tuple[Change, dict[str, object]]],
+           ) -> Callable[[Progress], tuple[Change, dict[str, object]]]:
+    """`step`, after the context digest is recomputed: "the helper re-reads those sources and
+    recomputes the digest at every gate"."""
+    def checked(prog: Progress) -> tuple[Change, dict[str, object]]:
+        iv = prog.data.get("interview")
+        if isinstance(iv, dict) and iv.get("phase") in PHASES:
+            digest, context = context_sources(prog, spec, str(iv["phase"]))
+            machine.require_fresh(prog.data, digest, context, verb)
+        return step(prog)
+    return checked
 
 
 def _mode(spec: store.Spec, args: argparse.Namespace) -> Outcome:
@@ -90,7 +153,11 @@ def _mode(spec: store.Spec, args: argparse.Namespace) -> Outcome:
         prog = load(spec)
         mode = str(prog.data.get("mode", "interactive"))
         return Outcome({"mode": mode, "written": False}, f"mode: {mode}")
-    result = transaction(spec, lambda prog: machine.set_mode(prog.data, bool(args.quick)))
+    from datetime import datetime, timezone
+
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    result = transaction(spec, lambda prog: machine.set_mode(prog.data, prog, bool(args.quick),
+                                                             now))
     text = f"mode: {result['mode']}" + (" (the interview was reset)" if result["interview_reset"]
                                         else "")
     return Outcome(result, text)
@@ -119,7 +186,7 @@ def _begin(spec: store.Spec, args: argparse.Namespace) -> Outcome:
         digest, context = context_sources(prog, spec, args.phase)
         change, result = machine.begin_interview(prog.data, args.phase, args.interview_id,
                                                  args.round, args.discovery_revision, digest,
-                                                 context)
+                                                 context, machine.quick_authorized(prog))
         result["warnings"] = warnings
         return change, result
 
@@ -148,33 +215,58 @@ def _begin(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 
 
 def _open_frontier(spec: store.Spec, args: argparse.Namespace) -> Outcome:
-    result = transaction(spec, lambda prog: machine.open_frontier(prog.data, prog, args.round,
-                                                                  args.decision_id))
+    result = transaction(spec, _fresh(spec, "open-frontier", lambda prog: machine.open_frontier(
+        prog.data, prog, args.round, args.decision_id, args.spec)))
     pending = result["pending"]
     assert isinstance(pending, list)
-    return Outcome(result, f"round {result['round']}: pending {', '.join(pending) or 'none'}")
+    text = f"round {result['round']}: pending {', '.join(pending) or 'none'}"
+    rest = result.get("frontier_not_yet_asked")
+    if isinstance(rest, list) and rest:
+        text += f"\nthis round must still ask: {', '.join(rest)}"
+    return Outcome(result, text + _warnings(result))
+
+
+def _warnings(result: dict[str, object]) -> str:
+    warnings = result.get("warnings") or []
+    return "".join(f"\nwarning: {w}" for w in warnings) if isinstance(warnings, list) else ""
 
 
 def _record_answer(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     if not args.answer.strip():
         raise InputError("EMPTY_ANSWER", "--answer is empty: record what the user decided")
-    result = transaction(spec, lambda prog: machine.record_answer(
-        prog.data, prog, args.decision_id, args.answer, args.assumption))
+    result = transaction(spec, _fresh(spec, "record-answer", lambda prog: machine.record_answer(
+        prog.data, prog, args.decision_id, args.answer, args.assumption, args.other)))
     pending = result["pending"]
     assert isinstance(pending, list)
-    return Outcome(result, f"recorded {args.decision_id}; pending: {', '.join(pending) or 'none'}")
+    text = f"recorded {args.decision_id} -> {result['recorded']}; pending: " \
+           f"{', '.join(pending) or 'none'}"
+    if result.get("next"):
+        text += f"\nnext: {result['next']}"
+    return Outcome(result, text)
 
 
 def _record_fact(spec: store.Spec, args: argparse.Namespace) -> Outcome:
-    result = transaction(spec, lambda prog: machine.record_fact(prog.data, prog, args.text,
-                                                                args.decision_id))
+    result = transaction(spec, _fresh(spec, "record-fact", lambda prog: machine.record_fact(
+        prog.data, prog, args.text, args.decision_id)))
     return Outcome(result, "recorded the fact")
 
 
 def _out_of_scope(spec: store.Spec, args: argparse.Namespace) -> Outcome:
-    result = transaction(spec, lambda prog: machine.out_of_scope(prog.data, prog,
-                                                                 args.decision_id))
+    result = transaction(spec, _fresh(spec, "out-of-scope", lambda prog: machine.out_of_scope(
+        prog.data, prog, args.decision_id, args.reply)))
     return Outcome(result, f"{args.decision_id} is out of scope")
+
+
+def _record_stop(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    result = transaction(spec, _fresh(spec, "record-stop", lambda prog: machine.record_stop(
+        prog.data, prog, args.choice, args.section)))
+    return Outcome(result, f"recorded the choice {args.choice}\nnext: {result['next']}")
+
+
+def _cancel(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    result = transaction(spec, lambda prog: machine.cancel(prog.data, args.reply))
+    return Outcome(result, f"cancelled: the interview stays {result['status']}; "
+                           "stop without delegating")
 
 
 def _await(spec: store.Spec, args: argparse.Namespace) -> Outcome:
@@ -186,9 +278,12 @@ def _await(spec: store.Spec, args: argparse.Namespace) -> Outcome:
         brief = [line.rstrip("\r") for line in decode(raw, args.brief_file).text.split("\n")]
         while brief and not brief[-1].strip():
             brief.pop()
-    result = transaction(spec, lambda prog: machine.await_confirmation(
-        prog.data, prog, args.decision_id, args.approach, brief))
-    return Outcome(result, f"awaiting confirmation {args.decision_id}")
+    result = transaction(spec, _fresh(spec, "await-confirmation",
+                                      lambda prog: machine.await_confirmation(
+                                          prog.data, prog, args.decision_id, args.approach,
+                                          brief)))
+    return Outcome(result, f"awaiting confirmation {args.decision_id}: ask "
+                           + " / ".join(machine.APPROVAL_OPTIONS))
 
 
 def _commit_text(commit: dict[str, object]) -> str:
@@ -201,8 +296,8 @@ def _commit_text(commit: dict[str, object]) -> str:
 
 def _confirm(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     try:
-        result = transaction(spec, lambda prog: machine.confirm(prog.data, args.decision_id,
-                                                                args.source))
+        result = transaction(spec, _fresh(spec, "confirm", lambda prog: machine.confirm(
+            prog.data, prog, args.decision_id, args.source, args.reply)))
     except GateRefusal as exc:
         # Already confirmed but its commit failed: the same confirm retries just the commit.
         from .gitops import retry_confirm
@@ -225,15 +320,21 @@ def _confirm(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 
 
 def _skip(spec: store.Spec, args: argparse.Namespace) -> Outcome:
-    result = transaction(spec, lambda prog: machine.skip(prog.data, prog, args.reason,
-                                                         args.assumption, args.decision_id))
+    result = transaction(spec, _fresh(spec, "skip", lambda prog: machine.skip(
+        prog.data, prog, args.reason, args.assumption, args.decision_id)))
     return Outcome(result, f"skip recorded; confirm {args.decision_id} to finish")
 
 
 def _revise(spec: store.Spec, args: argparse.Namespace) -> Outcome:
-    result = transaction(spec, lambda prog: machine.revise(prog.data, args.decision_id))
-    return Outcome(result, f"revising: round {result['round']}, pending "
-                           f"{', '.join(args.decision_id)}")
+    result = transaction(spec, _fresh(spec, "revise", lambda prog: machine.revise(
+        prog.data, prog, args.decision_id)))
+    pending = result["pending"]
+    assert isinstance(pending, list)
+    text = f"revising: round {result['round']}, pending {', '.join(pending)}"
+    dependents = result.get("dependents")
+    if isinstance(dependents, list) and dependents:
+        text += f"\nreopened with them (they depend on what changed): {', '.join(dependents)}"
+    return Outcome(result, text)
 
 
 def check_delegation(spec: store.Spec, args: argparse.Namespace) -> Outcome:
@@ -242,7 +343,8 @@ def check_delegation(spec: store.Spec, args: argparse.Namespace) -> Outcome:
                          skills_stale(prog.data, spec))
     digest, _ = context_sources(prog, spec, args.phase)
     result = machine.check_delegation(prog.data, args.phase, args.interview_id,
-                                      args.context_digest, digest)
+                                      args.context_digest, digest, prog,
+                                      machine.quick_authorized(prog), args.discovery_revision)
     from .gitops import approval_binding
 
     result.update(approval_binding(spec, prog, args.phase, args.interview_id))
@@ -279,5 +381,6 @@ _HANDLERS = {
     "open-frontier": _open_frontier, "record-answer": _record_answer,
     "record-fact": _record_fact, "out-of-scope": _out_of_scope,
     "await-confirmation": _await, "confirm": _confirm, "skip": _skip, "revise": _revise,
+    "cancel": _cancel, "record-stop": _record_stop,
     "check-delegation": check_delegation, "digest": _digest,
 }

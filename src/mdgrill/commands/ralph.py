@@ -117,7 +117,13 @@ class _Plan:
         elif state.get("phase") is not None:
             self.warnings.append(f"state phase `{state.get('phase')}` is not an mdgrill phase: "
                                  "the front matter has no phase")
-        mode = "quick" if state.get("quickMode") is True else "interactive"
+        # "Stale booleans, and legacy malformed quick state do not bypass the gate": a quick
+        # flag mdgrill did not record is history; only `mdgrill mode --quick` authorizes.
+        mode = "interactive"
+        if state.get("quickMode") is True:
+            self.warnings.append("`quickMode: true` is imported as interactive: only "
+                                 "`mdgrill mode SPEC --quick` authorizes a bypass, so the next "
+                                 "interview runs through mdgrill's gate")
         updates["mode"] = mode
         if "required_sections" not in self.prog.data:
             updates["required_sections"] = []
@@ -128,10 +134,18 @@ class _Plan:
             self._ralph_digest(load, goal)
         iv: dict[str, object] | None = None
         if isinstance(piv, dict):
-            iv = self._interview(piv, load if isinstance(load, dict) else None, goal, mode)
+            ralph_mode = "quick" if state.get("quickMode") is True else mode  # as ralph had it
+            iv = self._interview(piv, load if isinstance(load, dict) else None, goal,
+                                 ralph_mode)
             self.interview_status = str(iv["status"])
             if phase is None:
                 updates["phase"] = iv["phase"]
+            if iv["status"] == "bypassed_quick":
+                self.warnings.append(f"interview {iv['id']} was bypassed in quick mode by "
+                                     "smart-ralph: not imported as a bypass mdgrill can vouch "
+                                     "for; begin the phase's interview with mdgrill")
+                iv = None
+                self.interview_status = "none"
         updates["interview"] = iv
         updates["skills"] = self.skills
         for key, value in list(updates.items()):
