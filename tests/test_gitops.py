@@ -155,8 +155,10 @@ def test_no_commit_flag_and_git_false_key_turn_commits_off(
     assert _json(out)["commit"] is None
     assert "git: false" in str(_json(out)["commit_skipped"])
     assert _head(spec_repo) == before
+    # `git: false` turns off commits, never the check: inside a repository the approval
+    # commit is still required (the spec is a file an agent can edit)
     code, out, _ = mdgrill("--json", *CHECK, cwd=spec_repo)
-    assert code == 0 and _json(out)["checked"] == "digest-only"
+    assert code == 3 and _json(out)["error"]["code"] == "APPROVAL_NOT_RECORDED"  # type: ignore[index]
 
 
 def test_outside_a_repository_no_commit_and_digest_only_check(
@@ -319,7 +321,7 @@ def test_hand_forged_complete_is_refused(spec_repo: Path, mdgrill: Run) -> None:
     assert code == 3
     error = _json(out)["error"]
     assert isinstance(error, dict) and error["code"] == "APPROVAL_NOT_RECORDED"
-    assert "edited by hand is not an approval" in error["message"]
+    assert "typed by hand is not an approval" in error["message"]
     # nor does confirm's retry accept it: no `Confirmed` block records C1
     code, out, _ = mdgrill("--json", *CONFIRM, cwd=spec_repo)
     assert code == 3 and _json(out)["error"]["code"] == "ILLEGAL_TRANSITION"  # type: ignore[index]

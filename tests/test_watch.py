@@ -44,8 +44,13 @@ def make_progress(rounds: int = 2, *, pending: str = "", complete_digest: str | 
     """A valid .progress.md (pending IDs not asked make it invalid on purpose)."""
     log = "\n".join(round_block(i, first if i == 1 else None) for i in range(1, rounds + 1))
     asked = [f"D{i}" for i in range(1, rounds + 1)]
+    blocks = rounds
     if complete_digest is not None:
         asked.append("C1")
+        blocks += 1  # a terminal status has the block that recorded it
+        log += ("\n### Requirements Grill - Confirmed\n- Interview: req-1\n- Confirmation ID: C1\n"
+                "- Source: approve-and-delegate\n- Status: complete\n"
+                f"- Context digest: {complete_digest}\n")
         state = (f"  status: complete\n  context_digest: {complete_digest}\n"
                  f"  context: {context}\n  asked: [{', '.join(asked)}]\n  pending: []\n"
                  "  approach: Do it\n  confirmation: approve-and-delegate\n")
@@ -56,7 +61,7 @@ def make_progress(rounds: int = 2, *, pending: str = "", complete_digest: str | 
     return (f"---\nmdgrill: 1\nspec: demo\ngoal: {GOAL}\nphase: requirements\n"
             f"mode: interactive\nrequired_sections: {required}\ninterview:\n  id: req-1\n"
             f"  phase: requirements\n  round: {rounds}\n{state}  bypass_reason: null\n"
-            f"  assumptions: []\nskills: []\nlog:\n  blocks: {rounds}\n"
+            f"  assumptions: []\nskills: []\nlog:\n  blocks: {blocks}\n"
             f"  sha256: {log_digest(log)}\n---\n# Demo\n\n## Goal\n\n{GOAL}\n\n"
             f"## Design Tree\n{tree}\n## Interview Responses\n\n{log}")
 

@@ -87,6 +87,51 @@ def check_progress(prog: Progress) -> list[Diagnostic]:
     out.extend(check_nodes(prog))
     out.extend(check_ledger(prog))
     out.extend(check_phase_approval(prog))
+    out.extend(check_record_against_log(prog))
+    return out
+
+
+def check_record_against_log(prog: Progress) -> list[Diagnostic]:
+    """The interview record agrees with the log: its round is the log's open round, a
+    terminal status has the block that recorded it, quick mode has its authorization."""
+    iv = prog.data.get("interview")
+    out: list[Diagnostic] = []
+    if prog.data.get("mode") == "quick":
+        from .machine import quick_authorized
+
+        if not quick_authorized(prog):
+            out.append(error(prog.path, key_line(prog, "mode"), "QUICK_NOT_AUTHORIZED",
+                             "`mode: quick` without its authorization block: only `mdgrill "
+                             "mode SPEC --quick` authorizes a bypass; set `mode: interactive`, "
+                             "or run that command"))
+    if not isinstance(iv, dict):
+        return out
+    phase, status, iid = iv.get("phase"), iv.get("status"), iv.get("id")
+    from .gate import interview_blocks
+
+    line = key_line(prog, "interview")
+    blocks = [b for b in prog.block_headings() if b.phase == phase]
+    if status in TERMINAL:
+        kind = "bypassed" if status == "bypassed_quick" else "confirmed"
+        recorded = [b for b in blocks if b.kind == kind]
+        for b in recorded:
+            if not b.entries and not b.stray:
+                prog._fill_entries(b)
+        # smart-ralph's own Confirmed blocks name no interview: read as this one's
+        if not any(b.first("Interview") in (iid, None) for b in recorded):
+            word = "Bypassed" if kind == "bypassed" else "Confirmed"
+            out.append(error(prog.path, line, "APPROVAL_NOT_RECORDED",
+                             f"interview {iid} is {status}, but the log has no `{word}` block "
+                             f"for it: a status typed by hand is not an approval; set it back "
+                             "and run `mdgrill confirm` (or restore the file from git)"))
+        return out
+    rounds = [b for b in interview_blocks(prog, str(phase)) if b.kind == "round"]
+    if status == "collecting" and rounds and rounds[-1].round != iv.get("round"):
+        out.append(error(prog.path, line, "ROUND_MISMATCH",
+                         f"the record says round {iv.get('round')} but the log's last round of "
+                         f"this interview is {rounds[-1].round}: the next verb would write a "
+                         "round out of sequence; restore the front matter from git (`mdgrill "
+                         "restore`) or set `round:` to the log's"))
     return out
 
 

@@ -170,10 +170,13 @@ def retry_confirm(spec: store.Spec, args: argparse.Namespace) -> dict[str, objec
 
 def approval_binding(spec: store.Spec, prog: Progress, phase: str,
                      interview_id: str) -> dict[str, object]:
-    """Inside a repository: the approval commit that allows this delegation, or a refusal."""
-    why_not = commit_blocker(prog, spec)
-    if why_not is not None:
-        return {"checked": "digest-only", "why": why_not}
+    """Inside a repository: the approval commit that allows this delegation, or a refusal.
+
+    `git: false` in the spec turns off commits, never this check: the spec is a file the
+    agent can edit, so it cannot vouch for itself.
+    """
+    if not store.in_repository(spec.root):
+        return {"checked": "digest-only", "why": "not a git repository"}
     from .. import vcs
 
     iv = prog.data.get("interview")
