@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from conftest import mdgrill_command
 
 from mdgrill import reports
+
+Run = Callable[..., tuple[int, str, str]]  # the `mdgrill` fixture of conftest.py
 
 MDGRILL = mdgrill_command()
 
@@ -160,8 +163,8 @@ def test_ledger_new_when_the_last_round_settled_nothing(spec: Path) -> None:
     assert run(spec, "ledger", SPEC, "--new").stdout == "the last round settled no decision\n"
 
 
-GLOSSARY = "# Ordering\n\n## Language\n\n**Order**:\nA customer's request to buy.\n" \
-           "_Avoid_: purchase, basket\n"
+GLOSSARY = "# Ordering\n\nHow customers order.\n\n## Language\n\n**Order**:\n" \
+           "A customer's request to buy.\n_Avoid_: purchase, basket\n"
 
 
 def test_lint_reports_avoided_words_outside_code(spec: Path) -> None:
@@ -197,7 +200,7 @@ def test_lint_term_in_two_contexts_warns_and_a_duplicate_term_fails(spec: Path) 
         "# Billing\n\n## Language\n\n**Order**:\nAn invoice line.\n", encoding="utf-8")
     proc = run(spec, "lint")
     assert proc.returncode == 0
-    assert 'warning TERM_IN_TWO_CONTEXTS: "Order" is also defined in CONTEXT.md:5' in proc.stdout
+    assert 'warning TERM_IN_TWO_CONTEXTS: "Order" is also defined in CONTEXT.md:7' in proc.stdout
     (spec / "billing" / "CONTEXT.md").write_text(
         "# Billing\n\n## Language\n\n**Invoice**:\nA bill.\n\n**Invoice**:\nAgain.\n",
         encoding="utf-8")
@@ -211,3 +214,28 @@ def test_lint_rule_is_whole_word_and_case_insensitive() -> None:
     diags = reports.lint_lines("f.md", ["A Shopping  Cart, shopping carts, `shopping cart`\n"],
                                [rule])
     assert [(d.line, d.col, d.code) for d in diags] == [(1, 3, "AVOID_WORD")]
+
+
+def test_lint_reads_the_glossary_for_the_domain_modeling_rules(tmp_path: Path,
+                                                               mdgrill: Run) -> None:
+    """"Keep definitions to one or two sentences." "Define what the concept is, not how code
+    implements it." A context file opens `# <Context Name>` and one or two sentences."""
+    (tmp_path / "CONTEXT.md").write_text(
+        "# Ordering\n\n## Language\n\n**Order**:\nA request. It is placed. It is paid.\n\n"
+        "**Cart**:\nKept in `src/cart.py` as a dict.\n\n**Invoice**:\nA request for payment.\n")
+    code, out, _ = mdgrill("--json", "lint", str(tmp_path), "--root", str(tmp_path))
+    found = {(d["code"], d["line"]) for d in json.loads(out)["diagnostics"]}
+    assert found == {("CONTEXT_DESCRIPTION_MISSING", 1), ("DEFINITION_TOO_LONG", 5),
+                     ("DEFINITION_IMPLEMENTATION", 8)}
+    assert code == 0  # warnings: a person decides
+
+
+def test_term_add_names_and_describes_a_new_context(tmp_path: Path, mdgrill: Run) -> None:
+    (tmp_path / "CONTEXT-MAP.md").write_text(
+        "# Map\n\n## Contexts\n\n- [Billing](ctx/money/CONTEXT.md): invoices\n")
+    code, _, err = mdgrill("--root", str(tmp_path), "term", "add", "Invoice", "--definition",
+                           "A request for payment.", "--context-description",
+                           "Invoices and payments.", cwd=tmp_path)
+    assert code == 0, err
+    assert (tmp_path / "ctx/money/CONTEXT.md").read_text().startswith(
+        "# Billing\n\nInvoices and payments.\n\n## Language\n")

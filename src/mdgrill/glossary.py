@@ -1366,8 +1366,10 @@ def _tight(glossary: Glossary, anchor: Term, texts: list[str]) -> bool:
 
 
 def new_glossary(context_name: str, name: str, definition: str,
-                 avoid: list[str] | None = None, newline: str = "\n") -> str:
-    """The text of a new CONTEXT.md holding one term."""
+                 avoid: list[str] | None = None, newline: str = "\n",
+                 description: str | None = None) -> str:
+    """The text of a new CONTEXT.md holding one term: `# <Context Name>`, the context's
+    description (one or two sentences), `## Language`, the entry."""
     title = context_name.strip()
     if not title or _CONTROL.search(title):
         raise InputError("INVALID_CONTEXT_NAME",
@@ -1379,7 +1381,14 @@ def new_glossary(context_name: str, name: str, definition: str,
     if _fold(clean) in {_fold(_bare(w)) for w in words}:
         raise InputError("AVOID_IS_TERM",
                          f'"{clean}" cannot be a word to avoid for itself: drop it from the list')
-    lines = [f"# {title}", "", "## Language", ""]
+    lines = [f"# {title}", ""]
+    if description is not None:
+        about = " ".join(description.split())
+        if not about or _CONTROL.search(about):
+            raise InputError("INVALID_INPUT", "--context-description is empty or holds a "
+                             "control character: give one or two sentences")
+        lines += [about, ""]
+    lines += ["## Language", ""]
     lines += _render(Shape("paragraph"), None, clean, definition, words, Shape("paragraph"))
     text = newline.join(lines) + newline
     parsed = parse_glossary(TextFile(text), "CONTEXT.md")
@@ -1501,4 +1510,36 @@ def check_context_map(cmap: ContextMap, base_depth: int = 0) -> list[Diagnostic]
                                "share one file: give each context its own CONTEXT.md",
                                ctx.col))
         paths.setdefault(norm, ctx)
+    return out
+
+
+# --------------------------------------------------------------------------- language rules
+
+_LANG_SENTENCES = re.compile(r"[.!?。！？](?=\s|$)")
+_LANG_CODE = re.compile(r"`|https?://|\b[\w.-]+/[\w./-]*\.[A-Za-z0-9]{1,5}\b|\(\)")
+
+
+def language_rules(glossary: Glossary) -> list[Diagnostic]:
+    """The domain-modeling rules a glossary can be read for: "Keep definitions to one or two
+    sentences", "Define what the concept is, not how code implements it", and a context
+    described under its `# <Context Name>` in one or two sentences. Warnings: a person
+    decides."""
+    out: list[Diagnostic] = []
+    if glossary.title is not None and not glossary.description.strip():
+        out.append(warning(glossary.path, glossary.title_line or 1, "CONTEXT_DESCRIPTION_MISSING",
+                           f"`# {glossary.title}` has no description: say in one or two "
+                           "sentences what this context covers, under its heading"))
+    for term in glossary.terms:
+        text = " ".join(term.definition.split())
+        sentences = len(_LANG_SENTENCES.findall(text)) or (1 if text else 0)
+        if sentences > 2:
+            out.append(warning(glossary.path, term.line, "DEFINITION_TOO_LONG",
+                               f"the definition of {term.name} has {sentences} sentences: keep "
+                               "it to one or two (what the concept is); move the rest out of "
+                               "the glossary"))
+        if _LANG_CODE.search(text):
+            out.append(warning(glossary.path, term.line, "DEFINITION_IMPLEMENTATION",
+                               f"the definition of {term.name} names code (a code span, a path, "
+                               "a URL or a call): define what the concept is, not how code "
+                               "implements it"))
     return out

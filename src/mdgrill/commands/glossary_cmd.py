@@ -24,6 +24,8 @@ def configure_term(p: argparse.ArgumentParser) -> None:
     add.add_argument("--context", metavar="NAME", help="the context (from CONTEXT-MAP.md)")
     add.add_argument("--spec", metavar="SPEC", help="also record it in the spec's open round "
                      "(`Domain language:`)")
+    add.add_argument("--context-description", metavar="T", help="when this creates the "
+                     "context's CONTEXT.md: one or two sentences on what the context covers")
     add.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
 
 
@@ -86,7 +88,8 @@ def run_term(args: argparse.Namespace) -> Outcome:
         else:
             updated = False
             new_tf = TextFile(new_glossary(context_name, args.term, args.definition,
-                                           args.avoid or []))
+                                           args.avoid or [],
+                                           description=args.context_description))
         store.atomic_write(path, new_tf.encode())
     result: dict[str, object] = {"term": args.term, "path": rel, "context": context_name,
                                  "updated": updated}

@@ -207,6 +207,8 @@ def _glossaries(root: str) -> tuple[list[tuple[str, Glossary]], list[Diagnostic]
             parsed = gl.parse_glossary(tf, shown)
             diagnostics.extend(parsed.diagnostics)
             diagnostics.extend(gl.check_glossary(parsed))
+            if name != "CONTEXT-MAP.md":
+                diagnostics.extend(gl.language_rules(parsed))
             if parsed.terms:
                 found.append((path, parsed))
     diagnostics.extend(_two_contexts(found))
