@@ -657,10 +657,11 @@ def confirm(data: dict[str, object], prog: Progress, confirmation_id: str,
 def cancel(data: dict[str, object], reply: str | None) -> tuple[Change, dict[str, object]]:
     """The user chose Cancel: "leave the interview nonterminal; stop without delegation"."""
     iv = interview_of(data)
-    _require_status(iv, "cancel", "collecting", "awaiting_confirmation")
+    # Cancel answers the approval question; while collecting, the round stays open instead.
+    _require_status(iv, "cancel", "awaiting_confirmation")
     pending = _ids(iv, "pending")
     lines = [f"- Interview: {iv['id']}"]
-    if iv["status"] == "awaiting_confirmation" and pending:
+    if pending:
         lines.append(f"- Confirmation ID: {pending[0]}")
     if reply is not None:
         import json
