@@ -320,3 +320,21 @@ def test_a_record_out_of_step_with_its_log_is_an_error(cli: Cli) -> None:
     cli.progress.write_text(cli.progress.read_text().replace("  round: 2\n", "  round: 1\n"))
     diags = cli("validate", SPEC, code=1)["diagnostics"]
     assert "ROUND_MISMATCH" in {d["code"] for d in diags}  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("verb", [
+    ["record-answer", SPEC, "--decision-id", "D1", "--answer", b"caf\xe9"],
+    ["term", "add", b"caf\xe9", "--definition", "x"],
+    ["node", "add", SPEC, "D9", "--title", b"caf\xe9"],
+    ["record-fact", SPEC, b"caf\xe9"],
+])
+def test_invalid_utf8_in_an_argument_is_refused_not_a_traceback(
+        cli: Cli, verb: list[str | bytes]) -> None:
+    before = cli.progress.read_bytes()
+    argv = [a if isinstance(a, bytes) else a.encode() for a in verb]
+    proc = subprocess.run([*[c.encode() for c in mdgrill_command()], b"--json", *argv],
+                          cwd=cli.cwd, env=cli.env, capture_output=True, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert json.loads(proc.stdout)["error"]["code"] == "INVALID_INPUT"
+    assert b"Traceback" not in proc.stderr
+    assert cli.progress.read_bytes() == before

@@ -358,3 +358,14 @@ def test_cli_watch_json_reports_then_sigterm_exits_0(repo: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_file_that_is_no_longer_a_spec_is_never_ready() -> None:
+    """`printf 'garbage\\n' > .progress.md` is broken, not ready (issue: watch called it ready)."""
+    from mdgrill.progress import read_progress
+    from mdgrill.watch import _ready
+
+    assert _ready(read_progress(b"garbage\n", "p")) is False
+    tree = "\n### D1: Primary user\n- Section: users\n- Depends on: none\n\n"
+    ok = make_progress(1, required="[users]", tree=tree).encode()
+    assert _ready(read_progress(ok, "p")) is True

@@ -256,6 +256,7 @@ def entry() -> None:
 def _main(args_list: list[str], verb: str | None) -> int:
     want_json = "--json" in args_list
     try:
+        _require_text(args_list)
         parser = build_parser(verb)
         if verb is None and not any(a in ("-h", "--help", "--version") for a in args_list):
             parser.print_help(sys.stderr)
@@ -272,6 +273,17 @@ def _main(args_list: list[str], verb: str | None) -> int:
         return 130
     _emit(outcome, want_json)
     return outcome.exit_code
+
+
+def _require_text(args: list[str]) -> None:
+    """Refuse an argument that is not valid UTF-8 (Python hands such bytes over as lone
+    surrogates, which no file or JSON output can hold): before anything is read or written."""
+    for index, arg in enumerate(args, 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError("INVALID_INPUT", f"argument {index} is not valid UTF-8 text: "
+                             "pass it in UTF-8 (nothing was written)") from None
 
 
 def _emit(outcome: Outcome, want_json: bool) -> None:

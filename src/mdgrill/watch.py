@@ -161,8 +161,13 @@ def stale_approval(data: dict[str, object], spec: store.Spec) -> dict[str, objec
 
 
 def _ready(prog: Progress) -> bool:
+    """Ready for approval: a spec (front matter whose record holds) with nothing left open.
+    A file that is no longer a spec is broken, never ready."""
+    from .record import check_record
     from .tree import spec_frontier
 
+    if prog.fm is None or check_record(prog.data):
+        return False
     return spec_frontier(prog).ready
 
 
@@ -493,7 +498,7 @@ class Watcher:
         if ready and state.ready is False:
             self._emit({"kind": "ready", "path": shown, "line": 1, "spec": spec.rel_folder,
                         "message": "every required section has a resolved decision and no "
-                        "sub-question is open"})
+                        "decision or sub-question is open"})
         state.ready = ready
         state.ready_key = rkey
 
