@@ -22,7 +22,7 @@ from .tree import Frontier, spec_frontier
 NEW_INTERVIEW = frozenset({"confirmed", "bypassed", "reset"})
 
 
-class Problem:
+class GateProblem:
     """One reason the gate refuses: a stable code, a line (1-based, 0 = none), what to do."""
 
     __slots__ = ("code", "line", "message")
@@ -88,22 +88,22 @@ def unasked_refusal(spec_hint: str, round_number: object, ids: list[str]) -> Gat
         details={"unasked": ids})
 
 
-def problems(prog: Progress, iv: dict[str, object]) -> list[Problem]:
+def problems(prog: Progress, iv: dict[str, object]) -> list[GateProblem]:
     """Every reason the interview may not move on to approval or delegation now."""
     skipping = iv.get("bypass_reason") is not None
     frontier = spec_frontier(prog)
-    found: list[Problem] = []
+    found: list[GateProblem] = []
     if iv.get("status") == "collecting":
         missing = unasked(prog, iv, frontier)
         if missing:
-            found.append(Problem("FRONTIER_NOT_ASKED", 0,
+            found.append(GateProblem("FRONTIER_NOT_ASKED", 0,
                                  f"round {iv.get('round')} has not asked {', '.join(missing)}: "
                                  f"ask {'it' if len(missing) == 1 else 'them'} in this round "
                                  "with `mdgrill open-frontier`"))
     if not skipping:  # a skip defaults what is left, with recorded assumptions
         found.extend(_open_nodes(prog, frontier))
         for node_id, line in others_without_followup(prog, str(iv.get("phase"))):
-            found.append(Problem("OTHER_WITHOUT_FOLLOWUP", line,
+            found.append(GateProblem("OTHER_WITHOUT_FOLLOWUP", line,
                                  f"{node_id} was answered with `Other`: add the specific "
                                  f"decision it leads to (`mdgrill node add SPEC ID --title T "
                                  f"--spawned-by {node_id}`) and ask it"))
@@ -111,11 +111,11 @@ def problems(prog: Progress, iv: dict[str, object]) -> list[Problem]:
     return found
 
 
-def _open_nodes(prog: Progress, frontier: Frontier) -> list[Problem]:
+def _open_nodes(prog: Progress, frontier: Frontier) -> list[GateProblem]:
     """Each node neither resolved nor out of scope ("advance no phase with an open
     frontier")."""
     line_of = {n.id: n.line + 1 for n in reversed(prog.node_index(with_lines=True))}
-    found: list[Problem] = []
+    found: list[GateProblem] = []
     for node_id in frontier.open:
         if node_id in frontier.blocked:
             how = f"blocked behind {', '.join(frontier.blocked[node_id])}"
@@ -123,39 +123,39 @@ def _open_nodes(prog: Progress, frontier: Frontier) -> list[Problem]:
             how = "waiting on a fact lookup (`Investigating:`)"
         else:
             how = "open"
-        found.append(Problem("FRONTIER_OPEN", line_of.get(node_id, 0),
+        found.append(GateProblem("FRONTIER_OPEN", line_of.get(node_id, 0),
                              f"{node_id} is {how}: ask it (`mdgrill open-frontier`) and record "
                              "the answer, let the user place it out of scope (`mdgrill "
                              "out-of-scope --reply`), or `mdgrill skip` with assumptions"))
     if frontier.open and not frontier.frontier:
-        found.append(Problem("FRONTIER_BLOCKED", 0,
+        found.append(GateProblem("FRONTIER_BLOCKED", 0,
                              "no open decision can be asked now: every one waits on a "
                              "dependency, a conflict or a fact lookup; report what blocks them "
                              "and stop without delegating"))
     return found
 
 
-def _phase3(prog: Progress, frontier: Frontier, skipping: bool) -> list[Problem]:
+def _phase3(prog: Progress, frontier: Frontier, skipping: bool) -> list[GateProblem]:
     """The elicitation skill's five checks: `validate`'s errors (references, duplicates,
     structure) and, unless skipped, required sections and sub-threads."""
     from .checks import check_progress
     from .diagnostics import ERROR
 
-    found: list[Problem] = []
+    found: list[GateProblem] = []
     ledger_codes = ("REQUIRED_SECTION_UNRESOLVED", "OPEN_SUBTHREAD")
     for diag in check_progress(prog):
         if diag.severity != ERROR or diag.code == "ROUND_EDITED" or diag.code in ledger_codes:
             continue  # the ledger's two are worded for the gate below
-        found.append(Problem(diag.code, diag.line, diag.message))
+        found.append(GateProblem(diag.code, diag.line, diag.message))
     if skipping:
         return found
     for section in frontier.unresolved_sections:
-        found.append(Problem("REQUIRED_SECTION_UNRESOLVED", 0,
+        found.append(GateProblem("REQUIRED_SECTION_UNRESOLVED", 0,
                              f"required section `{section}` has no resolved node: ask a "
                              f"decision in `{section}` (a node with `Section: {section}`)"))
     for parent, children in frontier.open_subthreads.items():
         for child in children:
-            found.append(Problem("OPEN_SUBTHREAD", 0, f"{parent} is resolved but its "
+            found.append(GateProblem("OPEN_SUBTHREAD", 0, f"{parent} is resolved but its "
                                  f"sub-question {child} is still open: ask {child}"))
     return found
 
