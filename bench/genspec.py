@@ -6,10 +6,10 @@ Used by the bench scripts. The front matter's `log:` digest is computed with
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 
+from mdgrill.digest import context_digest
 from mdgrill.frontmatter_io import render_entry
 from mdgrill.progress import log_digest
 from mdgrill.record import BLOCK_LISTS
@@ -74,7 +74,8 @@ def progress_text(decisions: int, pending: list[str] | None = None, nodes: bool 
             tree.extend(_node(i))
     interview = {
         "id": "req-1", "phase": "requirements", "round": rnd, "status": "collecting",
-        "context_digest": hashlib.sha256(b"bench").hexdigest(), "context": [],
+        # the digest of the goal with no sources: every gate verb recomputes it
+        "context_digest": context_digest("requirements", GOAL, []), "context": [],
         "asked": ids + pending, "pending": list(pending), "approach": None,
         "confirmation": None, "bypass_reason": None, "assumptions": [],
     }
