@@ -410,7 +410,8 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
 def _answer_text(prog: Progress, decision_id: str, answer: str) -> str:
     """What a reply records: the option it names, or the recommended option it accepts (the
     user's words beside it), or the user's own words; refused if it answers nothing."""
-    node = prog.node(decision_id)
+    # node_ids() reads only headings: a decision kept outside the tree costs no node parse
+    node = prog.node(decision_id) if decision_id in prog.node_ids() else None
     options = [o.text for o in node.options] if node is not None else []
     recommended = next((i for i, o in enumerate(node.options, 1) if o.recommended), None) \
         if node is not None else None
