@@ -58,10 +58,10 @@ def test_round_trip_of_a_whole_interview() -> None:
     assert r == {"status": "complete", "round": 1}
     prog = Progress(TextFile(text), "p")
     assert [b.kind for b in prog.blocks] == ["round", "awaiting", "confirmed"]
-    result = machine.check_delegation(prog.data, "start", "s-1", None, DIGEST)
+    result = machine.check_delegation(prog, "start", "s-1", None, DIGEST)
     assert result["decision"] == "allow"
     with pytest.raises(GateRefusal) as info:
-        machine.check_delegation(prog.data, "start", "s-1", None, "b" * 64)
+        machine.check_delegation(prog, "start", "s-1", None, "b" * 64)
     assert info.value.code == "CONTEXT_STALE"
 
 

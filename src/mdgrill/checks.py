@@ -12,6 +12,7 @@ from .errors import InputError
 from .patterns import lazy
 from .progress import GOAL, LOG, ROUND_EDITED_HINT, Block, Node, Progress, split_ids
 from .record import TERMINAL, check_record, is_id
+from .tree import prerequisites
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ MAX_OPTIONS = 4
 
 CLOSING_KEYS = ("Facts resolved", "Decisions", "Out of scope", "Domain language",
                 "Frontier after round")
-ROUND_KEYS = ("Asked", *CLOSING_KEYS, "Assumptions", "Other", "Stop", "By")
+ROUND_KEYS = ("Asked", *CLOSING_KEYS, "Assumptions", "Other", "Stop")
 BLOCK_KEYS: dict[str, tuple[str, ...]] = {
     "round": ROUND_KEYS,
     "awaiting": ("Confirmation ID", "Approach"),
@@ -97,7 +98,7 @@ def check_record_against_log(prog: Progress) -> list[Diagnostic]:
     iv = prog.data.get("interview")
     out: list[Diagnostic] = []
     if prog.data.get("mode") == "quick":
-        from .machine import quick_authorized
+        from .gate import quick_authorized
 
         if not quick_authorized(prog):
             out.append(error(prog.path, key_line(prog, "mode"), "QUICK_NOT_AUTHORIZED",
@@ -113,10 +114,7 @@ def check_record_against_log(prog: Progress) -> list[Diagnostic]:
     blocks = [b for b in prog.block_headings() if b.phase == phase]
     if status in TERMINAL:
         kind = "bypassed" if status == "bypassed_quick" else "confirmed"
-        recorded = [b for b in blocks if b.kind == kind]
-        for b in recorded:
-            if not b.entries and not b.stray:
-                prog._fill_entries(b)
+        recorded = [prog.with_entries(b) for b in blocks if b.kind == kind]
         # smart-ralph's own Confirmed blocks name no interview: read as this one's
         if not any(b.first("Interview") in (iid, None) for b in recorded):
             word = "Bypassed" if kind == "bypassed" else "Confirmed"
@@ -125,7 +123,8 @@ def check_record_against_log(prog: Progress) -> list[Diagnostic]:
                              f"for it: a status typed by hand is not an approval; set it back "
                              "and run `mdgrill confirm` (or restore the file from git)"))
         return out
-    rounds = [b for b in interview_blocks(prog, str(phase)) if b.kind == "round"]
+    # headings are enough here: a 10,000-round log is not parsed line by line
+    rounds = [b for b in interview_blocks(blocks, str(phase)) if b.kind == "round"]
     if status == "collecting" and rounds and rounds[-1].round != iv.get("round"):
         out.append(error(prog.path, line, "ROUND_MISMATCH",
                          f"the record says round {iv.get('round')} but the log's last round of "
@@ -476,7 +475,7 @@ def _cycles(path: str, nodes: list[Node], known: dict[str, Node]) -> list[Diagno
     """Nodes that wait on each other forever (Depends on / Spawned by forming a loop)."""
     edges: dict[str, list[str]] = {}
     for node_id, node in known.items():
-        refs = node.depends_on + ([node.spawned_by] if node.spawned_by else [])
+        refs = prerequisites(node)
         edges[node_id] = [r for r in refs if r in known]
     indegree = dict.fromkeys(edges, 0)
     for refs in edges.values():

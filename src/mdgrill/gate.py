@@ -36,10 +36,17 @@ class GateProblem:
         return {"code": self.code, "line": self.line, "message": self.message}
 
 
-def interview_blocks(prog: Progress, phase: str) -> list[Block]:
-    """The log blocks of the interview now open for `phase` (since its last Confirmed,
-    Bypassed or Reset block)."""
-    blocks = prog.blocks
+def quick_authorized(prog: Progress) -> bool:
+    """Whether the log's last Mode block is the exact `--quick` authorization."""
+    for block in reversed(prog.block_headings()):
+        if block.kind == "mode":
+            return (prog.with_entries(block).first("Mode") or "").strip() == "quick"
+    return False
+
+
+def interview_blocks(blocks: list[Block], phase: str) -> list[Block]:
+    """Of the log's `blocks`, those of the interview now open for `phase` (since its last
+    Confirmed, Bypassed or Reset block)."""
     start = 0
     for index, block in enumerate(blocks):
         if block.phase == phase and block.kind in NEW_INTERVIEW:
@@ -51,7 +58,7 @@ def others_without_followup(prog: Progress, phase: str) -> list[tuple[str, int]]
     """Decisions answered through `Other` in this interview with no node spawned by them."""
     parents = {n.spawned_by for n in prog.node_index() if n.spawned_by}
     missing: list[tuple[str, int]] = []
-    for block in interview_blocks(prog, phase):
+    for block in interview_blocks(prog.blocks, phase):
         if block.kind != "round":
             continue
         for entry in block.get("Other"):

@@ -7,6 +7,7 @@ state kept in `.progress.md`; each transition also says what the log gains.
 from __future__ import annotations
 
 from .errors import GateRefusal, InputError
+from .gate import quick_authorized
 from .progress import Block, Change, Progress, block_heading, single_line
 from .record import CANONICAL_CONFIRMATION, PHASES, TERMINAL, check_record, is_id, new_interview
 from .replies import (
@@ -18,7 +19,7 @@ from .replies import (
     STOP,
     classify,
 )
-from .tree import INVESTIGATING, OUT_OF_SCOPE, RESOLVED, Frontier, spec_frontier
+from .tree import INVESTIGATING, OUT_OF_SCOPE, RESOLVED, Frontier, prerequisites, spec_frontier
 
 ROUND_KEYS = ("Facts resolved", "Decisions", "Out of scope", "Domain language")
 # The most decisions one interview may ask. Measured (docs/guarantees.md): at 100,000 the
@@ -108,16 +109,6 @@ def _reset(data: dict[str, object], change: Change, reason: str) -> bool:
 
 
 # -- verbs ---------------------------------------------------------------------------------
-
-
-def quick_authorized(prog: Progress) -> bool:
-    """Whether the log's last Mode block is the exact `--quick` authorization."""
-    for block in reversed(prog.block_headings()):
-        if block.kind == "mode":
-            if not block.entries and not block.stray:
-                prog._fill_entries(block)
-            return (block.first("Mode") or "").strip() == "quick"
-    return False
 
 
 def set_mode(data: dict[str, object], prog: Progress, quick: bool,
@@ -412,9 +403,7 @@ def _answer_text(prog: Progress, decision_id: str, answer: str) -> str:
     user's words beside it), or the user's own words; refused if it answers nothing."""
     # node_ids() reads only headings: a decision kept outside the tree costs no node parse
     node = prog.node(decision_id) if decision_id in prog.node_ids() else None
-    options = [o.text for o in node.options] if node is not None else []
-    recommended = next((i for i, o in enumerate(node.options, 1) if o.recommended), None) \
-        if node is not None else None
+    options, recommended = node.choices() if node is not None else ([], None)
     reply = classify(answer, options, recommended)
     words = single_line(answer, "--answer")
     if reply.kind in (CONTROL_ONLY, BARE_SKIP):
@@ -648,11 +637,16 @@ def confirm(data: dict[str, object], prog: Progress, confirmation_id: str,
              f"- Source: {source}", f"- Status: {iv['status']}",
              f"- Context digest: {iv['context_digest']}"]
     if words is not None:
-        import json
-
-        lines.append(f"- Reply: {json.dumps(words, ensure_ascii=False)}")
+        lines.append(_reply_line(words))
     change.block(block_heading(str(iv["phase"]), "Grill - Confirmed"), lines)
     return change, {"status": iv["status"], "round": iv["round"]}
+
+
+def _reply_line(words: str) -> str:
+    """The user's verbatim reply as a block line: a JSON string, so quotes cannot end it."""
+    import json
+
+    return f"- Reply: {json.dumps(words, ensure_ascii=False)}"
 
 
 def cancel(data: dict[str, object], reply: str | None) -> tuple[Change, dict[str, object]]:
@@ -665,9 +659,7 @@ def cancel(data: dict[str, object], reply: str | None) -> tuple[Change, dict[str
     if pending:
         lines.append(f"- Confirmation ID: {pending[0]}")
     if reply is not None:
-        import json
-
-        lines.append(f"- Reply: {json.dumps(single_line(reply, '--reply'), ensure_ascii=False)}")
+        lines.append(_reply_line(single_line(reply, "--reply")))
     change = Change()
     change.block(block_heading(str(iv["phase"]), "Grill - Cancelled"), lines)
     return change, {"status": iv["status"], "cancelled": True,
@@ -725,7 +717,7 @@ def _dependents(prog: Progress, ids: list[str], answered: set[str]) -> list[str]
     """Answered decisions that depend on `ids`, directly or through each other."""
     children: dict[str, list[str]] = {}
     for node in prog.node_index():
-        for parent in [*node.depends_on, *([node.spawned_by] if node.spawned_by else [])]:
+        for parent in prerequisites(node):
             children.setdefault(parent, []).append(node.id)
     found: list[str] = []
     queue = list(ids)
@@ -759,9 +751,7 @@ def revise(data: dict[str, object], prog: Progress,
     ask_now: list[str] = []
     for node_id in named:
         node = index.get(node_id)
-        prereqs = ([*node.depends_on, *([node.spawned_by] if node.spawned_by else [])]
-                   if node is not None else [])
-        if not any(p in reopened_set for p in prereqs):
+        if node is None or not any(p in reopened_set for p in prerequisites(node)):
             ask_now.append(node_id)
     asked, pending = _ids(iv, "asked"), _ids(iv, "pending")
     answered = [i for i in asked if i not in pending]
@@ -799,11 +789,11 @@ def revise(data: dict[str, object], prog: Progress,
                     "previous_answers": previous}
 
 
-def check_delegation(data: dict[str, object], phase: str, interview_id: str,
+def check_delegation(prog: Progress, phase: str, interview_id: str,
                      given_digest: str | None, current_digest: str,
-                     prog: Progress | None = None, quick_ok: bool = True,
                      discovery_revision: str | None = None) -> dict[str, object]:
     require_phase(phase)
+    data = prog.data
     iv = interview_of(data)
     if iv.get("phase") != phase or iv.get("id") != interview_id:
         raise GateRefusal("INTERVIEW_STALE",
@@ -816,7 +806,7 @@ def check_delegation(data: dict[str, object], phase: str, interview_id: str,
     problems = [p for p in check_record(data) if p.key == "interview" or p.code != "INVALID_STATE"]
     if problems:
         raise GateRefusal(problems[0].code, problems[0].message)
-    if status == "bypassed_quick" and not quick_ok:
+    if status == "bypassed_quick" and not quick_authorized(prog):
         raise GateRefusal("QUICK_NOT_AUTHORIZED",
                           "the interview is bypassed_quick, but the log holds no quick-mode "
                           "authorization (`mdgrill mode SPEC --quick`): a hand-typed or imported "
@@ -827,7 +817,7 @@ def check_delegation(data: dict[str, object], phase: str, interview_id: str,
         raise GateRefusal("DISCOVERY_STALE",
                           f"the interview was begun at discovery revision {recorded_revision}, "
                           f"not {discovery_revision}: run skill discovery's interview again")
-    if prog is not None and status != "bypassed_quick":
+    if status != "bypassed_quick":
         from .gate import require_clear
 
         require_clear(prog, iv, "check-delegation")

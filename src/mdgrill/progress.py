@@ -139,6 +139,12 @@ class Node:
     def investigating(self) -> str | None:
         return self.first("Investigating")
 
+    def choices(self) -> tuple[list[str], int | None]:
+        """The options' texts, and the 1-based number of the recommended one (if any)."""
+        texts = [o.text for o in self.options]
+        recommended = next((i for i, o in enumerate(self.options, 1) if o.recommended), None)
+        return texts, recommended
+
     def __repr__(self) -> str:
         return f"Node({self.id!r}, {self.title!r}, line={self.line})"
 
@@ -496,6 +502,13 @@ class Progress:
         entries, stray = parse_bullets(self.lines, block.line + 1, block.end)
         block.entries = entries
         block.stray = stray
+
+    def with_entries(self, block: Block) -> Block:
+        """A block of `block_headings()` with its bullets read (once), for the few blocks a
+        check needs in full without parsing the whole log."""
+        if not block.entries and not block.stray:
+            self._fill_entries(block)
+        return block
 
     # -- the design tree -------------------------------------------------------------------
 

@@ -89,6 +89,7 @@ ACCEPT_PHRASES = frozenset({
     "i trust your recommendation", "agree with your recommendation",
     "agree with the recommendation",
 })
+_CONTROL = CONTROL_PHRASES | EXTRA_CONTROL
 _POLITE_TAIL = ("please", "thanks", "thx", "ty")
 _LONGEST_PHRASE = 6
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "one": 1, "two": 2,
@@ -129,14 +130,13 @@ def normalize_reply(text: str) -> str:
 
 def _all_control(words: list[str]) -> bool:
     """True when the words are one or more control phrases in a row (`ok ok`, `yes go ahead`)."""
-    control = CONTROL_PHRASES | EXTRA_CONTROL
     reach = [False] * (len(words) + 1)
     reach[0] = True
     for i in range(len(words)):
         if not reach[i]:
             continue
         for j in range(i + 1, min(len(words), i + _LONGEST_PHRASE) + 1):
-            if " ".join(words[i:j]) in control:
+            if " ".join(words[i:j]) in _CONTROL:
                 reach[j] = True
     return reach[len(words)]
 
@@ -183,11 +183,10 @@ def _option_of(normalized: str, labels: Sequence[str]) -> tuple[int, str] | None
 def _without_leading_control(words: list[str]) -> list[str]:
     """`ok, your call` -> [`ok your call`, `your call`]: the reply with ever more of the
     acknowledgements in front dropped."""
-    control = CONTROL_PHRASES | EXTRA_CONTROL
     found = [" ".join(words)]
     while words:
         for j in range(min(len(words) - 1, _LONGEST_PHRASE), 0, -1):
-            if " ".join(words[:j]) in control:
+            if " ".join(words[:j]) in _CONTROL:
                 words = words[j:]
                 found.append(" ".join(words))
                 break
@@ -209,7 +208,7 @@ def classify(text: str, options: Sequence[str] = (), recommended: int | None = N
     if normalized == "skip":
         return Reply(BARE_SKIP, normalized)
     words = normalized.split()
-    if normalized in CONTROL_PHRASES or _all_control(words):
+    if normalized in _CONTROL or _all_control(words):
         return Reply(CONTROL_ONLY, normalized)
     forms = _without_leading_control(words)
     if any(f in STOP_PHRASES for f in forms):

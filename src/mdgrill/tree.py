@@ -17,6 +17,11 @@ INVESTIGATING = "INVESTIGATING"
 BATCH_SIZE = 4
 
 
+def prerequisites(node: Node | NodeInfo) -> list[str]:
+    """What a node waits for: its `Depends on` IDs and the parent it was spawned by."""
+    return [*node.depends_on, *([node.spawned_by] if node.spawned_by else [])]
+
+
 def split_decision(value: str) -> tuple[str, str] | None:
     """`D1 -> answer` -> (D1, answer); None when the line has no arrow."""
     for arrow in (" -> ", " → ", "->", "→"):

@@ -7,6 +7,7 @@ import argparse
 from .. import machine, store
 from ..context import context_sources, skills_stale
 from ..errors import GateRefusal, InputError
+from ..gate import quick_authorized
 from ..progress import Change, Progress
 from ..record import PHASES
 from ..session import load, transaction
@@ -120,9 +121,7 @@ def _classify(args: argparse.Namespace) -> Outcome:
         spec = store.resolve_spec(args.spec, args.root)
         node = load(spec).node(machine.require_id(args.decision_id))
         if node is not None:
-            options = [o.text for o in node.options]
-            recommended = next((i for i, o in enumerate(node.options, 1) if o.recommended),
-                               None)
+            options, recommended = node.choices()
     reply = classify(args.text, options, recommended)
     result = reply.to_json()
     parts = split_by_question(args.text)
@@ -186,7 +185,7 @@ def _begin(spec: store.Spec, args: argparse.Namespace) -> Outcome:
         digest, context = context_sources(prog, spec, args.phase)
         change, result = machine.begin_interview(prog.data, args.phase, args.interview_id,
                                                  args.round, args.discovery_revision, digest,
-                                                 context, machine.quick_authorized(prog))
+                                                 context, quick_authorized(prog))
         result["warnings"] = warnings
         return change, result
 
@@ -342,9 +341,8 @@ def check_delegation(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     machine.check_skills(prog.data, args.phase, args.interview_id, args.discovery_revision,
                          skills_stale(prog.data, spec))
     digest, _ = context_sources(prog, spec, args.phase)
-    result = machine.check_delegation(prog.data, args.phase, args.interview_id,
-                                      args.context_digest, digest, prog,
-                                      machine.quick_authorized(prog), args.discovery_revision)
+    result = machine.check_delegation(prog, args.phase, args.interview_id,
+                                      args.context_digest, digest, args.discovery_revision)
     from .gitops import approval_binding
 
     result.update(approval_binding(spec, prog, args.phase, args.interview_id))
