@@ -328,3 +328,184 @@ def test_each_kill_leaves_old_or_new_file(tmp_path: Path, count: int) -> None:
     ok(repo, env, "record-answer", spec, "--decision-id", "D0", "--answer", "kept")
     assert temps_in(folder) == []
     assert ("D0", "kept") in decisions_in(folder / ".progress.md")
+
+
+def editor_save(path: Path, line: str, in_place: bool, rng: random.Random) -> None:
+    """Save as an editor does: read the whole file, think, write the whole file back.
+
+    Editors check the file on disk before they save (vim's "file changed since reading",
+    VS Code's "file is newer"); this one re-reads and applies its edit again when the bytes
+    changed, then saves in place (truncate and write, as vim does by default) or through a
+    rename (as VS Code does).
+    """
+    while True:
+        data = path.read_bytes()
+        if b"\n## Goal\n" not in data:
+            time.sleep(0.005)  # caught mdgrill mid-rename? never: caught ourselves mid-write
+            continue
+        edited = data.replace(b"\n## Goal\n", f"\n{line}\n\n## Goal\n".encode(), 1)
+        time.sleep(rng.uniform(0.0, 0.03))
+        if in_place:
+            with open(path, "r+b") as handle:
+                if handle.read() != data:
+                    continue
+                handle.seek(0)
+                handle.truncate(0)
+                time.sleep(0.002)  # the moment a reader sees an empty file
+                handle.write(edited)
+        else:
+            temp = path.with_name(".editor-save")
+            temp.write_bytes(edited)
+            if path.read_bytes() != data:
+                temp.unlink()
+                continue
+            os.replace(temp, path)
+        return
+
+
+def editor_race(base: Path, workers: int, calls: int, edits: int,
+                seed: int = 0) -> dict[str, int]:
+    """Editor-style saves during concurrent `record-answer` calls, with `watch` running."""
+    repo, env = make_repo(base)
+    spec = "specs/busy"
+    ok(repo, env, "init", spec, "--goal", "Edits and answers at once")
+    ids = open_decisions(repo, env, spec, workers * calls)
+    progress = repo / spec / ".progress.md"
+    watcher = subprocess.Popen([*MDGRILL, "watch", "specs", "--json"], cwd=repo, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    rng = random.Random(seed)
+    lines = [f"Editor note {n}: kept by hand." for n in range(edits)]
+
+    def worker(w: int) -> list[tuple[int, str]]:
+        out = []
+        for c in range(calls):
+            proc = run(repo, env, "record-answer", spec, "--decision-id", ids[w * calls + c],
+                       "--answer", f"worker {w} answer {c}")
+            out.append((proc.returncode, proc.stderr))
+        return out
+
+    def editor() -> None:
+        for n, line in enumerate(lines):
+            editor_save(progress, line, in_place=n % 2 == 0, rng=rng)
+            time.sleep(rng.uniform(0.0, 0.05))
+
+    try:
+        time.sleep(0.5)  # let watch take its first look
+        with ThreadPoolExecutor(max_workers=workers + 1) as pool:
+            edited = pool.submit(editor)
+            results = list(pool.map(worker, range(workers)))
+            edited.result()
+        time.sleep(0.5)
+    finally:
+        watcher.terminate()
+        out, _ = watcher.communicate(timeout=10)
+    failures = [err for codes in results for code, err in codes if code != 0]
+    assert failures == [], failures  # no torn read was taken for a broken file
+    assert_progress_sound(progress)
+    assert "MALFORMED_FILE" not in out and "EMPTY_FILE" not in out, out
+    text = progress.read_text()
+    expected = {(ids[w * calls + c], f"worker {w} answer {c}")
+                for w in range(workers) for c in range(calls)}
+    reported = "\n".join(line for line in out.splitlines() if "LOG_WENT_BACK" in line)
+    missing = expected - set(decisions_in(progress))
+    return {"answers": len(expected) - len(missing), "edits": sum(line in text for line in lines),
+            "answers_lost": len(missing), "edits_lost": sum(line not in text for line in lines),
+            "reported": sum(f"{d} -> {a}" in reported for d, a in missing)}
+
+
+def test_editor_saves_during_concurrent_answers(tmp_path: Path) -> None:
+    """Issue 14.2: 10 editor saves during 8x5 record-answer with watch running.
+
+    Before mdgrill checked the file before its rename, 6 of 10 edit lines were lost. What is
+    left is the instant between that check and the rename (and the editor's own check and
+    write), which only a preempted process on a busy machine hits: at most one loss is
+    allowed here; `tests/stress` counts them over many runs (docs/guarantees.md).
+    """
+    result = editor_race(tmp_path, workers=8, calls=5, edits=10)
+    assert result["answers"] + result["answers_lost"] == 40
+    assert result["answers_lost"] + result["edits_lost"] <= 1, result
+
+
+def test_a_save_between_read_and_write_is_kept(repo: Path, monkeypatch: pytest.MonkeyPatch,
+                                               mdgrill: object) -> None:
+    """The mechanism itself, without timing: an editor saves while a change is computed;
+    the transaction sees the new bytes, runs its step again on them, and keeps both."""
+    from mdgrill import store
+    from mdgrill.progress import Change
+    from mdgrill.session import transaction
+
+    monkeypatch.chdir(repo)
+    assert subprocess.run([*MDGRILL, "init", "specs/a", "--goal", "G"], cwd=repo,
+                          capture_output=True).returncode == 0
+    spec = store.resolve_spec("specs/a")
+    path = Path(spec.progress)
+    calls = []
+
+    def step(prog: object) -> tuple[Change, dict[str, object]]:
+        calls.append(1)
+        if len(calls) == 1:  # the editor's save lands while mdgrill computes
+            path.write_text(path.read_text().replace("## Goal\n", "Hand edit.\n\n## Goal\n"))
+        change = Change()
+        change.updates["phase"] = "requirements"
+        return change, {}
+
+    result = transaction(spec, step)
+    assert len(calls) == 2 and result == {"written": True, "redone": 1}
+    text = path.read_text()
+    assert "Hand edit." in text and "phase: requirements" in text
+
+
+def test_a_file_that_keeps_changing_is_refused(repo: Path, monkeypatch: pytest.MonkeyPatch,
+                                               mdgrill: object) -> None:
+    from mdgrill import store
+    from mdgrill.errors import InputError
+    from mdgrill.progress import Change
+    from mdgrill.session import WRITE_TRIES, transaction
+
+    monkeypatch.chdir(repo)
+    subprocess.run([*MDGRILL, "init", "specs/a", "--goal", "G"], cwd=repo, check=True,
+                   capture_output=True)
+    spec = store.resolve_spec("specs/a")
+    path = Path(spec.progress)
+    calls = []
+
+    def step(prog: object) -> tuple[Change, dict[str, object]]:
+        calls.append(1)
+        path.write_text(path.read_text().replace("## Goal\n", f"Edit {len(calls)}.\n\n## Goal\n"))
+        change = Change()
+        change.updates["phase"] = "requirements"
+        return change, {}
+
+    with pytest.raises(InputError) as caught:
+        transaction(spec, step)
+    assert caught.value.code == "FILE_CHANGED" and len(calls) == WRITE_TRIES
+    text = path.read_text()
+    assert f"Edit {WRITE_TRIES}." in text and "phase: requirements" not in text
+
+
+def test_watch_reports_a_stale_editor_save(tmp_path: Path) -> None:
+    """An editor that saves a copy from before mdgrill's write loses a round without breaking
+    the seal; watch says so, and `restore` puts the round back."""
+    repo, env = make_repo(tmp_path)
+    spec = "specs/lost"
+    ok(repo, env, "init", spec, "--goal", "A stale buffer")
+    ok(repo, env, "begin-interview", spec, "--phase", "start", "--interview-id", "s1")
+    progress = repo / spec / ".progress.md"
+    old = progress.read_bytes()
+    watcher = subprocess.Popen([*MDGRILL, "watch", "specs", "--json"], cwd=repo, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(0.6)
+        ok(repo, env, "open-frontier", spec, "--round", "1", "--decision-id", "D1")
+        time.sleep(0.4)
+        progress.write_bytes(old)
+        time.sleep(0.6)
+    finally:
+        watcher.terminate()
+        out, _ = watcher.communicate(timeout=10)
+    assert "LOG_WENT_BACK" in out, out
+    assert "Grill - Round 1" in out
+    restored = run(repo, env, "restore", spec)
+    assert restored.returncode == 0, restored.stderr
+    assert "### Goal Grill - Round 1\n- Asked: D1" in progress.read_text()
+    assert run(repo, env, "validate", spec).returncode == 0

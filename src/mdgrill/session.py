@@ -8,6 +8,7 @@ and checked again before it replaces the old one atomically.
 from __future__ import annotations
 
 import os
+import time
 
 from . import store
 from .errors import GateRefusal, InputError, MdgrillError
@@ -29,13 +30,39 @@ def display(path: str) -> str:
     return path if rel.startswith("..") and os.path.isabs(path) else rel
 
 
+# An editor that saves by truncating and rewriting in place leaves the file empty or cut
+# short for a moment; a read that lands there is retried until two reads agree.
+SETTLE_TRIES = 20
+SETTLE_PAUSE = 0.025
+# How often a write is computed again when an editor saved the file in the meantime.
+WRITE_TRIES = 5
+
+
 def load(spec: store.Spec, check: bool = True) -> Progress:
+    return load_bytes(spec, check)[1]
+
+
+def load_bytes(spec: store.Spec, check: bool = True) -> tuple[bytes, Progress]:
+    """The file's bytes and their parse; a torn read is retried, a broken file reported."""
     store.sweep_temps(spec.folder)
-    data = store.read_file(spec.progress, display(spec.progress), spec.root)
-    prog = read_progress(data, display(spec.progress))
+    shown = display(spec.progress)
+    data = store.read_file(spec.progress, shown, spec.root)
+    for _ in range(SETTLE_TRIES):
+        try:
+            prog = read_progress(data, shown)
+            if check:
+                check_loaded(prog)
+            return data, prog
+        except MdgrillError:
+            time.sleep(SETTLE_PAUSE)
+            again = store.read_file(spec.progress, shown, spec.root)
+            if again == data:
+                raise
+            data = again
+    prog = read_progress(data, shown)
     if check:
         check_loaded(prog)
-    return prog
+    return data, prog
 
 
 def check_loaded(prog: Progress) -> None:
@@ -92,11 +119,19 @@ def verify_written(tf: TextFile, path: str, log_span: tuple[int, int] | None,
 
 def transaction(spec: store.Spec,
                 step: Callable[[Progress], tuple[Change, dict[str, object]]]) -> dict[str, object]:
-    """Lock, load, check, run one pure step, re-check the result, write it atomically."""
+    """Lock, load, check, run one pure step, re-check the result, write it atomically.
+
+    The lock keeps other mdgrill processes out, not editors: when the file changed since it
+    was read, the step runs again on the new bytes (it is pure), so a hand edit saved
+    meanwhile is kept and the change lands on top of it, checked like any other.
+    """
     with store.Lock(spec.folder):
-        prog = load(spec)
-        change, result = step(prog)
-        if change.updates or change.touches_log or change.insert_nodes:
+        for attempt in range(WRITE_TRIES):
+            read, prog = load_bytes(spec)
+            change, result = step(prog)
+            if not (change.updates or change.touches_log or change.insert_nodes):
+                result["written"] = False
+                return result
             new_text = apply_change(prog, change)
             new_tf = prog.tf.with_text(new_text)
             data = new_tf.encode()
@@ -107,8 +142,14 @@ def transaction(spec: store.Spec,
                                  f"mdgrill refused to write {prog.path}: the result would not "
                                  f"read back ({exc.message}); nothing was written. Please report "
                                  "this.") from None
-            store.atomic_write(spec.progress, data)
+            try:
+                store.atomic_write(spec.progress, data, expect=read)
+            except store.FileChanged:
+                if attempt == WRITE_TRIES - 1:
+                    raise
+                continue
             result["written"] = True
-        else:
-            result["written"] = False
-        return result
+            if attempt:
+                result["redone"] = attempt
+            return result
+    raise AssertionError("unreachable")

@@ -163,11 +163,33 @@ def remove_stale_temps(folder: str) -> None:
                 pass
 
 
-def atomic_write(path: str, data: bytes) -> None:
+class FileChanged(InputError):
+    """The file is no longer the bytes a write was computed from (an editor saved meanwhile)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__("FILE_CHANGED", f"{path} changed while mdgrill was writing it (saved "
+                         "from an editor?): nothing was written, so that edit is kept; run the "
+                         "command again", path=path)
+
+
+def still(path: str, expect: bytes) -> bool:
+    """Whether `path` still holds exactly `expect` (the lock keeps mdgrill out, not editors)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(expect) + 1) == expect
+    except OSError:
+        return False
+
+
+def atomic_write(path: str, data: bytes, expect: bytes | None = None) -> None:
     """Replace `path` with `data` so that a crash leaves either the old or the new file.
 
     A process killed between creating its temporary file and renaming it leaves that file
     behind; the next mdgrill call that takes the folder's lock removes it.
+
+    With `expect`, the file is compared with those bytes just before the rename, and
+    `FileChanged` is raised instead of replacing a save an editor made since they were read.
+    The window left is the rename itself, microseconds rather than the whole command.
     """
     folder = os.path.dirname(os.path.abspath(path))
     try:
@@ -182,6 +204,9 @@ def atomic_write(path: str, data: bytes) -> None:
         os.fsync(fd)
         os.close(fd)
         fd = -1
+        if expect is not None and not still(path, expect):
+            os.unlink(temp)
+            raise FileChanged(path)
         os.replace(temp, path)
     except OSError as exc:
         if fd >= 0:

@@ -184,7 +184,7 @@ class TargetState:
     """What the last check of one target found (kept small: no file text)."""
 
     __slots__ = ("sha", "diags", "stale", "ready", "ready_key", "edits", "saved_sha",
-                 "data", "terms", "retried", "iv_line")
+                 "data", "terms", "retried", "iv_line", "log")
 
     def __init__(self) -> None:
         self.sha: str | None = None
@@ -198,6 +198,7 @@ class TargetState:
         self.terms: dict[str, tuple[str, str, int]] | None = None  # glossary: name -> text
         self.retried = False
         self.iv_line = 1  # 1-based line of the front matter's `interview:` key
+        self.log: str | None = None  # the log as last seen (it only grows)
 
 
 class Watcher:
@@ -380,12 +381,18 @@ class Watcher:
             return None
         state = self._state(key, create=True)
         assert state is not None
-        state.retried = False
         try:
             data = store.read_file(path, shown, self.root)
         except InputError as exc:
+            state.retried = False
             self._emit({"kind": "error", "path": shown, "code": exc.code, "message": exc.message})
             return None
+        if not data and not state.retried:
+            # An editor saving in place truncates first: look again before calling it empty.
+            state.retried = True
+            self._schedule(key, MISSING_GRACE)
+            return None
+        state.retried = False
         return state, data
 
     def _check_spec(self, folder: str) -> None:
@@ -401,6 +408,7 @@ class Watcher:
             return
         shown = display(spec.progress)
         prog: Progress | None = None
+        lost = False
         if sha != state.sha or state.data is None:
             diags, prog = validate_progress(data, shown, self._block_cache(folder))
             self._diff(state, diags, spec)
@@ -409,12 +417,13 @@ class Watcher:
                 span = prog.fm.spans.get("interview") if prog.fm is not None else None
                 state.iv_line = span[0] + 1 if span else 1
                 self._edits(state, spec, prog, diags)
+                lost = self._went_back(state, spec, prog, diags)
         state.sha = sha
         if state.data is not None:
             self._stale(state, spec, shown)
         if prog is not None:
             self._ready_flip(state, spec, prog, shown)
-            if self.keep_snapshots and sha != state.saved_sha and \
+            if self.keep_snapshots and sha != state.saved_sha and not lost and \
                     not any(d.is_error for d in state.diags.values()):
                 self._save(spec, data, sha, state)
 
@@ -465,6 +474,39 @@ class Watcher:
                         "deleted": loss.deleted, "old_text": loss.old_text,
                         "new_text": loss.new_text})
         state.edits = seen
+
+    def _went_back(self, state: TargetState, spec: store.Spec, prog: Progress,
+                   diags: list[Diagnostic]) -> bool:
+        """Report recorded lines that vanished while the file still reads as sealed.
+
+        An editor holding a copy from before mdgrill's last write saves it back whole: front
+        matter and log agree again, so the seal cannot see the loss, but the log, which only
+        ever grows, no longer starts with the log seen before. True when lines were lost
+        (the last good copy is then left as it was, so `restore` has them).
+        """
+        if any(d.code == "ROUND_EDITED" for d in diags):
+            return False  # `_edits` reports those block by block
+        log = prog.log_text()
+        old = state.log
+        state.log = log
+        if old is None or log.startswith(old):
+            return False
+        old_lines, new_lines = old.split("\n"), log.split("\n")
+        same = 0
+        while same < min(len(old_lines), len(new_lines)) and old_lines[same] == new_lines[same]:
+            same += 1
+        lost = [line for line in old_lines[same:] if line.strip()]
+        if not lost:
+            return False
+        span = prog.log_span()
+        first = prog.tf.text.count("\n", 0, span[0]) + same + 1 if span else 1
+        self._emit({"kind": "lost", "path": prog.path, "code": "LOG_WENT_BACK", "line": first,
+                    "spec": spec.rel_folder, "lines": lost,
+                    "message": f"{len(lost)} recorded line(s) vanished (first: {lost[0]!r}): "
+                               "the file was saved from a copy older than mdgrill's last "
+                               "write (an editor buffer?); `mdgrill restore` puts recorded "
+                               "blocks back from the last good copy"})
+        return True
 
     def _stale(self, state: TargetState, spec: store.Spec, shown: str) -> None:
         assert state.data is not None
@@ -604,6 +646,8 @@ def format_report(report: Report) -> str:
         return f"{where}: fixed {report['code']}: {report['message']}"
     if kind == "stale":
         return f"{where}: stale INTERVIEW_STALE: {report['message']}"
+    if kind == "lost":
+        return f"{where}: lost {report['code']}: {report['message']}"
     if kind == "edited":
         what = "deleted" if report.get("deleted") else "edited"
         label = "term" if "term" in report else "recorded block"

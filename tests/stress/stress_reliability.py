@@ -49,3 +49,16 @@ def test_concurrent_term_add_pairs(tmp_path: Path) -> None:
     started = time.perf_counter()
     reliability.concurrent_terms(tmp_path, rounds=25)
     _report("concurrent term add pairs", started, pairs=25)
+
+
+def test_editor_race_20_runs(tmp_path: Path) -> None:
+    """20 runs of 10 editor saves during 8x5 record-answer: how many saves or answers the
+    remaining instant at the rename loses, and how many of those watch reported."""
+    started = time.perf_counter()
+    totals = {"answers_lost": 0, "edits_lost": 0, "reported": 0}
+    for run in range(20):
+        result = reliability.editor_race(tmp_path / f"r{run}", workers=8, calls=5, edits=10,
+                                         seed=run)
+        for key in totals:
+            totals[key] += result[key]
+    _report("editor race 20x(10 saves, 40 answers)", started, saves=200, answers=800, **totals)

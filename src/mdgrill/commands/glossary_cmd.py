@@ -80,8 +80,10 @@ def run_term(args: argparse.Namespace) -> Outcome:
     folder = os.path.dirname(path)
     os.makedirs(folder, exist_ok=True)
     with store.Lock(folder):
+        before: bytes | None = None
         if os.path.lexists(path):
-            tf = decode(store.read_file(path, rel, root), rel)
+            before = store.read_file(path, rel, root)
+            tf = decode(before, rel)
             glossary = parse_glossary(tf, rel)
             updated = bool(glossary.find(args.term))
             new_tf = set_term(tf, glossary, args.term, args.definition, args.avoid)
@@ -90,7 +92,7 @@ def run_term(args: argparse.Namespace) -> Outcome:
             new_tf = TextFile(new_glossary(context_name, args.term, args.definition,
                                            args.avoid or [],
                                            description=args.context_description))
-        store.atomic_write(path, new_tf.encode())
+        store.atomic_write(path, new_tf.encode(), expect=before)
     result: dict[str, object] = {"term": args.term, "path": rel, "context": context_name,
                                  "updated": updated}
     if spec is not None:

@@ -71,7 +71,7 @@ def _import(spec: store.Spec, args: argparse.Namespace) -> Outcome:
         result.update({"written": False, "text": shown_text})
         return Outcome(result, shown_text)
     backup = _backup(spec, raw)
-    store.atomic_write(spec.progress, prog.tf.with_text(text).encode())
+    store.atomic_write(spec.progress, prog.tf.with_text(text).encode(), expect=raw)
     result.update({"written": True,
                    "backup": store.relpath_posix(backup, spec.root) if backup else None})
     return Outcome(result, _summary(result, shown, display(backup) if backup else None))

@@ -143,7 +143,8 @@ def _restore(args: argparse.Namespace) -> Outcome:
 
             remaining = [p.message for p in check_record(after.data)]
             if not args.dry_run:
-                store.atomic_write(spec.progress, new_tf.encode())
+                store.atomic_write(spec.progress, new_tf.encode(),
+                                   expect=current if current else None)
     result: dict[str, object] = {
         "spec": spec.rel_folder, "path": spec.rel_progress, "source": source,
         "restored": done.restored, "kept": done.kept, "digest_updated": done.digest_updated,
