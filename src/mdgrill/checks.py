@@ -8,7 +8,7 @@ nodes) once, so the cost stays linear in the file's size. A file that cannot be 
 from __future__ import annotations
 
 from .diagnostics import Diagnostic, error, sort_diagnostics, warning
-from .errors import InputError
+from .errors import InputError, MdgrillError
 from .patterns import lazy
 from .progress import GOAL, LOG, ROUND_EDITED_HINT, Block, Node, Progress, split_ids
 from .record import TERMINAL, check_record, is_id
@@ -66,7 +66,7 @@ def validate_progress_bytes(data: bytes, path: str) -> list[Diagnostic]:
         return [error(path, 1, "MALFORMED_FILE", "the file nests too deeply to read")]
 
 
-def from_input_error(exc: InputError, path: str) -> Diagnostic:
+def from_input_error(exc: MdgrillError, path: str) -> Diagnostic:
     """An InputError raised while reading a file, as an error diagnostic at its line."""
     message = exc.message
     line = exc.line or 1
@@ -195,7 +195,7 @@ def check_sections(prog: Progress) -> list[Diagnostic]:
     path = prog.path
     out: list[Diagnostic] = []
     for dup in prog.duplicate_sections:
-        first = prog.sections[dup.title.strip().lower()]
+        first = prog.section_of(dup.title)
         out.append(error(path, dup.heading_line + 1, "DUPLICATE_SECTION",
                          f"`## {dup.title}` appears again (first at line "
                          f"{first.heading_line + 1}): mdgrill reads only the first one; merge "
@@ -275,7 +275,11 @@ def _check_headings(path: str,
     (1, 2, 3… per phase; a Confirmed, Skipped, Bypassed or Reset block starts a new count)."""
     out: list[Diagnostic] = []
     last_round: dict[str, int] = {}
+    ours = False  # an mdgrill block came before: notes above the first are history
     for kind, phase, number, title, line in heads:
+        if kind == "unknown" and not ours:
+            continue  # an imported log's own notes (smart-ralph's `### Grill-Me Source`, …)
+        ours = ours or kind in BLOCK_KEYS
         if kind == "unknown" or (kind in BLOCK_KEYS and phase is None):
             out.append(warning(path, line + 1, "UNKNOWN_BLOCK",
                                f"`### {title}` is not a block mdgrill knows: rounds are "
@@ -558,10 +562,12 @@ def validate_glossary_bytes(data: bytes, path: str, is_map: bool = False,
                             base_depth: int = 0) -> list[Diagnostic]:
     """Decode, parse and check a CONTEXT.md (or CONTEXT-MAP.md); never raises."""
     from .glossary import parse_context_map, parse_glossary
+    from .markdown import refuse_conflict
     from .textfile import decode
 
     try:
         tf = decode(data, path)
+        refuse_conflict(tf.text, path)
     except InputError as exc:
         return [from_input_error(exc, path)]
     if is_map:

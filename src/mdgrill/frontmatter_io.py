@@ -157,7 +157,33 @@ def _parse_subset(lines: list[str], base: int, path: str) -> dict[str, object]:
         raise InputError("MALFORMED_FILE",
                          f"{path}:{base + 1}:1: the front matter must be a mapping of keys "
                          "(`key: value` lines)", path=path, line=base + 1)
+    _check_size(value, lines, base, path)
     return value
+
+
+def _check_size(value: dict[str, object], lines: list[str], base: int, path: str) -> None:
+    """The limits PyYAML's path enforces, counted the same way (a key is a value too)."""
+    count = 0
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        count += 1
+        if depth > _MAX_DEPTH or count > _MAX_NODES:
+            line = _deepest_line(lines) if depth > _MAX_DEPTH else len(lines)
+            raise InputError("MALFORMED_FILE", f"{path}:{base + line}:1: the front matter nests "
+                             f"deeper than {_MAX_DEPTH} levels or holds more than "
+                             f"{_MAX_NODES:,} values: simplify it", path=path, line=base + line)
+        if isinstance(node, dict):
+            count += len(node)  # the keys
+            stack.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node)
+
+
+def _deepest_line(lines: list[str]) -> int:
+    """The 1-based line (within the front matter) with the deepest indent."""
+    return max(range(len(lines)),
+               key=lambda i: _indent_of(lines[i]) if lines[i].strip() else -1) + 1
 
 
 def _has_comment(line: str) -> bool:
@@ -418,7 +444,9 @@ def _unquote(token: str) -> str:
 
 
 _MAX_DEPTH = 32
-_MAX_NODES = 200_000
+# Room for an interview at the 100,000-decision limit: `asked`, `pending` and the round's
+# frontier may each list every decision.
+_MAX_NODES = 400_000
 
 
 def _load_with_pyyaml(text: str, base: int, path: str) -> dict[str, object]:

@@ -198,3 +198,46 @@ def sections(headings: list[Heading], level: int, total_lines: int,
     if current is not None:
         out.append(Section(current.text, current.level, current.line, current.line + 1, hi))
     return out
+
+
+# Git writes `<<<<<<< ours`, optionally `||||||| base`, `=======`, `>>>>>>> theirs`, each at
+# the start of a line. Only a `<<<<<<<` closed by a later `>>>>>>>` counts, and never inside
+# fenced code, where a document may show markers on purpose.
+_CONFLICT = lazy(r"^(<{7}|>{7})(?:[ \t][^\n]*)?\r?$", re.M)
+_FENCE_LINE = lazy(r" {0,3}(`{3,}|~{3,})")
+
+
+def conflict_line(text: str) -> int | None:
+    """The 1-based line of the first git conflict marker outside fenced code, or None."""
+    if "<<<<<<<" not in text:  # the common case, at C speed
+        return None
+    fence: tuple[str, int] | None = None
+    opened: int | None = None
+    for number, line in enumerate(text.split("\n"), 1):
+        m = _FENCE_LINE.match(line)
+        if m is not None:
+            run = m.group(1)
+            if fence is None:
+                fence = (run[0], len(run))
+            elif run[0] == fence[0] and len(run) >= fence[1] and not line[m.end():].strip():
+                fence = None
+            continue
+        if fence is not None or not _CONFLICT.match(line):
+            continue
+        if line.startswith("<"):
+            opened = opened or number
+        elif opened is not None:
+            return opened
+    return None
+
+
+def refuse_conflict(text: str, path: str) -> None:
+    """Raise MERGE_CONFLICT when `text` still holds git's conflict markers."""
+    line = conflict_line(text)
+    if line is not None:
+        from .errors import InputError
+
+        raise InputError("MERGE_CONFLICT", f"{path}:{line}:1: git conflict markers: resolve the "
+                         "conflict (keep what both sides meant, remove the <<<<<<< ======= "
+                         ">>>>>>> lines), then run `mdgrill validate`; nothing reads or writes "
+                         "this file until then", path=path, line=line)

@@ -13,7 +13,15 @@ import re
 from . import frontmatter_io
 from .errors import InputError
 from .hashing import sha256
-from .markdown import Heading, Section, heading_text, is_plain, scan_headings, sections
+from .markdown import (
+    Heading,
+    Section,
+    heading_text,
+    is_plain,
+    refuse_conflict,
+    scan_headings,
+    sections,
+)
 from .markdown import has_markup as markdown_has_markup
 from .patterns import lazy
 from .record import BLOCK_LISTS, HEADING_WORD, ID_PATTERN, PHASE_OF_WORD, TOP_KEYS
@@ -23,6 +31,13 @@ GOAL = "goal"
 TREE = "design tree"
 LOG = "interview responses"
 KNOWN_SECTIONS = (GOAL, TREE, LOG)
+# smart-ralph names the goal section `## Original Goal`; `import-ralph` reads the goal there
+SECTION_ALIASES = {"original goal": GOAL}
+
+
+def section_key(title: str) -> str:
+    key = title.strip().lower()
+    return SECTION_ALIASES.get(key, key)
 
 NODE_HEADING = lazy(rf"({ID_PATTERN})\s*:\s*(.*)\Z")
 BLOCK_HEADING = re.compile(
@@ -199,6 +214,7 @@ class Progress:
     def __init__(self, tf: TextFile, path: str) -> None:
         self.tf = tf
         self.path = path
+        refuse_conflict(tf.text, path)  # before the front matter: its YAML error would mislead
         self.fm = frontmatter_io.split(tf, path)
         if self.fm is not None:
             frontmatter_io.load(tf, self.fm, path)
@@ -218,7 +234,7 @@ class Progress:
         self.sections: dict[str, Section] = {}
         self.duplicate_sections: list[Section] = []
         for sec in sections(self.skeleton, 2, self.total_lines, (body_line, self.total_lines)):
-            key = sec.title.strip().lower()
+            key = section_key(sec.title)
             if key in KNOWN_SECTIONS:
                 if key in self.sections:
                     self.duplicate_sections.append(sec)
@@ -234,6 +250,10 @@ class Progress:
         self._lines: list[str] | None = None
         self._log_hash: object = None
         self._log_text: str | None = None
+
+    def section_of(self, title: str) -> Section:
+        """The known section a `##` heading with this title stands for."""
+        return self.sections[section_key(title)]
 
     @property
     def headings(self) -> list[Heading]:

@@ -85,6 +85,14 @@ def resolve_spec(arg: str, root: str | None = None, must_exist: bool = True) -> 
         folder = path
     repo = os.path.abspath(root) if root else find_root(folder if os.path.isdir(folder)
                                                         else os.path.dirname(folder))
+    if root is None and ".." in arg.replace("\\", "/").split("/") and not os.path.isabs(arg):
+        here = repo_root(os.getcwd())
+        if here is not None and repo_root(folder) is None:
+            # `specs/../../x` from inside a repository would land in no repository at all;
+            # that is a typo far more often than a wish (a symlink out is refused the same way)
+            raise InputError("PATH_OUTSIDE_REPOSITORY", f"{arg} leads out of the repository "
+                             f"{here} into a folder of no repository: mdgrill keeps specs "
+                             "inside one (give --root DIR to work in a plain folder)")
     if must_exist and not os.path.isdir(folder):
         raise InputError("NOT_FOUND", f"no spec at {arg}: give a spec folder (one holding "
                          f"{PROGRESS}) or create it with `mdgrill init`")

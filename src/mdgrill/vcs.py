@@ -776,3 +776,15 @@ def tracked_files(repo_root: str) -> list[str]:
     with _open(repo_root) as repo:
         out = _check(repo, "ls-files", "-z")
     return [os.fsdecode(p) for p in out.split(b"\x00") if p]
+
+
+def ignored(repo_root: str, path: str) -> bool:
+    """Whether git ignores `path` (it need not exist), so `git add` of it would fail."""
+    root = os.path.abspath(repo_root)
+    try:
+        repo = _open(root)
+        rel = _repo_path(root, path)
+    except InputError:
+        return False
+    status, _, _ = _run(repo, "check-ignore", "-q", "--", rel)  # a tracked file never is
+    return status == 0

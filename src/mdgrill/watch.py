@@ -559,6 +559,7 @@ class Watcher:
     def _check_glossary(self, kind: str, path: str) -> None:
         from .checks import check_context_map_model, check_glossary_model, from_input_error
         from .glossary import parse_context_map, parse_glossary
+        from .markdown import refuse_conflict
         from .textfile import decode
 
         key = (kind, path)
@@ -574,6 +575,7 @@ class Watcher:
         shown = display(path)
         try:
             tf = decode(data, shown)
+            refuse_conflict(tf.text, shown)
         except InputError as exc:
             self._diff(state, [from_input_error(exc, shown)], None)
             return

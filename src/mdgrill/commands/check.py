@@ -185,10 +185,12 @@ def _check_map(target: _Target, data: bytes, shown: str, targets: list[_Target],
                seen: set[str]) -> list[Diagnostic]:
     from ..checks import check_context_map_model, from_input_error
     from ..glossary import parse_context_map
+    from ..markdown import refuse_conflict
     from ..textfile import decode
 
     try:
         tf = decode(data, shown)
+        refuse_conflict(tf.text, shown)
     except InputError as exc:
         return [from_input_error(exc, shown)]
     cmap = parse_context_map(tf, shown)

@@ -102,8 +102,13 @@ def _init(args: argparse.Namespace) -> Outcome:
         if os.path.lexists(spec.progress):
             raise InputError("ALREADY_EXISTS", f"{display(spec.progress)} already exists")
         store.atomic_write(spec.progress, text.encode("utf-8"))
-    return Outcome({"spec": spec.rel_folder, "path": spec.rel_progress, "written": True},
-                   f"created {display(spec.progress)}")
+    from .gitops import ignored_warning
+
+    ignored = ignored_warning(spec)
+    return Outcome({"spec": spec.rel_folder, "path": spec.rel_progress, "written": True,
+                    "warnings": [ignored] if ignored else []},
+                   f"created {display(spec.progress)}" + (f"\nwarning: {ignored}" if ignored
+                                                          else ""))
 
 
 def require_id_like(name: str) -> bool:

@@ -31,6 +31,23 @@ def commit_blocker(prog: Progress | None, spec: store.Spec) -> str | None:
     return None
 
 
+def ignored_warning(spec: store.Spec) -> str | None:
+    """A warning when git ignores this `.progress.md`, so every approval commit would fail.
+
+    smart-ralph's own setup puts `**/.progress.md` in `.gitignore`; better said at the start
+    than at the approval, when `confirm` fails with GIT_COMMIT_FAILED.
+    """
+    if not store.in_repository(spec.root):
+        return None
+    from ..vcs import ignored
+
+    if not ignored(spec.root, spec.progress):
+        return None
+    return (f"git ignores {spec.rel_progress} (a .gitignore rule such as `**/.progress.md`), "
+            "so the approval commit would fail: track it once with `git add -f "
+            f"{spec.rel_progress}`, or add the line `!{spec.rel_progress}` to .gitignore")
+
+
 def touched_paths(spec: store.Spec, prog: Progress) -> list[str]:
     """`.progress.md` and the glossaries this interview wrote (`interview.glossaries`)."""
     paths = [spec.rel_progress]

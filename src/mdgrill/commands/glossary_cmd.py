@@ -7,6 +7,7 @@ import os
 
 from .. import store
 from ..errors import InputError
+from ..markdown import refuse_conflict
 from ..session import display
 from . import Outcome
 
@@ -84,6 +85,7 @@ def run_term(args: argparse.Namespace) -> Outcome:
         if os.path.lexists(path):
             before = store.read_file(path, rel, root)
             tf = decode(before, rel)
+            refuse_conflict(tf.text, rel)
             glossary = parse_glossary(tf, rel)
             updated = bool(glossary.find(args.term))
             new_tf = set_term(tf, glossary, args.term, args.definition, args.avoid)

@@ -204,6 +204,14 @@ def _begin(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     verb = "resumed" if result["resumed"] else "began"
     text = f"{verb} {args.phase} interview {args.interview_id}: {result['status']}, round " \
            f"{result['round']}"
+    from .gitops import ignored_warning
+
+    warnings = result["warnings"]
+    assert isinstance(warnings, list)
+    ignored = ignored_warning(spec)
+    if ignored is not None:
+        warnings.append(ignored)
+    text += "".join(f"\nwarning: {w}" for w in warnings)
     if result["status"] == "bypassed_quick" and not result["resumed"]:
         from .gitops import commit_transition
 

@@ -54,6 +54,11 @@ def _import(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     else:
         warnings.append(f"no {ralph.STATE_FILE}: imported the progress file alone (no phase, "
                         "interview or skills)")
+    from .gitops import ignored_warning
+
+    ignored = ignored_warning(spec)
+    if ignored is not None:
+        warnings.append(ignored)
     plan = _Plan(spec, prog, state, warnings)
     plan.build(args.goal)
     text = ralph.render(prog, plan.updates)

@@ -8,7 +8,7 @@ import sys
 
 from .. import reports, store
 from ..diagnostics import Diagnostic, format_diagnostic, has_errors, sort_diagnostics
-from ..errors import MdgrillError
+from ..errors import InputError, MdgrillError
 from ..progress import Progress
 from ..session import display, load
 from . import Outcome, spec_of
@@ -170,8 +170,9 @@ def _lint(args: argparse.Namespace) -> Outcome:
             tf = decode(store.read_file(path, shown, root), shown)
             spans = _progress_ranges(tf, shown) if ranges == "progress" else None
         except MdgrillError as exc:
-            diagnostics.append(Diagnostic(shown, exc.line or 1, 1, "error", exc.code,
-                                          exc.message))
+            from ..checks import from_input_error
+
+            diagnostics.append(from_input_error(exc, shown))
             continue
         checked.append(shown)
         diagnostics.extend(reports.lint_lines(shown, tf.lines, rules, spans))
@@ -187,6 +188,8 @@ def _lint(args: argparse.Namespace) -> Outcome:
 def _glossaries(root: str) -> tuple[list[tuple[str, Glossary]], list[Diagnostic]]:
     """Every CONTEXT*.md under the root, parsed; plus their own diagnostics."""
     from .. import glossary as gl
+    from ..checks import from_input_error
+    from ..markdown import refuse_conflict
     from ..textfile import decode
 
     found: list[tuple[str, Glossary]] = []
@@ -201,8 +204,9 @@ def _glossaries(root: str) -> tuple[list[tuple[str, Glossary]], list[Diagnostic]
             shown = display(path)
             try:
                 tf = decode(store.read_file(path, shown, root), shown)
-            except MdgrillError as exc:
-                diagnostics.append(Diagnostic(shown, 1, 1, "error", exc.code, exc.message))
+                refuse_conflict(tf.text, shown)
+            except InputError as exc:
+                diagnostics.append(from_input_error(exc, shown))
                 continue
             parsed = gl.parse_glossary(tf, shown)
             diagnostics.extend(parsed.diagnostics)
@@ -267,7 +271,10 @@ def _targets(target: str) -> list[tuple[str, str]]:
 
 
 def _progress_ranges(tf: TextFile, shown: str) -> list[tuple[int, int]]:
-    from ..progress import LOG, TREE
+    """The lines of a `.progress.md` that lint reads: the design tree only. The recorded
+    rounds are sealed, so a warning there could never be acted on (and `term add --spec`
+    records the glossary's own definition, avoided words included, in one)."""
+    from ..progress import TREE
 
     prog = Progress(tf, shown)
-    return [(sec.start, sec.end) for key, sec in prog.sections.items() if key in (TREE, LOG)]
+    return [(sec.start, sec.end) for key, sec in prog.sections.items() if key == TREE]
