@@ -327,3 +327,43 @@ def check_begin(data: dict[str, object], blocks: list[Block], phase: str,
                               f"the {here} artifact has not been approved: submit it "
                               "(`await-artifact-approval`) and have the user approve it "
                               f"(`approve-artifact`) before the {phase} interview begins")
+
+
+# -- what still stands ----------------------------------------------------------------------
+
+
+class Standing:
+    """An artifact approval that still stands: the bytes the user approved for a phase."""
+
+    __slots__ = ("phase", "path", "sha256", "line", "resubmitted")
+
+    def __init__(self, phase: str, path: str, sha256: str, line: int) -> None:
+        self.phase = phase
+        self.path = path
+        self.sha256 = sha256
+        self.line = line  # 0-based line of the Approved block's heading
+        self.resubmitted: str | None = None  # the sha256 submitted since, awaiting approval
+
+    def __repr__(self) -> str:
+        return f"Standing({self.phase}, {self.path}, {self.sha256[:12]})"
+
+
+def standing_approvals(blocks: list[Block]) -> list[Standing]:
+    """Per phase, the last `Artifact - Approved` block, unless a `Reopened` block went back to
+    that phase or before. A submission since does not replace it: until the user approves the
+    new bytes, the approved ones are what stands (`resubmitted` says what awaits)."""
+    standing: dict[str, Standing] = {}
+    for block in blocks:
+        phase = block.phase
+        if phase is None:
+            continue
+        if block.kind == "artifact_approved":
+            path, sha = block.first("Artifact"), block.first("Sha256")
+            if path and sha and SHA256_RE.match(sha):
+                standing[phase] = Standing(phase, path, sha, block.line)
+        elif block.kind == "artifact_awaiting" and phase in standing:
+            standing[phase].resubmitted = block.first("Sha256")
+        elif block.kind == "reopened" and phase in RANK:
+            for later in [p for p in standing if RANK.get(p, -1) >= RANK[phase]]:
+                del standing[later]
+    return sorted(standing.values(), key=lambda s: RANK.get(s.phase, 0))

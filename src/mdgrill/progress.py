@@ -47,7 +47,7 @@ LEGACY_HEADING = lazy(r"(?P<phase>[A-Za-z]+) Interview(?: \(from [^)]*\))?\Z")
 # Greedy groups, trimmed by the caller: a lazy `(.*?)[ \t]*\Z` backtracks once per character
 # (the key can only differ by trailing spaces, since neither `:` nor `*` may be in it).
 BULLET = re.compile(
-    r"[-*+][ \t]+(?:\*\*)?([A-Za-z][A-Za-z /_-]*)(?:\*\*)?[ \t]*:(?:\*\*)?(?:[ \t]+(.*))?\Z")
+    r"[-*+][ \t]+(?:\*\*)?([A-Za-z][A-Za-z0-9 /_-]*)(?:\*\*)?[ \t]*:(?:\*\*)?(?:[ \t]+(.*))?\Z")
 SUB_BULLET = re.compile(r"([ \t]+)[-*+][ \t]+(.*)\Z")
 
 TRANSITION_WORDS = {

@@ -17,7 +17,9 @@ import time
 from hashlib import sha256
 
 from . import store
+from .artifact_gate import Standing, standing_approvals
 from .diagnostics import Diagnostic, error, format_diagnostic
+from .drift import changed_diagnostic, sha_now, stale_approval, stale_message
 from .errors import InputError
 
 TYPE_CHECKING = False
@@ -133,33 +135,6 @@ class BlockCache:
         self.entries = fresh
 
 
-def stale_approval(data: dict[str, object], spec: store.Spec) -> dict[str, object] | None:
-    """How a terminal interview's approval went stale (digest, sources, skills), or None."""
-    from .context import read_sources, skills_stale
-    from .digest import context_digest, file_sha256
-    from .record import TERMINAL
-
-    iv = data.get("interview")
-    goal = data.get("goal")
-    if not isinstance(iv, dict) or iv.get("status") not in TERMINAL or not isinstance(goal, str):
-        return None
-    phase = str(iv.get("phase"))
-    sources, absent = read_sources(spec, phase)
-    missing = [store.relpath_posix(os.path.join(spec.folder, n), spec.root) for n in absent]
-    now = None if missing else context_digest(phase, goal,
-                                              [(rel, raw) for _, rel, raw in sources])
-    recorded = iv.get("context_digest")
-    skills = skills_stale(data, spec)
-    if now == recorded and not skills:
-        return None
-    had = {str(c.get("path")): c.get("sha256") for c in iv.get("context") or []
-           if isinstance(c, dict)}
-    has = {rel: file_sha256(raw) for _, rel, raw in sources}
-    changed = sorted(p for p in set(had) | set(has) if had.get(p) != has.get(p))
-    return {"interview": iv.get("id"), "phase": phase, "old_digest": recorded,
-            "new_digest": now, "sources": changed, "missing": missing, "skills": skills}
-
-
 def _ready(prog: Progress) -> bool:
     """Ready for approval: a spec (front matter whose record holds) with nothing left open.
     A file that is no longer a spec is broken, never ready."""
@@ -184,7 +159,8 @@ class TargetState:
     """What the last check of one target found (kept small: no file text)."""
 
     __slots__ = ("sha", "diags", "stale", "ready", "ready_key", "edits", "saved_sha",
-                 "data", "terms", "retried", "iv_line", "log")
+                 "data", "terms", "retried", "iv_line", "log",
+                 "standing", "drift")
 
     def __init__(self) -> None:
         self.sha: str | None = None
@@ -199,6 +175,8 @@ class TargetState:
         self.retried = False
         self.iv_line = 1  # 1-based line of the front matter's `interview:` key
         self.log: str | None = None  # the log as last seen (it only grows)
+        self.standing: list[Standing] = []  # artifact approvals that stand
+        self.drift: dict[tuple[str, str], Diagnostic] = {}  # those whose file changed
 
 
 class Watcher:
@@ -418,7 +396,9 @@ class Watcher:
                 state.iv_line = span[0] + 1 if span else 1
                 self._edits(state, spec, prog, diags)
                 lost = self._went_back(state, spec, prog, diags)
+                state.standing = standing_approvals(prog.blocks)
         state.sha = sha
+        self._artifacts(state, spec, shown)
         if state.data is not None:
             self._stale(state, spec, shown)
         if prog is not None:
@@ -508,6 +488,24 @@ class Watcher:
                                "blocks back from the last good copy"})
         return True
 
+    def _artifacts(self, state: TargetState, spec: store.Spec, shown: str) -> None:
+        """Report an approved artifact the moment its file stops holding the approved bytes
+        (and when it holds them again)."""
+        now: dict[tuple[str, str], Diagnostic] = {}
+        for standing in state.standing:
+            current = sha_now(self.root, standing.path)
+            if current != standing.sha256:
+                now[(standing.path, standing.sha256)] = changed_diagnostic(shown, spec, standing,
+                                                                           current)
+        extra = {"spec": spec.rel_folder}
+        for key, d in state.drift.items():
+            if key not in now:
+                self._emit({"kind": "fixed", **d.to_json(), **extra})
+        for key, d in now.items():
+            if key not in state.drift:
+                self._emit({"kind": "problem", **d.to_json(), **extra})
+        state.drift = now
+
     def _stale(self, state: TargetState, spec: store.Spec, shown: str) -> None:
         assert state.data is not None
         info = stale_approval(state.data, spec)
@@ -524,7 +522,7 @@ class Watcher:
                         "spec": spec.rel_folder})
         else:
             self._emit({"kind": "stale", "path": shown, "line": line,
-                        "spec": spec.rel_folder, **info, "message": _stale_message(info)})
+                        "spec": spec.rel_folder, **info, "message": stale_message(info)})
         state.stale = ident
 
     def _ready_flip(self, state: TargetState, spec: store.Spec, prog: Progress,
@@ -609,27 +607,6 @@ class Watcher:
 
 def _h(text: str) -> str:
     return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _stale_message(info: dict[str, object]) -> str:
-    what: list[str] = []
-    sources = info.get("sources") or []
-    missing = info.get("missing") or []
-    skills = info.get("skills") or []
-    assert isinstance(sources, list) and isinstance(missing, list) and isinstance(skills, list)
-    if missing:
-        what.append(f"{', '.join(missing)} is gone")
-    changed = [s for s in sources if s not in missing]
-    if changed:
-        what.append(f"{', '.join(changed)} changed")
-    if skills:
-        what.append(f"skill file {', '.join(skills)} changed")
-    if not what and info.get("old_digest") != info.get("new_digest"):
-        what.append("the goal or phase changed")
-    old = str(info.get("old_digest"))[:12]
-    new = str(info.get("new_digest"))[:12] if info.get("new_digest") else "none"
-    return (f"the approval of interview {info.get('interview')} is stale: {'; '.join(what)} "
-            f"(context digest {old} -> {new}): begin a new interview for this phase")
 
 
 # --------------------------------------------------------------------------- output

@@ -173,12 +173,28 @@ def _check_target(target: _Target, targets: list[_Target], seen: set[str]) -> li
             # a smart-ralph (or other) progress file met on a walk: not an mdgrill spec yet
             return [warning(shown, 1, "NOT_MDGRILL", "not an mdgrill spec (no `mdgrill: 1` "
                             "front matter): skipped; convert it with `mdgrill import-ralph`")]
-        return found
+        return found + _drift(target, data, shown, found)
     from ..checks import validate_glossary_bytes
 
     if target.kind == "glossary":
         return validate_glossary_bytes(data, shown)
     return _check_map(target, data, shown, targets, seen)
+
+
+def _drift(target: _Target, data: bytes, shown: str,
+           found: list[Diagnostic]) -> list[Diagnostic]:
+    """What changed under the spec's approvals: the files they name, read from disk."""
+    if any(d.code in ("MALFORMED_FILE", "MERGE_CONFLICT", "EMPTY_FILE", "NO_FRONT_MATTER")
+           for d in found):
+        return []
+    from ..drift import spec_diagnostics
+    from ..progress import read_progress
+
+    try:
+        prog = read_progress(data, shown)
+        return spec_diagnostics(prog, store.Spec(os.path.dirname(target.path), target.root))
+    except InputError:
+        return []
 
 
 def _check_map(target: _Target, data: bytes, shown: str, targets: list[_Target],

@@ -164,6 +164,23 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def _approved_bytes(root: str, rel: str) -> list[Diagnostic]:
+    """Commits that changed an approved artifact, read from the committed record at HEAD."""
+    from ..drift import history_diagnostics
+    from ..progress import read_progress
+    from ..snapshots import head_version
+
+    committed = head_version(root, os.path.join(root, rel))
+    if committed is None:
+        return []
+    try:
+        prog = read_progress(committed, rel)
+    except MdgrillError:
+        return []
+    folder = os.path.dirname(rel) or "."
+    return history_diagnostics(root, folder, prog)
+
+
 def _verify(args: argparse.Namespace, root: str) -> Outcome:
     from .. import vcs
     from ..progress import read_progress
@@ -194,6 +211,7 @@ def _verify(args: argparse.Namespace, root: str) -> Outcome:
             removed |= removal_notes(read_progress(data, rel))
         except MdgrillError:
             pass
+        diagnostics.extend(_approved_bytes(root, rel))
     for rel in glossaries:
         history = vcs.iter_file_history(root, rel)
         try:
