@@ -22,7 +22,8 @@ from mdgrill.tree import (
 
 IDS = st.sampled_from(["D1", "D2", "D3", "E1", "auth.users", "x-1", "D 4", "", "none", "None"])
 KEYS = st.sampled_from(["Decisions", "decisions", "**Decisions**", "Facts resolved",
-                        "Out of scope", "OUT OF SCOPE", "Reopened", "Asked", "Section",
+                        "Out of scope", "OUT OF SCOPE", "Reopened", "Amended", "By", "Asked",
+                        "Section",
                         "Depends on", "depends on", "Spawned by", "Investigating", "Options",
                         "Section :", "Frontier after round"])
 HEADINGS = st.sampled_from([
@@ -70,7 +71,7 @@ def _exact(text: str) -> Progress:
 
 def _ledger_view(ledger: object) -> tuple[object, ...]:
     return (ledger.answers, ledger.answer_line, ledger.out_of_scope,  # type: ignore[attr-defined]
-            ledger.order)  # type: ignore[attr-defined]
+            ledger.order, ledger.amended)  # type: ignore[attr-defined]
 
 
 def _same(text: str) -> None:
@@ -124,7 +125,10 @@ CANONICAL_LOG = st.one_of(
 )
 ODD_LINES = st.sampled_from(["- Out of scope: D2", "- Reopened: D1", "* Decisions: D3 -> y",
                              "### Requirements Grill - Revised\n- Reopened: D2",
-                             "- decisions: D1 -> n", "- Decisions:D2 -> x", "- Decisions made"])
+                             "- decisions: D1 -> n", "- Decisions:D2 -> x", "- Decisions made",
+                             "- Amended: D1 -> better words", "* amended: D2 -> z",
+                             "### Requirements Grill - Amended\n- Amended: D1 -> w",
+                             "- By: D1 -> Alice <a@example.com>"])
 
 
 @st.composite

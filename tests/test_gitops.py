@@ -93,7 +93,8 @@ def test_confirm_commits_only_the_spec_and_leaves_the_index_alone(
     digest = _json(mdgrill("--json", "digest", SPEC, cwd=repo)[1])["context_digest"]
     assert trailers == {"Mdgrill-Spec": SPEC, "Mdgrill-Phase": "requirements",
                         "Mdgrill-Interview": "req-1", "Mdgrill-Transition": "approve",
-                        "Mdgrill-Context-Digest": digest}
+                        "Mdgrill-Context-Digest": digest,
+                        "Mdgrill-By": "Test User <test@example.com>"}
     assert _git(repo, "diff", "--cached", "--name-only") == "staged.txt"
     assert _git(repo, "diff", "--name-only") == "README.md"
     assert "?? scratch.txt" in _git(repo, "status", "--porcelain")

@@ -372,7 +372,8 @@ def test_open_frontier_refusals(cli: Cli, spec: Path) -> None:
     opened = cli.ok("open-frontier", SPEC, "--round", "2", "--decision-id", "D3")
     assert opened["pending"] == ["D3"]
     text = spec.read_text()
-    assert "- Out of scope: D2 -> not in this release\n- Facts resolved: none\n" \
+    assert "- Out of scope: D2 -> not in this release\n- By: D2 -> Test <t@example.com>\n" \
+        "- Facts resolved: none\n" \
         "- Domain language: none\n" \
         "- Frontier after round: none\n\n### Goal Grill - Round 2\n- Asked: D3\n" in text
     assert interview(spec)["round"] == 2
@@ -459,9 +460,11 @@ def test_record_fact_and_out_of_scope(cli: Cli, spec: Path) -> None:
     # a fact never replaces what the user answered
     cli.refused("DECISION_ALREADY_RECORDED", 3, "record-fact", SPEC, "x", "--decision-id", "D1")
     text = spec.read_text()
+    # each line is followed by who gave it (git's identity, as no --by was given)
     assert "- Facts resolved: sessions are JWT (src/auth/session.py)\n" \
-        "- Facts resolved: D1 -> only the public site\n" \
-        "- Out of scope: D2 -> Not for this release\n" in text
+        "- By: Test <t@example.com>\n" \
+        "- Facts resolved: D1 -> only the public site\n- By: D1 -> Test <t@example.com>\n" \
+        "- Out of scope: D2 -> Not for this release\n- By: D2 -> Test <t@example.com>\n" in text
     frontier = cli.ok("frontier", SPEC)
     assert frontier["ready"] is True and frontier["frontier"] == []
 

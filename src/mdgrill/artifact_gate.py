@@ -367,3 +367,104 @@ def standing_approvals(blocks: list[Block]) -> list[Standing]:
             for later in [p for p in standing if RANK.get(p, -1) >= RANK[phase]]:
                 del standing[later]
     return sorted(standing.values(), key=lambda s: RANK.get(s.phase, 0))
+
+
+# -- going back -----------------------------------------------------------------------------
+
+
+def superseded_interviews(blocks: list[Block]) -> set[str]:
+    """Interview IDs a `Reopened` block set aside: never to be begun or delegated again."""
+    out: set[str] = set()
+    for block in blocks:
+        if block.kind == "reopened":
+            for entry in block.get("Superseded"):
+                for part in entry.value.split(","):
+                    words = part.split()
+                    if len(words) >= 3 and words[1] == "interview":
+                        out.add(words[2])
+    return out
+
+
+def _approved_interviews(blocks: list[Block]) -> list[tuple[str, str]]:
+    """(phase, interview) of each Confirmed, Skipped-then-Confirmed or Bypassed block that no
+    Reopened block has set aside yet, in log order."""
+    found: list[tuple[str, str]] = []
+    for block in blocks:
+        if block.phase is None:
+            continue
+        if block.kind in ("confirmed", "bypassed"):
+            iv = block.first("Interview")
+            if iv and (block.phase, iv) not in found:
+                found.append((block.phase, iv))
+        elif block.kind == "reopened" and block.phase in RANK:
+            found = [(p, i) for p, i in found if RANK.get(p, -1) < RANK[block.phase]]
+    return found
+
+
+def reopen(data: dict[str, object], blocks: list[Block], phase: str, reason: str,
+           ) -> tuple[Change, dict[str, object]]:
+    """`reopen`: the one way back to an earlier phase (or to redo the current one).
+
+    Every interview approval and artifact approval of `phase` and the phases after it is set
+    aside: they stay in the log as history, named in the `Reopened` block, and the gates run
+    again from `phase` (the record's `interview` and, when it is of those phases, `artifact`
+    are cleared; `phase:` becomes `phase`).
+    """
+    if phase not in RANK:
+        raise InputError("INVALID_PHASE", f"`{phase}` is not a phase: one of {', '.join(PHASES)}")
+    current = data.get("phase")
+    if not isinstance(current, str) or current not in RANK:
+        raise GateRefusal("NOTHING_TO_REOPEN", "the spec has no phase yet: nothing to reopen")
+    if RANK[phase] > RANK[current]:
+        raise GateRefusal("REOPEN_FORWARD", f"the spec is at phase {current}: `reopen` goes back "
+                          f"to it or an earlier phase, never forward to {phase}")
+    text = single_line(reason, "--reason")
+    superseded: list[str] = []
+    iv = _interview(data)
+    for p, i in _approved_interviews(blocks):
+        if RANK.get(p, -1) >= RANK[phase]:
+            superseded.append(f"{p} interview {i}")
+    if iv is not None and iv.get("phase") in RANK and RANK[str(iv["phase"])] >= RANK[phase]:
+        entry = f"{iv['phase']} interview {iv.get('id')}"
+        if entry not in superseded:
+            superseded.append(entry)
+    for standing in standing_approvals(blocks):
+        if RANK.get(standing.phase, -1) >= RANK[phase]:
+            superseded.append(f"{standing.phase} artifact {standing.path}@{standing.sha256[:12]}")
+    art = artifact_of(data)
+    art_goes = art is not None and RANK.get(str(art.get("phase")), -1) >= RANK[phase]
+    if art_goes and art is not None and art.get("status") in OPEN:
+        superseded.append(f"{art['phase']} artifact {art['path']} ({art['status']})")
+    if not superseded:
+        raise GateRefusal("NOTHING_TO_REOPEN", f"nothing of the {phase} phase or after it is "
+                          "approved or under way: there is nothing to go back from")
+    change = Change()
+    change.updates["phase"] = phase
+    if iv is not None and iv.get("phase") in RANK and RANK[str(iv["phase"])] >= RANK[phase]:
+        change.updates["interview"] = None
+    if art_goes:
+        change.updates["artifact"] = None
+    change.block(block_heading(phase, "Grill - Reopened"),
+                 [f"- From phase: {current}", f"- Reason: {text}",
+                  f"- Superseded: {', '.join(superseded)}"])
+    return change, {"phase": phase, "from_phase": current, "reason": text,
+                    "superseded": superseded}
+
+
+def check_phase_order(data: dict[str, object], blocks: list[Block], phase: str,
+                      interview_id: str) -> None:
+    """For `begin-interview`: never an earlier phase than the spec's (that is a `reopen`),
+    and never an interview ID a reopening set aside."""
+    current = data.get("phase")
+    iv = _interview(data)
+    resuming = iv is not None and iv.get("id") == interview_id and iv.get("phase") == phase
+    if isinstance(current, str) and current in RANK and phase in RANK and \
+            RANK[phase] < RANK[current] and not resuming:
+        raise GateRefusal("PHASE_REGRESSION",
+                          f"the spec is at phase {current}: going back to {phase} sets aside "
+                          f"what was approved since, so it is recorded: `mdgrill reopen SPEC "
+                          f"--phase {phase} --reason TEXT`, then begin the {phase} interview")
+    if interview_id in superseded_interviews(blocks):
+        raise GateRefusal("INTERVIEW_SUPERSEDED",
+                          f"interview {interview_id} was set aside by a reopening: begin the "
+                          "interview under a new ID")

@@ -26,23 +26,26 @@ MAX_OPTIONS = 4
 
 CLOSING_KEYS = ("Facts resolved", "Decisions", "Out of scope", "Domain language",
                 "Frontier after round")
-ROUND_KEYS = ("Asked", *CLOSING_KEYS, "Assumptions", "Other", "Stop")
+ROUND_KEYS = ("Asked", *CLOSING_KEYS, "Assumptions", "Other", "Stop", "By", "Amended", "Was",
+              "Reason")
 BLOCK_KEYS: dict[str, tuple[str, ...]] = {
     "round": ROUND_KEYS,
     "awaiting": ("Confirmation ID", "Approach"),
     "confirmed": ("Interview", "Confirmation ID", "Source", "Status", "Context digest",
-                  "Reply"),
+                  "Reply", "By"),
     "revised": ("Retired", "Reopened", "Dependents", "Next round"),
-    "skipped": ("Confirmation ID", "Reason", "Retired", "Defaulted", "Assumption"),
+    "skipped": ("Confirmation ID", "Reason", "Retired", "Defaulted", "Assumption", "By"),
     "bypassed": ("Interview", "Reason", "Context digest"),
     "reset": ("Interview", "Reason"),
-    "cancelled": ("Interview", "Confirmation ID", "Reply"),
+    "cancelled": ("Interview", "Confirmation ID", "Reply", "By"),
     "mode": ("Mode", "Authorization", "At"),
+    "reopened": ("From phase", "Reason", "Superseded", "By"),
+    "amended": ("Amended", "Was", "Reason", "By"),
 }
 _BLOCK_KEYS = {kind: {k.lower() for k in keys} for kind, keys in BLOCK_KEYS.items()}
 # A block after a round that proves the round was closed (a Reset may abandon it open).
 _CLOSES_ROUND = frozenset({"round", "awaiting", "confirmed", "skipped", "revised", "bypassed"})
-_NEW_SEQUENCE = frozenset({"confirmed", "skipped", "bypassed", "reset"})
+_NEW_SEQUENCE = frozenset({"confirmed", "skipped", "bypassed", "reset", "reopened"})
 _PREFIX = lazy(r"(?:[^\n]*?):(\d+):(\d+): ")
 
 

@@ -387,13 +387,15 @@ _PHASE_ORDER = ("start", "research", "requirements", "design", "tasks")
 
 class PhaseWatch:
     """Passes versions through and notes each `phase:` that moved forward without an
-    approve-artifact commit, once the spec uses the artifact gate."""
+    approve-artifact commit, once the spec uses the artifact gate, and each that moved back
+    without a reopen commit."""
 
     def __init__(self, versions: Iterable[tuple[str, bytes]], path: str,
-                 approvals: set[str]) -> None:
+                 approvals: set[str], reopens: set[str] | None = None) -> None:
         self.versions = versions
         self.path = path
         self.approvals = approvals
+        self.reopens = reopens or set()
         self.diagnostics: list[Diagnostic] = []
 
     def __iter__(self) -> Iterator[tuple[str, bytes]]:
@@ -411,5 +413,14 @@ class PhaseWatch:
                     f"commit {sha[:10]} moved `phase:` from {before} to {phase} without an "
                     "approve-artifact commit: a phase advances only by `mdgrill "
                     "approve-artifact`"))
+            elif before in _PHASE_ORDER and phase in _PHASE_ORDER and \
+                    _PHASE_ORDER.index(str(phase)) < _PHASE_ORDER.index(str(before)) and \
+                    sha not in self.reopens:
+                line = head.count(b"\n", 0, found.start()) + 1 if found else 1
+                self.diagnostics.append(error(
+                    self.path, line, "PHASE_REGRESSION",
+                    f"commit {sha[:10]} moved `phase:` back from {before} to {phase} without "
+                    "a reopen commit: going back is `mdgrill reopen SPEC --phase P --reason "
+                    "TEXT`, which records what it sets aside"))
             before = phase if phase is not None else before
             yield sha, data

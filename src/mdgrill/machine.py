@@ -502,6 +502,53 @@ def _require_user_words(reply: str, what: str) -> str:
     return words
 
 
+def amend(data: dict[str, object], prog: Progress, decision_id: str, answer: str,
+          reason: str) -> tuple[Change, dict[str, object]]:
+    """`amend`: correct the wording of a recorded answer without reopening anything.
+
+    The log stays append-only: an `- Amended: ID -> words` line (in the open round, or in an
+    `Amended` block when no round is open) says how the answer reads from now on, with what it
+    said before and why. Only before approval: once the interview is terminal, its record was
+    approved as it stands, and changing it is a reopening.
+    """
+    require_id(decision_id)
+    iv = interview_of(data)
+    phase = str(iv["phase"])
+    if iv["status"] in TERMINAL:
+        raise GateRefusal("AMEND_AFTER_APPROVAL",
+                          f"the {phase} interview {iv['id']} is {iv['status']}: its answers were "
+                          f"approved as they read. To change what {decision_id} says, go back "
+                          f"with `mdgrill reopen SPEC --phase {phase} --reason TEXT` and ask "
+                          "again (before approval, `amend` corrects wording and `revise` "
+                          "reopens a decision whose substance changes)")
+    from .tree import DEFAULTED_ANSWER, ledger_of
+
+    ledger = ledger_of(prog)
+    was = ledger.answers.get(decision_id)
+    if was is None or was == DEFAULTED_ANSWER:
+        raise GateRefusal("NOT_ANSWERED",
+                          f"{decision_id} has no recorded answer to amend: record one with "
+                          "`record-answer`")
+    if classify(answer).kind in (CONTROL_ONLY, BARE_SKIP):
+        raise GateRefusal("CONTROL_ONLY_ANSWER",
+                          f"`{answer.strip()}` is not a wording of {decision_id}'s answer: give "
+                          "the corrected text itself")
+    text = single_line(answer, "--answer")
+    why = single_line(reason, "--reason")
+    old = was[len(decision_id) + 4:] if was.startswith(f"{decision_id} -> ") else was
+    if text == old:
+        raise InputError("NOTHING_TO_AMEND", f"{decision_id} already reads `{text}`")
+    lines = [f"- Amended: {decision_id} -> {text}", f"- Was: {decision_id} -> {old}",
+             f"- Reason: {decision_id} -> {why}"]
+    change = Change()
+    if _current_round_block(prog, iv) is not None and iv["status"] == "collecting":
+        change.append_lines.extend(lines)
+    else:
+        change.block(block_heading(phase, "Grill - Amended"), lines)
+    return change, {"decision": decision_id, "answer": text, "was": old, "reason": why,
+                    "status": iv["status"]}
+
+
 def out_of_scope(data: dict[str, object], prog: Progress, decision_id: str,
                  reply: str) -> tuple[Change, dict[str, object]]:
     """The user's words place an asked decision out of scope ("every branch is resolved or
@@ -793,6 +840,13 @@ def check_delegation(prog: Progress, phase: str, interview_id: str,
                      given_digest: str | None, current_digest: str,
                      discovery_revision: str | None = None) -> dict[str, object]:
     require_phase(phase)
+    from .artifact_gate import superseded_interviews
+
+    if interview_id in superseded_interviews(prog.blocks):
+        raise GateRefusal("INTERVIEW_SUPERSEDED",
+                          f"interview {interview_id} was set aside by a reopening (see the "
+                          "`Reopened` block): its approval is history; the gates run again "
+                          "from the reopened phase")
     data = prog.data
     iv = interview_of(data)
     if iv.get("phase") != phase or iv.get("id") != interview_id:

@@ -54,6 +54,7 @@ TRANSITION_WORDS = {
     "awaiting confirmation": "awaiting", "confirmed": "confirmed", "revised": "revised",
     "skipped": "skipped", "bypassed": "bypassed", "reset": "reset",
     "approval resolved": "resolved", "cancelled": "cancelled", "mode": "mode",
+    "reopened": "reopened", "amended": "amended",
 }
 ARTIFACT_WORDS = {
     "awaiting approval": "artifact_awaiting", "approved": "artifact_approved",

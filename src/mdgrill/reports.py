@@ -59,7 +59,7 @@ def answer_text(node_id: str, value: str) -> str:
 class LedgerEntry:
     """One settled decision: `E<n> [section] question = answer`."""
 
-    __slots__ = ("number", "id", "section", "question", "answer", "refines", "line")
+    __slots__ = ("number", "id", "section", "question", "answer", "refines", "line", "was")
 
     def __init__(self, number: int, node_id: str, section: str | None, question: str,
                  answer: str, line: int) -> None:
@@ -70,18 +70,22 @@ class LedgerEntry:
         self.answer = answer
         self.refines: int | None = None
         self.line = line  # 0-based line of the answer
+        self.was: str | None = None  # the wording before an amendment
 
     @property
     def label(self) -> str:
         return f"E{self.number}"
 
     def text(self) -> str:
-        return f"{self.label} [{self.section or '-'}] {self.question} = {self.answer}"
+        mark = " (amended)" if self.was is not None else ""
+        return f"{self.label} [{self.section or '-'}] {self.question} = {self.answer}{mark}"
 
     def to_json(self) -> dict[str, object]:
         return {"entry": self.label, "id": self.id, "section": self.section,
                 "question": self.question, "answer": self.answer,
-                "refines": f"E{self.refines}" if self.refines else None, "line": self.line + 1}
+                "refines": f"E{self.refines}" if self.refines else None, "line": self.line + 1,
+                "amended_from": answer_text(self.id, self.was) if self.was is not None
+                else None}
 
 
 def ledger_entries(prog: Progress) -> list[LedgerEntry]:
@@ -98,6 +102,7 @@ def ledger_entries(prog: Progress) -> list[LedgerEntry]:
                             node.title if node and node.title else node_id,
                             answer_text(node_id, ledger.answers[node_id]),
                             ledger.answer_line.get(node_id, 0))
+        entry.was = ledger.amended.get(node_id)
         entries.append(entry)
         number_of[node_id] = i
     for entry in entries:
@@ -140,7 +145,8 @@ def outline_lines(entries: list[LedgerEntry]) -> list[str]:
         lines.append(f"### {section}")
         for e in items:
             refines = f" (refines E{e.refines})" if e.refines else ""
-            lines.append(f"- {e.label} {e.question} = {e.answer}{refines}")
+            amended = " (amended)" if e.was is not None else ""
+            lines.append(f"- {e.label} {e.question} = {e.answer}{amended}{refines}")
         lines.append("")
     return lines[:-1]
 
@@ -180,6 +186,8 @@ def tree_text(prog: Progress, color: bool = False) -> str:
             text += f" (depends on {', '.join(node.depends_on)})"
         if node.id in ledger.answers:
             text += f" = {answer_text(node.id, ledger.answers[node.id])}"
+            if node.id in ledger.amended:
+                text += " (amended)"
         if node.id in frontier.blocked:
             text += f" — blocked by {', '.join(frontier.blocked[node.id])}"
         lines.append(text)
@@ -327,6 +335,17 @@ def status_text(view: dict[str, object], color: bool = False) -> str:
     art = view.get("artifact")
     if isinstance(art, dict):
         lines.append(_artifact_line(art, color))
+    for changed in view.get("approved_changed") or []:  # type: ignore[attr-defined]
+        lines.append(paint(f"approved artifact changed: {changed['path']} ({changed['phase']}): "
+                           "submit it again or reopen the phase", "red", color))
+    reopenings = view.get("reopenings") or []
+    assert isinstance(reopenings, list)
+    if reopenings:
+        last = reopenings[-1]
+        by = f" by {last['by']}" if last.get("by") else ""
+        lines.append(f"reopened: {last['phase']} from {last['from_phase']} ({last['reason']})"
+                     f"{by}" + (f"; {len(reopenings)} reopenings in all"
+                                if len(reopenings) > 1 else ""))
     approval = view.get("approval")
     if isinstance(approval, dict):
         if approval.get("sha"):

@@ -66,6 +66,7 @@ class Ledger(Settled):
         self.answers: dict[str, str] = {}
         super().__init__(self.answers, set())
         self.order: list[str] = []  # IDs in the order they were settled
+        self.amended: dict[str, str] = {}  # ID -> the wording it had before its last amendment
         self._lines: dict[str, int] = {}
         self._line_source: Callable[[], dict[str, int]] | None = None  # set by the fast path
 
@@ -82,21 +83,9 @@ def read_ledger(blocks: list[Block]) -> Ledger:
     ledger = Ledger()
     for block in blocks:
         if block.kind == "round":
-            for entry in block.entries:
-                key = entry.key.lower()
-                if key == "decisions":
-                    pair = split_decision(entry.value)
-                    if pair is not None and is_id(pair[0]):
-                        _settle(ledger, pair[0], pair[1], entry.line)
-                elif key == "facts resolved":
-                    node_id = fact_id(entry.value)
-                    if node_id is not None:
-                        _settle(ledger, node_id, entry.value, entry.line)
-                elif key == "out of scope":
-                    for node_id in split_ids(entry.value):
-                        if is_id(node_id):
-                            ledger.out_of_scope.add(node_id)
-                            ledger.answers.pop(node_id, None)
+            _read_round(ledger, block)
+        elif block.kind == "amended":
+            _read_amended(ledger, block)
         elif block.kind == "revised":
             for entry in block.get("Reopened"):
                 for node_id in split_ids(entry.value):
@@ -105,6 +94,44 @@ def read_ledger(blocks: list[Block]) -> Ledger:
         elif block.kind == "skipped":
             _read_defaulted(ledger, block)
     return ledger
+
+
+def _read_round(ledger: Ledger, block: Block) -> None:
+    for entry in block.entries:
+        key = entry.key.lower()
+        if key == "decisions":
+            pair = split_decision(entry.value)
+            if pair is not None and is_id(pair[0]):
+                _settle(ledger, pair[0], pair[1], entry.line)
+        elif key == "facts resolved":
+            node_id = fact_id(entry.value)
+            if node_id is not None:
+                _settle(ledger, node_id, entry.value, entry.line)
+        elif key == "out of scope":
+            for node_id in split_ids(entry.value):
+                if is_id(node_id):
+                    ledger.out_of_scope.add(node_id)
+                    ledger.answers.pop(node_id, None)
+        elif key == "amended":
+            _amend(ledger, entry.value)
+
+
+def _read_amended(ledger: Ledger, block: Block) -> None:
+    for entry in block.get("Amended"):
+        _amend(ledger, entry.value)
+
+
+def _amend(ledger: Ledger, value: str) -> None:
+    """`ID -> corrected wording`: the answer reads so from here on; the ID stays settled
+    where it was (an amendment corrects words, it answers nothing)."""
+    pair = split_decision(value)
+    if pair is None or pair[0] not in ledger.answers:
+        return
+    node_id, text = pair
+    old = ledger.answers[node_id]
+    ledger.amended.setdefault(node_id, old)
+    # a fact keeps its `ID -> ` form, as `Facts resolved: ID -> text` is stored whole
+    ledger.answers[node_id] = value if old.startswith(f"{node_id} -> ") else text
 
 
 def _read_defaulted(ledger: Ledger, block: Block) -> None:
@@ -131,6 +158,8 @@ def ledger_of(prog: Progress) -> Ledger:  # noqa: C901 - read_ledger's rules, in
     if fast is None:
         return read_ledger(prog.blocks)
     text, start, end, _ = fast
+    if _AMENDED_LINE.search(text, max(start - 1, 0), end):  # rare: the exact rules read them
+        return read_ledger(prog.blocks)
     ledger = Ledger()
     answers, out_of_scope = ledger.answers, ledger.out_of_scope
     settled: list[str] = []  # every settling, in order; `order` is its first occurrences
@@ -220,6 +249,8 @@ _ODD_LEDGER_LINE = lazy(
     rf"|(?:Decisions|Facts resolved|Out of scope): {_NONE_LINE}))"
     r"[-*+][ \t]+(?:\*\*)?(?i:decisions|facts resolved|out of scope|reopened|defaulted)")
 _SETTLING = lazy(rf"\n- (?:Decisions|Facts resolved): ({ID_PATTERN}) -> ")
+# A line that amends an answer (read by the exact rules only)
+_AMENDED_LINE = lazy(r"\n[-*+][ \t]+(?:\*\*)?(?i:amended)")
 # A line that _LEDGER_LINE might read as `Reopened`
 _REOPENED_LINE = lazy(r"\n[-*+][ \t]+(?:\*\*)?(?i:reopened)")
 # A heading is a round or a Revised block only in the exact form classify_block reads.

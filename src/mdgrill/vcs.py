@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "TRAILER_ARTIFACT_SHA256", "TRAILER_CONTEXT_DIGEST", "TRAILER_INTERVIEW", "TRAILER_PHASE",
-    "TRAILER_ROUND", "TRAILER_SPEC", "TRAILER_TRANSITION", "CommitResult", "TransitionCommit",
+    "TRAILER_BY", "TRAILER_ROUND", "TRAILER_SPEC", "TRAILER_TRANSITION", "CommitResult",
+    "TransitionCommit",
     "TransitionList", "all_transitions", "approval_commits", "blob_at", "changed_files",
     "blobs_at", "commit_paths", "escape_value", "file_history", "find_repo_root",
     "format_message", "head_state", "is_ancestor", "iter_file_history",
@@ -50,6 +51,7 @@ TRAILER_TRANSITION = "Mdgrill-Transition"
 TRAILER_CONTEXT_DIGEST = "Mdgrill-Context-Digest"
 TRAILER_ARTIFACT_SHA256 = "Mdgrill-Artifact-Sha256"
 TRAILER_ROUND = "Mdgrill-Round"
+TRAILER_BY = "Mdgrill-By"  # who gave the approval (the commit's author, where git allows)
 
 _COMMIT_HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg")
 # Config that would change what our log parsing sees (gpg output, --follow on one path).
@@ -506,8 +508,12 @@ def _unstage(repo: Repo, new: list[str]) -> None:
         _run(repo, "rm", "--cached", "--quiet", "--ignore-unmatch", "--", *new)
 
 
-def commit_paths(repo_root: str, paths: list[str], message: str) -> CommitResult:
-    """Commit exactly `paths` on the current branch; anything else staged stays staged."""
+def commit_paths(repo_root: str, paths: list[str], message: str,
+                 author: str | None = None) -> CommitResult:
+    """Commit exactly `paths` on the current branch; anything else staged stays staged.
+
+    `author` (`Name <email>`) is the person who gave the approval; the committer stays git's
+    own identity, so the history shows both who approved and who ran the command."""
     root = os.path.abspath(repo_root)
     git_dir, _ = _git_dirs(root)
     rels = list(dict.fromkeys(_repo_path(root, p) for p in paths))
@@ -547,7 +553,8 @@ def commit_paths(repo_root: str, paths: list[str], message: str) -> CommitResult
                 raise _commit_failure(repo, root, 128, out, err, rels)
         status, out, err = _run(
             repo, "-c", "user.useConfigOnly=true", "commit", "--quiet", "--only",
-            "--allow-empty", "--cleanup=whitespace", "-m", message, "--", *specs)
+            "--allow-empty", "--cleanup=whitespace", "-m", message,
+            *([f"--author={author}"] if author else []), "--", *specs)
         if status != 0:
             _unstage(repo, new)
             raise _commit_failure(repo, root, status, out, err, rels)
@@ -788,3 +795,21 @@ def ignored(repo_root: str, path: str) -> bool:
         return False
     status, _, _ = _run(repo, "check-ignore", "-q", "--", rel)  # a tracked file never is
     return status == 0
+
+
+def identity(repo_root: str) -> str | None:
+    """`Name <email>` as git would author a commit here, or None when git has no identity."""
+    import subprocess
+
+    env = dict(os.environ)
+    env.update({"LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"})
+    try:
+        proc = subprocess.run([_exe(), "var", "GIT_AUTHOR_IDENT"], cwd=repo_root, env=env,
+                              stdin=subprocess.DEVNULL, capture_output=True, check=False)
+    except OSError:
+        return None
+    if proc.returncode != 0:
+        return None
+    ident = proc.stdout.decode("utf-8", "replace").strip()
+    # "Name <email> 1700000000 +0000": drop the timestamp and zone
+    return ident.rsplit(" ", 2)[0] if ident.count(" ") >= 2 else ident or None

@@ -21,6 +21,9 @@ from . import Outcome, spec_of
 
 def configure(verb: str, p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", metavar="SPEC", help="spec folder or its .progress.md")
+    if verb in ("approve-artifact", "request-revision"):
+        p.add_argument("--by", metavar="NAME", help="who gave it (`Name <email>` or a name); "
+                       "default: git's identity")
     if verb == "await-artifact-approval":
         p.add_argument("--artifact", required=True, metavar="FILE",
                        help="the phase's artifact (e.g. specs/x/requirements.md); a relative "
@@ -122,14 +125,31 @@ def _await(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     return Outcome(result, text + _warnings_text(result))
 
 
+def _person(spec: store.Spec, args: argparse.Namespace) -> str | None:
+    from ..people import who
+
+    args.person = who(spec, args.by)
+    return args.person  # type: ignore[no-any-return]
+
+
+def _artifact_phase(prog: Progress) -> object:
+    art = prog.data.get("artifact")
+    return art.get("phase") if isinstance(art, dict) else None
+
+
 def _approve(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    from ..people import phase_rule, signed
+    from ..project import owners
+
     def step(prog: Progress) -> tuple[Change, dict[str, object]]:
         art = artifact_gate.artifact_of(prog.data)
         sha = _sha_now(spec, str(art["path"])) if art is not None else None
         digest = _digest_of_interview(prog, spec, art["phase"]) if art is not None else None
         return artifact_gate.approve(prog.data, args.source, sha, digest)
 
-    result = transaction(spec, step)
+    person = _person(spec, args)
+    result = transaction(spec, signed(step, person, None, phase_rule(
+        owners(spec.root), person, _artifact_phase, "approve-artifact")))
     text = f"{result['approved_phase']} artifact {result['path']} approved; phase: " \
            f"{result['phase']}"
     if not args.no_commit:
@@ -163,9 +183,15 @@ def _commit(spec: store.Spec, args: argparse.Namespace,
                 (vcs.TRAILER_TRANSITION, artifact_gate.APPROVE_SOURCE),
                 ("Mdgrill-Artifact", str(result["path"])),
                 (vcs.TRAILER_ARTIFACT_SHA256, str(result["sha256"]))]
+    person = getattr(args, "person", None)
+    if person:
+        trailers.append((vcs.TRAILER_BY, person))
     paths = touched_paths(spec, prog)
     paths.append(str(result["path"]))
-    commit = vcs.commit_paths(spec.root, paths, vcs.format_message(subject, trailers))
+    from ..people import author
+
+    commit = vcs.commit_paths(spec.root, paths, vcs.format_message(subject, trailers),
+                              author=author(person))
     return {"commit": commit.sha, "transition": artifact_gate.APPROVE_SOURCE}
 
 
@@ -173,8 +199,11 @@ def _request_revision(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     if not args.feedback.strip():
         raise InputError("EMPTY_FEEDBACK", "--feedback is empty: record what the user wants "
                          "changed")
-    result = transaction(spec, lambda prog: artifact_gate.request_revision(prog.data,
-                                                                           args.feedback))
+    from ..people import signed
+
+    result = transaction(spec, signed(
+        lambda prog: artifact_gate.request_revision(prog.data, args.feedback),
+        _person(spec, args)))
     return Outcome(result, f"revision requested for {result['path']} (feedback round "
                            f"{result['feedback_round']}); the gate stays open")
 

@@ -13,6 +13,7 @@ import os
 
 from .. import store
 from ..errors import GateRefusal, MdgrillError
+from ..people import author
 from ..progress import Progress, read_progress
 
 TYPE_CHECKING = False
@@ -63,7 +64,7 @@ def touched_paths(spec: store.Spec, prog: Progress) -> list[str]:
 
 
 def transition_message(spec: store.Spec, iv: dict[str, object], transition: str,
-                       verb: str = "approve") -> str:
+                       verb: str = "approve", by: str | None = None) -> str:
     """`grill(<phase>): approve <id> (round N)` and the Mdgrill-* trailers, values escaped."""
     from .. import vcs
 
@@ -71,6 +72,8 @@ def transition_message(spec: store.Spec, iv: dict[str, object], transition: str,
     trailers = [(vcs.TRAILER_SPEC, spec.rel_folder), (vcs.TRAILER_PHASE, str(iv["phase"])),
                 (vcs.TRAILER_INTERVIEW, str(iv["id"])), (vcs.TRAILER_TRANSITION, transition),
                 (vcs.TRAILER_CONTEXT_DIGEST, str(iv["context_digest"]))]
+    if by:
+        trailers.append((vcs.TRAILER_BY, by))
     return vcs.format_message(subject, trailers)
 
 
@@ -100,9 +103,10 @@ def commit_transition(spec: store.Spec, args: argparse.Namespace, kind: str) -> 
     transition = TRANSITION_OF_STATUS.get(str(iv.get("status")), kind)
     from .. import vcs
 
-    message = transition_message(spec, iv, transition)
+    message = transition_message(spec, iv, transition, by=getattr(args, "person", None))
     try:
-        result = vcs.commit_paths(spec.root, touched_paths(spec, prog), message)
+        result = vcs.commit_paths(spec.root, touched_paths(spec, prog), message,
+                                  author=author(getattr(args, "person", None)))
     except MdgrillError as exc:
         retry = _retry_command(spec, args)
         raise type(exc)(
@@ -116,6 +120,28 @@ def commit_transition(spec: store.Spec, args: argparse.Namespace, kind: str) -> 
                      "retry": retry}) from None
     return {"commit": result.sha, "transition": transition, "branch": result.branch,
             "committed_paths": list(result.paths)}
+
+
+def commit_reopen(spec: store.Spec, args: argparse.Namespace,
+                  result: dict[str, object]) -> dict[str, object]:
+    """Commit a reopening: `.progress.md`, with the trailers `verify` reads it by."""
+    from ..session import load
+
+    prog = load(spec)
+    why_not = commit_blocker(prog, spec)
+    if why_not is not None:
+        return {"commit": None, "commit_skipped": why_not}
+    from .. import vcs
+
+    person = getattr(args, "person", None)
+    subject = f"grill({result['phase']}): reopen from {result['from_phase']}"
+    trailers = [(vcs.TRAILER_SPEC, spec.rel_folder), (vcs.TRAILER_PHASE, str(result["phase"])),
+                (vcs.TRAILER_TRANSITION, "reopen"), ("Mdgrill-Reason", str(result["reason"]))]
+    if person:
+        trailers.append((vcs.TRAILER_BY, person))
+    commit = vcs.commit_paths(spec.root, [spec.rel_progress],
+                              vcs.format_message(subject, trailers), author=author(person))
+    return {"commit": commit.sha, "transition": "reopen", "branch": commit.branch}
 
 
 def find_approval(spec: store.Spec, iv: dict[str, object],

@@ -72,12 +72,18 @@ def _log(args: argparse.Namespace, root: str) -> Outcome:
                  "transition": t.get("Mdgrill-Transition"),
                  "context_digest": t.get("Mdgrill-Context-Digest"), "subject": c.subject,
                  "artifact": t.get("Mdgrill-Artifact"),
-                 "artifact_sha256": t.get("Mdgrill-Artifact-Sha256")}
+                 "artifact_sha256": t.get("Mdgrill-Artifact-Sha256"),
+                 "reason": t.get("Mdgrill-Reason"), "by": t.get("Mdgrill-By")}
         entries.append(entry)
-        what = (f"{entry['artifact']} {str(entry['artifact_sha256'] or '-')[:12]}"
-                if entry["artifact"] else str(entry["context_digest"] or "-")[:12])
+        if entry["transition"] == "reopen":
+            what = f"reason: {entry['reason'] or '-'}"
+        elif entry["artifact"]:
+            what = f"{entry['artifact']} {str(entry['artifact_sha256'] or '-')[:12]}"
+        else:
+            what = str(entry["context_digest"] or "-")[:12]
+        by = f"  by {entry['by']}" if entry["by"] else ""
         lines.append(f"{c.date[:19]}  {c.sha[:10]}  {entry['spec']}  {entry['phase']}  "
-                     f"{entry['interview']}  {entry['transition']}  {what}")
+                     f"{entry['interview'] or '-'}  {entry['transition']}  {what}{by}")
     shallow = bool(getattr(commits, "shallow", False))
     if shallow:
         lines.append("note: this is a shallow clone, so the history is incomplete: transitions "
@@ -196,11 +202,13 @@ def _verify(args: argparse.Namespace, root: str) -> Outcome:
     diagnostics: list[Diagnostic] = []
     stats: dict[str, int] = {}
     removed: set[str] = set()
-    approvals = {c.sha for c in vcs.all_transitions(root)
+    transitions = vcs.all_transitions(root)
+    approvals = {c.sha for c in transitions
                  if c.trailers.get("Mdgrill-Transition") == "approve-artifact"}
+    reopens = {c.sha for c in transitions if c.trailers.get("Mdgrill-Transition") == "reopen"}
     for rel in progress_files:
         history = vcs.iter_file_history(root, rel)
-        watch = PhaseWatch(history, _shown(root, rel), approvals)
+        watch = PhaseWatch(history, _shown(root, rel), approvals, reopens)
         try:
             diagnostics.extend(verify_log_history(watch, _shown(root, rel), stats))
         finally:

@@ -8,6 +8,7 @@ from .. import machine, store
 from ..context import context_sources, skills_stale
 from ..errors import GateRefusal, InputError
 from ..gate import quick_authorized
+from ..people import phase_rule, section_rule, signed, who
 from ..progress import Change, Progress
 from ..record import PHASES
 from ..session import load, transaction
@@ -17,6 +18,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from ..project import Owners
+
+
+# The verbs that record what a person said: each names them (`- By:`).
+BY_VERBS = frozenset({"record-answer", "record-fact", "out-of-scope", "confirm", "skip",
+                      "cancel", "amend", "reopen"})
+
 
 def configure(verb: str, p: argparse.ArgumentParser) -> None:  # noqa: C901 - one branch a verb
     if verb != "classify-reply":
@@ -25,6 +33,9 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:  # noqa: C901 - on
         p.add_argument("--reply", metavar="TEXT", help="the user's verbatim reply to the "
                        "approval question; recorded in the block (for confirm it must be the "
                        "explicit selection `Approve and delegate`)")
+    if verb in BY_VERBS:
+        p.add_argument("--by", metavar="NAME", help="who gave it (`Name <email>` or a name); "
+                       "default: git's identity (`git var GIT_AUTHOR_IDENT`)")
     if verb == "mode":
         group = p.add_mutually_exclusive_group()
         group.add_argument("--quick", action="store_true", help="quick mode: interviews are "
@@ -88,6 +99,15 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:  # noqa: C901 - on
         p.add_argument("--assumption", action="append", default=[], metavar="T",
                        help="at least one: what stands in for the defaulted decisions")
         p.add_argument("--decision-id", default="skip-confirmation", metavar="CID")
+    elif verb == "reopen":
+        p.add_argument("--phase", required=True, choices=PHASES, help="the phase to go back to "
+                       "(or the current one, to redo it)")
+        p.add_argument("--reason", required=True, metavar="TEXT", help="why (one line)")
+        p.add_argument("--no-commit", action="store_true", help="do not commit the reopening")
+    elif verb == "amend":
+        p.add_argument("--decision-id", required=True, metavar="ID")
+        p.add_argument("--answer", required=True, metavar="TEXT", help="the corrected wording")
+        p.add_argument("--reason", required=True, metavar="TEXT", help="why (e.g. `typo`)")
     elif verb == "revise":
         p.add_argument("--decision-id", action="append", required=True, metavar="ID")
     elif verb == "check-delegation":
@@ -177,8 +197,10 @@ def _record_skill_load(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 
 def _begin(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     def step(prog: Progress) -> tuple[Change, dict[str, object]]:
+        from ..artifact_gate import check_phase_order
         from .artifact import guard_begin
 
+        check_phase_order(prog.data, prog.blocks, args.phase, args.interview_id)
         guard_begin(spec, prog, args.phase)
         warnings = machine.check_skills(prog.data, args.phase, args.interview_id,
                                         args.discovery_revision, skills_stale(prog.data, spec))
@@ -238,11 +260,28 @@ def _warnings(result: dict[str, object]) -> str:
     return "".join(f"\nwarning: {w}" for w in warnings) if isinstance(warnings, list) else ""
 
 
+def _person(spec: store.Spec, args: argparse.Namespace) -> tuple[str | None, Owners]:
+    """Who this verb speaks for (kept on `args` for the approval commit), and the owners."""
+    from ..project import owners
+
+    args.person = who(spec, args.by)
+    return args.person, owners(spec.root)
+
+
+def _interview_phase(prog: Progress) -> object:
+    iv = prog.data.get("interview")
+    return iv.get("phase") if isinstance(iv, dict) else None
+
+
 def _record_answer(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     if not args.answer.strip():
         raise InputError("EMPTY_ANSWER", "--answer is empty: record what the user decided")
-    result = transaction(spec, _fresh(spec, "record-answer", lambda prog: machine.record_answer(
-        prog.data, prog, args.decision_id, args.answer, args.assumption, args.other)))
+    person, own = _person(spec, args)
+    result = transaction(spec, _fresh(spec, "record-answer", signed(
+        lambda prog: machine.record_answer(prog.data, prog, args.decision_id, args.answer,
+                                           args.assumption, args.other),
+        person, args.decision_id,
+        section_rule(own, person, args.decision_id, "record-answer"))))
     pending = result["pending"]
     assert isinstance(pending, list)
     text = f"recorded {args.decision_id} -> {result['recorded']}; pending: " \
@@ -253,14 +292,19 @@ def _record_answer(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 
 
 def _record_fact(spec: store.Spec, args: argparse.Namespace) -> Outcome:
-    result = transaction(spec, _fresh(spec, "record-fact", lambda prog: machine.record_fact(
-        prog.data, prog, args.text, args.decision_id)))
+    person, _ = _person(spec, args)
+    result = transaction(spec, _fresh(spec, "record-fact", signed(
+        lambda prog: machine.record_fact(prog.data, prog, args.text, args.decision_id),
+        person, args.decision_id)))
     return Outcome(result, "recorded the fact")
 
 
 def _out_of_scope(spec: store.Spec, args: argparse.Namespace) -> Outcome:
-    result = transaction(spec, _fresh(spec, "out-of-scope", lambda prog: machine.out_of_scope(
-        prog.data, prog, args.decision_id, args.reply)))
+    person, own = _person(spec, args)
+    result = transaction(spec, _fresh(spec, "out-of-scope", signed(
+        lambda prog: machine.out_of_scope(prog.data, prog, args.decision_id, args.reply),
+        person, args.decision_id,
+        section_rule(own, person, args.decision_id, "out-of-scope"))))
     return Outcome(result, f"{args.decision_id} is out of scope")
 
 
@@ -271,7 +315,9 @@ def _record_stop(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 
 
 def _cancel(spec: store.Spec, args: argparse.Namespace) -> Outcome:
-    result = transaction(spec, lambda prog: machine.cancel(prog.data, args.reply))
+    person, _ = _person(spec, args)
+    result = transaction(spec, signed(lambda prog: machine.cancel(prog.data, args.reply),
+                                      person))
     return Outcome(result, f"cancelled: the interview stays {result['status']}; "
                            "stop without delegating")
 
@@ -303,8 +349,11 @@ def _commit_text(commit: dict[str, object]) -> str:
 
 def _confirm(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     try:
-        result = transaction(spec, _fresh(spec, "confirm", lambda prog: machine.confirm(
-            prog.data, prog, args.decision_id, args.source, args.reply)))
+        person, own = _person(spec, args)
+        result = transaction(spec, _fresh(spec, "confirm", signed(
+            lambda prog: machine.confirm(prog.data, prog, args.decision_id, args.source,
+                                         args.reply),
+            person, None, phase_rule(own, person, _interview_phase, "confirm"))))
     except GateRefusal as exc:
         # Already confirmed but its commit failed: the same confirm retries just the commit.
         from .gitops import retry_confirm
@@ -327,9 +376,41 @@ def _confirm(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 
 
 def _skip(spec: store.Spec, args: argparse.Namespace) -> Outcome:
-    result = transaction(spec, _fresh(spec, "skip", lambda prog: machine.skip(
-        prog.data, prog, args.reason, args.assumption, args.decision_id)))
+    person, _ = _person(spec, args)
+    result = transaction(spec, _fresh(spec, "skip", signed(
+        lambda prog: machine.skip(prog.data, prog, args.reason, args.assumption,
+                                  args.decision_id), person)))
     return Outcome(result, f"skip recorded; confirm {args.decision_id} to finish")
+
+
+def _reopen(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    from ..artifact_gate import reopen
+
+    person, own = _person(spec, args)
+    result = transaction(spec, signed(
+        lambda prog: reopen(prog.data, prog.blocks, args.phase, args.reason), person, None,
+        phase_rule(own, person, lambda prog: args.phase, "reopen")))
+    superseded = result["superseded"]
+    assert isinstance(superseded, list)
+    text = f"reopened {args.phase} (from {result['from_phase']}): set aside " \
+           f"{'; '.join(superseded)}\nnext: begin the {args.phase} interview under a new ID"
+    if not args.no_commit:
+        from .gitops import commit_reopen
+
+        commit = commit_reopen(spec, args, result)
+        result.update(commit)
+        text += _commit_text(commit)
+    else:
+        result.update({"commit": None, "commit_skipped": "--no-commit"})
+    return Outcome(result, text)
+
+
+def _amend(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    person, _ = _person(spec, args)
+    result = transaction(spec, signed(
+        lambda prog: machine.amend(prog.data, prog, args.decision_id, args.answer, args.reason),
+        person, args.decision_id))
+    return Outcome(result, f"amended {args.decision_id}: {result['was']} -> {result['answer']}")
 
 
 def _revise(spec: store.Spec, args: argparse.Namespace) -> Outcome:
@@ -387,6 +468,6 @@ _HANDLERS = {
     "open-frontier": _open_frontier, "record-answer": _record_answer,
     "record-fact": _record_fact, "out-of-scope": _out_of_scope,
     "await-confirmation": _await, "confirm": _confirm, "skip": _skip, "revise": _revise,
-    "cancel": _cancel, "record-stop": _record_stop,
+    "cancel": _cancel, "record-stop": _record_stop, "reopen": _reopen, "amend": _amend,
     "check-delegation": check_delegation, "digest": _digest,
 }

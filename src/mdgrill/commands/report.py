@@ -93,11 +93,26 @@ def _status(spec: store.Spec, prog: Progress) -> Outcome:
         "frontier": frontier.to_json(), "context": _context_state(spec, prog, iv),
         "approval": _last_approval(spec), "problems": problems,
         "artifact": _artifact_state(spec, prog),
+        "reopenings": [{"phase": b.phase, "from_phase": b.first("From phase"),
+                        "reason": b.first("Reason"), "by": b.first("By"), "line": b.line + 1}
+                       for b in prog.blocks if b.kind == "reopened"],
+        "approved_changed": _approved_changed(spec, prog),
     }
     text = reports.status_text(view, use_color())
     for problem in problems:
         text += f"\nproblem: {problem}"
     return Outcome(view, text)
+
+
+def _approved_changed(spec: store.Spec, prog: Progress) -> list[dict[str, object]]:
+    from ..drift import changed_approvals
+
+    try:
+        found = changed_approvals(prog, spec.root)
+    except MdgrillError:
+        return []
+    return [{"phase": s.phase, "path": s.path, "approved": s.sha256, "now": now}
+            for s, now in found]
 
 
 def _artifact_state(spec: store.Spec, prog: Progress) -> dict[str, object] | None:

@@ -1,0 +1,86 @@
+"""Who gave an answer or an approval, and whether the project lets them.
+
+Shell: the default person is git's identity (`git var GIT_AUTHOR_IDENT`), the owners come from
+the project's `.mdgrill.yaml` (`project.owners`). The verbs record the person in the block they
+append, as `- By: <who>` (a block's own line) or `- By: <ID> -> <who>` (the answer of one
+decision), and an approval commit is authored by them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import store
+from .progress import Change, Progress, single_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .project import Owners
+
+_EMAIL = re.compile(r"(.*?)\s*<([^<>\s]*)>\Z")
+
+
+def who(spec: store.Spec, given: str | None) -> str | None:
+    """`--by` as given (one line), else git's identity here, else None (nobody is named)."""
+    if given is not None:
+        return single_line(given, "--by")
+    from .vcs import identity
+
+    return identity(spec.root)
+
+
+def author(person: str | None) -> str | None:
+    """`person` as a commit author (`Name <email>`; git takes an empty email), or None."""
+    if not person:
+        return None
+    m = _EMAIL.match(person)
+    return person if m is not None else f"{person} <>"
+
+
+def signed(step: Callable[[Progress], tuple[Change, dict[str, object]]], person: str | None,
+           subject: str | None = None,
+           check: Callable[[Progress], None] | None = None,
+           ) -> Callable[[Progress], tuple[Change, dict[str, object]]]:
+    """`step`, with `- By:` added to what it appends (`ID -> who` when `subject` is an ID) and
+    `check` (an owners rule) run on the file first."""
+    def run(prog: Progress) -> tuple[Change, dict[str, object]]:
+        if check is not None:
+            check(prog)
+        change, result = step(prog)
+        if person and change.touches_log:
+            if subject:  # beside the answer, in the block it was appended to
+                change.append_lines.append(f"- By: {subject} -> {person}")
+            elif change.new_blocks:  # the block this verb opens (Confirmed, Reopened, ...)
+                heading, lines = change.new_blocks[-1]
+                change.new_blocks[-1] = (heading, [*lines, f"- By: {person}"])
+            else:
+                change.append_lines.append(f"- By: {person}")
+            result["by"] = person
+        return change, result
+    return run
+
+
+def section_rule(owners: Owners, person: str | None, decision_id: str,
+                 verb: str) -> Callable[[Progress], None]:
+    """An owners rule for answering one decision: its section's owners, if any."""
+    def check(prog: Progress) -> None:
+        node = prog.node(decision_id)
+        section = node.section if node is not None else None
+        if section is None:
+            return
+        names = next((v for k, v in owners.sections.items()
+                      if k.strip().casefold() == section.strip().casefold()), [])
+        owners.require(f"the section {section}", names, person, verb)
+    return check
+
+
+def phase_rule(owners: Owners, person: str | None, phase_of: Callable[[Progress], object],
+               verb: str) -> Callable[[Progress], None]:
+    """An owners rule for approving (or reopening) a phase: that phase's owners, if any."""
+    def check(prog: Progress) -> None:
+        phase = phase_of(prog)
+        names = owners.phases.get(str(phase), []) if phase is not None else []
+        owners.require(f"the {phase} phase", names, person, verb)
+    return check
