@@ -11,6 +11,10 @@ set -euo pipefail
 
 OUT=${1:-$(dirname "$0")}
 MDGRILL=${MDGRILL:-mdgrill}
+# Every answer and approval names who gave it (`- By:`, from git's identity when no --by is
+# given): one fixed person keeps the output the same on every machine.
+export GIT_AUTHOR_NAME="Sam Example" GIT_AUTHOR_EMAIL="sam@example.com"
+export GIT_COMMITTER_NAME="Sam Example" GIT_COMMITTER_EMAIL="sam@example.com"
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 rm -rf "$OUT/specs" "$OUT/contexts" "$OUT/CONTEXT-MAP.md"
