@@ -303,3 +303,16 @@ def test_owners_in_the_project_config_refuse_anyone_else(
     assert run(repo, env, "confirm", SPEC, "--decision-id", "C2", "--source",
                "approve-and-delegate", "--reply", "Approve and delegate", "--by",
                "dana@example.com")[0] == 0
+
+
+@pytest.mark.parametrize("config", ["owners: [a, b]\n", "owners:\n  phases: {design: 3}\n",
+                                    "owners: {phases: [\n"])
+def test_a_malformed_owners_file_is_refused(demo: tuple[Path, dict[str, str]],
+                                            config: str) -> None:
+    repo, env = demo
+    (repo / ".mdgrill.yaml").write_text(config, encoding="utf-8")
+    before = (repo / PROGRESS).read_bytes()
+    code, payload = run(repo, env, "reopen", SPEC, "--phase", "design", "--reason", "redo")
+    assert (code, error_of(payload)["code"]) == (2, "INVALID_CONFIG")
+    assert ".mdgrill.yaml" in str(error_of(payload)["message"])
+    assert (repo / PROGRESS).read_bytes() == before
