@@ -8,9 +8,10 @@ decision), and an approval commit is authored by them.
 
 from __future__ import annotations
 
-import re
+import os
 
 from . import store
+from .patterns import lazy
 from .progress import Change, Progress, single_line
 
 TYPE_CHECKING = False
@@ -19,16 +20,37 @@ if TYPE_CHECKING:
 
     from .project import Owners
 
-_EMAIL = re.compile(r"(.*?)\s*<([^<>\s]*)>\Z")
+_EMAIL = lazy(r"(.*?)\s*<([^<>\s]*)>\Z")  # compiled on first use: most calls never need it
 
 
 def who(spec: store.Spec, given: str | None) -> str | None:
     """`--by` as given (one line), else git's identity here, else None (nobody is named)."""
     if given is not None:
         return single_line(given, "--by")
-    from .vcs import identity
+    return git_identity(spec.root)
 
-    return identity(spec.root)
+
+def git_identity(root: str) -> str | None:
+    """`Name <email>` as git would author a commit here, or None when git has no identity.
+
+    Here rather than in `vcs`, whose import costs more than this whole lookup: every answer
+    asks it, and most answers make no commit.
+    """
+    name, email = os.environ.get("GIT_AUTHOR_NAME"), os.environ.get("GIT_AUTHOR_EMAIL")
+    if name and email is not None:  # what `git var` would answer, without starting git
+        return f"{name} <{email}>"
+    import subprocess
+
+    env = {**os.environ, "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
+    try:
+        proc = subprocess.run([os.environ.get("GIT_PYTHON_GIT_EXECUTABLE") or "git", "var",
+                               "GIT_AUTHOR_IDENT"], cwd=root, env=env,
+                              stdin=subprocess.DEVNULL, capture_output=True, check=False)
+    except OSError:
+        return None
+    ident = proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else ""
+    # "Name <email> 1700000000 +0000": the timestamp and zone are not the person
+    return ident.rsplit(" ", 2)[0] if ident.count(" ") >= 2 else ident or None
 
 
 def author(person: str | None) -> str | None:
@@ -66,6 +88,8 @@ def section_rule(owners: Owners, person: str | None, decision_id: str,
                  verb: str) -> Callable[[Progress], None]:
     """An owners rule for answering one decision: its section's owners, if any."""
     def check(prog: Progress) -> None:
+        if not owners.sections:
+            return  # no section has owners: no need to read the tree
         node = prog.node(decision_id)
         section = node.section if node is not None else None
         if section is None:

@@ -796,20 +796,3 @@ def ignored(repo_root: str, path: str) -> bool:
     status, _, _ = _run(repo, "check-ignore", "-q", "--", rel)  # a tracked file never is
     return status == 0
 
-
-def identity(repo_root: str) -> str | None:
-    """`Name <email>` as git would author a commit here, or None when git has no identity."""
-    import subprocess
-
-    env = dict(os.environ)
-    env.update({"LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"})
-    try:
-        proc = subprocess.run([_exe(), "var", "GIT_AUTHOR_IDENT"], cwd=repo_root, env=env,
-                              stdin=subprocess.DEVNULL, capture_output=True, check=False)
-    except OSError:
-        return None
-    if proc.returncode != 0:
-        return None
-    ident = proc.stdout.decode("utf-8", "replace").strip()
-    # "Name <email> 1700000000 +0000": drop the timestamp and zone
-    return ident.rsplit(" ", 2)[0] if ident.count(" ") >= 2 else ident or None
