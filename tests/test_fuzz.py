@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis.database import DirectoryBasedExampleDatabase
 from test_reliability import MDGRILL, make_repo, ok
 
 from mdgrill import machine, store
@@ -27,11 +28,15 @@ from mdgrill.session import check_loaded
 from mdgrill.skills import normalize
 from mdgrill.textfile import decode
 
-EXAMPLES = int(os.environ.get("MDGRILL_FUZZ_EXAMPLES", "150"))
-FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=False,
-                suppress_health_check=list(HealthCheck))
-
 CHECKOUT = Path(__file__).resolve().parents[1]
+EXAMPLES = int(os.environ.get("MDGRILL_FUZZ_EXAMPLES", "150"))
+# The example database is committed (tests/hypothesis-db): every failure a run finds is saved
+# there and replayed first by every later run, CI's clean clone included, and the failing
+# example is printed as a `@reproduce_failure` blob.
+FUZZ_DB = DirectoryBasedExampleDatabase(str(CHECKOUT / "tests" / "hypothesis-db"))
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=FUZZ_DB, derandomize=False,
+                print_blob=True, suppress_health_check=list(HealthCheck))
+
 CORPUS = CHECKOUT.parent / "shared" / "corpus"
 
 

@@ -1,5 +1,5 @@
 """The fuzz tests at 10,000 examples per test (>= 20,000 inputs per file kind). Not collected
-by `pytest -q`; run with `MDGRILL_STRESS=1 pytest -s tests/stress/stress_fuzz.py`."""
+by `pytest -q`; run with `MDGRILL_STRESS=1 pytest -n 0 -s tests/stress/stress_fuzz.py`."""
 
 from __future__ import annotations
 

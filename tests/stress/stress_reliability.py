@@ -1,5 +1,5 @@
 """Full-size crash and concurrency runs (issue 6). Not collected by `pytest -q`; run with
-`MDGRILL_STRESS=1 pytest -s tests/stress/stress_reliability.py` (figures are printed)."""
+`MDGRILL_STRESS=1 pytest -n 0 -s tests/stress/stress_reliability.py` (figures are printed)."""
 
 from __future__ import annotations
 
