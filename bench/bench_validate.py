@@ -44,7 +44,7 @@ def median_times(fns: list[object], runs: int) -> list[float]:
 
 def library_validate(path: str) -> object:
     """`mdgrill validate`'s own work on one file: read, parse, every check."""
-    from mdgrill.checks import validate_progress_bytes
+    from mdgrill.checks.spec import validate_progress_bytes
 
     def run() -> None:
         with open(path, "rb") as handle:

@@ -28,8 +28,8 @@ from collections.abc import Callable
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from mdgrill.progress import log_digest
-from mdgrill.watch import Watcher, format_report
+from mdgrill.formats.progress import log_digest
+from mdgrill.services.watch import Watcher, format_report
 
 BUDGET_P50 = 100.0
 BUDGET_P99 = 300.0

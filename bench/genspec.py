@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import os
 
-from mdgrill.digest import context_digest
-from mdgrill.frontmatter_io import render_entry
-from mdgrill.progress import log_digest
-from mdgrill.record import BLOCK_LISTS
+from mdgrill.formats.frontmatter import render_entry
+from mdgrill.formats.progress import log_digest
+from mdgrill.model.digest import context_digest
+from mdgrill.model.record import BLOCK_LISTS
 
 PER_ROUND = 4
 GOAL = "Let customers sign in with a one-time email link instead of a password."

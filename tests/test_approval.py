@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import mdgrill_command
 
-from mdgrill import approval
-from mdgrill.progress import read_progress
+from mdgrill.core import approval
+from mdgrill.formats.progress import read_progress
 
 A, R, D, C = "approve-artifact", "apply-revision", "approve-and-delegate", "clarification"
 V, X, G = "revise", "cancel", "ask-again"

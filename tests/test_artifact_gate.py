@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from conftest import mdgrill_command
 
-from mdgrill import artifact_gate
+from mdgrill.core import artifact_gate
 from mdgrill.errors import GateRefusal
-from mdgrill.progress import read_progress
+from mdgrill.formats.progress import read_progress
 
 SHA_A = "a" * 64
 SHA_B = "b" * 64

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mdgrill.checks import validate_glossary_bytes, validate_progress_bytes
+from mdgrill.checks.prompt import CHECKLIST_ROWS, validate_prompt_bytes
+from mdgrill.checks.spec import validate_glossary_bytes, validate_progress_bytes
 from mdgrill.diagnostics import Diagnostic
-from mdgrill.progress import log_digest
-from mdgrill.prompt_checks import CHECKLIST_ROWS, validate_prompt_bytes
+from mdgrill.formats.progress import log_digest
 
 GOAL = "Let customers sign in with a one-time email link."
 HEX = "ab" * 32

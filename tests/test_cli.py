@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import Run, mdgrill_command
 
-from mdgrill.cli import VERBS
+from mdgrill.cli.main import VERBS
 
 
 @pytest.mark.parametrize("verb", sorted(VERBS))

@@ -15,8 +15,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mdgrill import cli
-from mdgrill.checks import validate_progress_bytes
+from mdgrill.checks.spec import validate_progress_bytes
+from mdgrill.cli import main as cli
 
 IDS = ["D1", "D2", "D3", "D4", "X9"]
 REPLIES = ["First way", "2", "proceed", "skip", "skip this", "done", "your call",

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mdgrill.errors import MdgrillError
-from mdgrill.progress import Progress, read_progress
-from mdgrill.textfile import TextFile
-from mdgrill.tree import (
+from mdgrill.formats.progress import Progress, read_progress
+from mdgrill.formats.textfile import TextFile
+from mdgrill.model.tree import (
     Ledger,
     compute_frontier,
     frontier_ids,

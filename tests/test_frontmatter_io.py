@@ -8,9 +8,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mdgrill import frontmatter_io as fio
 from mdgrill.errors import InputError
-from mdgrill.textfile import TextFile, apply_edits, decode
+from mdgrill.formats import frontmatter as fio
+from mdgrill.formats.textfile import TextFile, apply_edits, decode
 
 YAML_WORDS = ["yes", "no", "on", "off", "y", "n", "Yes", "NO", "true", "False", "null", "~",
               "1e3", "0x1f", "0o17", "2026-11-30", "12:30:00", ".inf", "-.inf", ".nan", "1_000",

@@ -19,14 +19,15 @@ from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase
 from test_reliability import MDGRILL, make_repo, ok
 
-from mdgrill import machine, store
-from mdgrill.checks import validate_glossary_bytes, validate_progress_bytes
+from mdgrill.checks.spec import validate_glossary_bytes, validate_progress_bytes
+from mdgrill.core import machine
 from mdgrill.errors import MdgrillError
-from mdgrill.glossary import check_context_map, parse_context_map, parse_glossary, set_term
-from mdgrill.progress import Progress, apply_change, read_progress
-from mdgrill.session import check_loaded
-from mdgrill.skills import normalize
-from mdgrill.textfile import decode
+from mdgrill.formats.glossary import check_context_map, parse_context_map, parse_glossary, set_term
+from mdgrill.formats.progress import Progress, apply_change, read_progress
+from mdgrill.formats.textfile import decode
+from mdgrill.shell import store
+from mdgrill.shell.session import check_loaded
+from mdgrill.shell.skills import normalize
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 EXAMPLES = int(os.environ.get("MDGRILL_FUZZ_EXAMPLES", "150"))

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from mdgrill.diagnostics import Diagnostic
 from mdgrill.errors import InputError, MdgrillError
-from mdgrill.glossary import (
+from mdgrill.formats.glossary import (
     Glossary,
     Term,
     check_context_map,
@@ -23,7 +23,7 @@ from mdgrill.glossary import (
     parse_glossary,
     set_term,
 )
-from mdgrill.textfile import TextFile, content, decode
+from mdgrill.formats.textfile import TextFile, content, decode
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "context"
 FILES = sorted(p.name for p in CORPUS.glob("*.md")) if CORPUS.is_dir() else []
@@ -827,9 +827,9 @@ def test_writing_into_anything_raises_only_our_errors(text: str, name: str, defi
 # --------------------------------------------------------------------------- import cost
 
 def test_import_is_cheap() -> None:
-    code = ("import sys; before = set(sys.modules); import mdgrill.glossary; "
+    code = ("import sys; before = set(sys.modules); import mdgrill.formats.glossary; "
             "print(' '.join(sorted(set(sys.modules) - before)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert [m for m in out if not m.startswith("mdgrill")] == []
-    assert "mdgrill.markdown" not in out
+    assert "mdgrill.formats.markdown" not in out

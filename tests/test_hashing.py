@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from mdgrill.hashing import _LARGE, sha256
+from mdgrill.formats.hashing import _LARGE, sha256
 
 
 def test_same_digest_on_both_sides_of_the_switch() -> None:

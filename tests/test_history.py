@@ -14,8 +14,8 @@ from conftest import Run, mdgrill_command
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mdgrill import cli
-from mdgrill.history import (
+from mdgrill.cli import main as cli
+from mdgrill.core.history import (
     _fast_append,
     _fm_end,
     _parsed,
@@ -24,7 +24,7 @@ from mdgrill.history import (
     log_version,
     verify_log_history,
 )
-from mdgrill.progress import log_digest
+from mdgrill.formats.progress import log_digest
 
 SPEC = "specs/checkout-discounts"
 PROGRESS = f"{SPEC}/.progress.md"

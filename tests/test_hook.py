@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import mdgrill_command
 
-from mdgrill import hook
 from mdgrill.errors import InputError
+from mdgrill.integrations import hook
 
 MDGRILL = mdgrill_command()
 

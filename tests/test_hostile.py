@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from test_reliability import MDGRILL, make_repo, ok
 
-from mdgrill.machine import MAX_DECISIONS
-from mdgrill.textfile import MAX_FILE_BYTES
+from mdgrill.core.machine import MAX_DECISIONS
+from mdgrill.formats.textfile import MAX_FILE_BYTES
 
 SPEC = "specs/s"
 PROGRESS = f"{SPEC}/.progress.md"
@@ -277,8 +277,9 @@ def test_no_trailer_injection_through_approach_or_spec_name(
 
 def test_decision_limit_both_sides(tmp_path: Path) -> None:
     """MAX_DECISIONS decisions are accepted; one more is refused with TOO_MANY_DECISIONS."""
-    from mdgrill import machine, store
-    from mdgrill.session import transaction
+    from mdgrill.core import machine
+    from mdgrill.shell import store
+    from mdgrill.shell.session import transaction
 
     repo, env = make_repo(tmp_path)
     ok(repo, env, "init", SPEC, "--goal", "Many decisions")

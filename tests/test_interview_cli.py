@@ -21,8 +21,8 @@ import pytest
 from conftest import mdgrill_command
 
 from mdgrill.errors import MdgrillError
-from mdgrill.progress import read_progress
-from mdgrill.session import check_loaded
+from mdgrill.formats.progress import read_progress
+from mdgrill.shell.session import check_loaded
 
 MDGRILL = mdgrill_command()
 PHASE_WORD = {"start": "Goal", "triage": "Triage", "research": "Research",
@@ -698,7 +698,7 @@ def test_full_interview_per_phase(cli: Cli, phase: str) -> None:
 def validate_available() -> bool:
     import importlib.util
 
-    return importlib.util.find_spec("mdgrill.commands.check") is not None
+    return importlib.util.find_spec("mdgrill.cli.verbs.check") is not None
 
 
 def test_scripted_session_is_valid_and_goes_stale(cli: Cli, spec: Path) -> None:
@@ -732,7 +732,7 @@ def test_scripted_session_is_valid_and_goes_stale(cli: Cli, spec: Path) -> None:
     cli.refused("CONTEXT_STALE", 3, "check-delegation", SPEC, "--phase", "requirements",
                 "--interview-id", "req-1")
     if not validate_available():
-        pytest.skip("`mdgrill validate` is not implemented yet (no mdgrill.commands.check): "
+        pytest.skip("`mdgrill validate` is not implemented yet (no mdgrill.cli.verbs.check): "
                     "the rest of the scripted session passed")
 
 

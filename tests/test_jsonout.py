@@ -7,7 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mdgrill.jsonout import LONG, dumps
+from mdgrill.cli.jsonout import LONG, dumps
 
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.text(), st.floats(),
                     st.sampled_from(["\x00", "\x1f\x7f", '"\\', "\u2028", "é😀", "\ud800"]))

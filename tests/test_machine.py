@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from mdgrill import machine
+from mdgrill.core import machine
 from mdgrill.errors import GateRefusal, InputError
-from mdgrill.progress import Progress, apply_change
-from mdgrill.record import check_record
-from mdgrill.textfile import TextFile
+from mdgrill.formats.progress import Progress, apply_change
+from mdgrill.formats.textfile import TextFile
+from mdgrill.model.record import check_record
 
 DIGEST = "a" * 64
 TEXT = """---

@@ -7,7 +7,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mdgrill.markdown import scan_headings, sections
+from mdgrill.formats.markdown import scan_headings, sections
 
 
 def reference(text: str) -> list[tuple[int, str, int]]:

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mdgrill.errors import MdgrillError
-from mdgrill.progress import (
+from mdgrill.formats.progress import (
     BULLET,
     SUB_BULLET,
     Change,
@@ -18,9 +18,9 @@ from mdgrill.progress import (
     log_digest,
     read_progress,
 )
-from mdgrill.session import check_loaded
-from mdgrill.textfile import TextFile, decode
-from mdgrill.tree import read_ledger
+from mdgrill.formats.textfile import TextFile, decode
+from mdgrill.model.tree import read_ledger
+from mdgrill.shell.session import check_loaded
 
 BASE = """---
 mdgrill: 1

@@ -14,10 +14,10 @@ from conftest import mdgrill_command
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mdgrill import ralph
-from mdgrill.progress import Progress
-from mdgrill.session import check_loaded
-from mdgrill.textfile import TextFile
+from mdgrill.formats.progress import Progress
+from mdgrill.formats.textfile import TextFile
+from mdgrill.integrations import ralph
+from mdgrill.shell.session import check_loaded
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures" / "ralph"

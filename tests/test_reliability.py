@@ -20,12 +20,12 @@ from pathlib import Path
 import pytest
 from conftest import mdgrill_command
 
-from mdgrill.checks import validate_glossary_bytes, validate_progress_bytes
-from mdgrill.glossary import parse_glossary
-from mdgrill.progress import read_progress
-from mdgrill.session import check_loaded
-from mdgrill.store import TEMP_PREFIX
-from mdgrill.textfile import decode
+from mdgrill.checks.spec import validate_glossary_bytes, validate_progress_bytes
+from mdgrill.formats.glossary import parse_glossary
+from mdgrill.formats.progress import read_progress
+from mdgrill.formats.textfile import decode
+from mdgrill.shell.session import check_loaded
+from mdgrill.shell.store import TEMP_PREFIX
 
 MDGRILL = mdgrill_command()
 
@@ -430,9 +430,9 @@ def test_a_save_between_read_and_write_is_kept(repo: Path, monkeypatch: pytest.M
                                                mdgrill: object) -> None:
     """The mechanism itself, without timing: an editor saves while a change is computed;
     the transaction sees the new bytes, runs its step again on them, and keeps both."""
-    from mdgrill import store
-    from mdgrill.progress import Change
-    from mdgrill.session import transaction
+    from mdgrill.formats.progress import Change
+    from mdgrill.shell import store
+    from mdgrill.shell.session import transaction
 
     monkeypatch.chdir(repo)
     assert subprocess.run([*MDGRILL, "init", "specs/a", "--goal", "G"], cwd=repo,
@@ -457,10 +457,10 @@ def test_a_save_between_read_and_write_is_kept(repo: Path, monkeypatch: pytest.M
 
 def test_a_file_that_keeps_changing_is_refused(repo: Path, monkeypatch: pytest.MonkeyPatch,
                                                mdgrill: object) -> None:
-    from mdgrill import store
     from mdgrill.errors import InputError
-    from mdgrill.progress import Change
-    from mdgrill.session import WRITE_TRIES, transaction
+    from mdgrill.formats.progress import Change
+    from mdgrill.shell import store
+    from mdgrill.shell.session import WRITE_TRIES, transaction
 
     monkeypatch.chdir(repo)
     subprocess.run([*MDGRILL, "init", "specs/a", "--goal", "G"], cwd=repo, check=True,

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import mdgrill_command
 
-from mdgrill.replies import (
+from mdgrill.model.replies import (
     ACCEPT_RECOMMENDATION,
     BARE_SKIP,
     CONTROL_ONLY,

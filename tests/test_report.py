@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import mdgrill_command
 
-from mdgrill import reports
+from mdgrill.core import reports
 
 Run = Callable[..., tuple[int, str, str]]  # the `mdgrill` fixture of conftest.py
 

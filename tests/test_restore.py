@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mdgrill import snapshots
-from mdgrill.progress import Progress, log_digest
-from mdgrill.restore import lost_blocks, restore
-from mdgrill.session import check_loaded
-from mdgrill.textfile import TextFile
+from mdgrill.core.restore import lost_blocks, restore
+from mdgrill.formats.progress import Progress, log_digest
+from mdgrill.formats.textfile import TextFile
+from mdgrill.shell import snapshots
+from mdgrill.shell.session import check_loaded
 
 MDGRILL = [sys.executable, "-m", "mdgrill"]
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from mdgrill import store
 from mdgrill.errors import InputError
+from mdgrill.shell import store
 
 
 def test_atomic_write_keeps_mode_and_leaves_nothing(tmp_path: Path) -> None:

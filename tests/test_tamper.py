@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from test_reliability import MDGRILL, make_repo, ok
 
-from mdgrill.progress import log_digest, read_progress
+from mdgrill.formats.progress import log_digest, read_progress
 
 SPEC = "specs/login"
 OPEN = "specs/open"  # a second spec, still collecting

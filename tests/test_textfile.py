@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mdgrill.errors import InputError
-from mdgrill.textfile import Edit, apply_edits, apply_splices, content, decode, split_lines
+from mdgrill.formats.textfile import Edit, apply_edits, apply_splices, content, decode, split_lines
 
 line_text = st.text(st.characters(blacklist_characters="\n\r\x00", blacklist_categories=("Cs",)),
                     max_size=20)

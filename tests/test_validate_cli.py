@@ -209,7 +209,7 @@ def test_prompt_that_does_not_exist(mdgrill: Run, tmp_path: Path) -> None:
 
 
 def test_validate_imports_no_heavy_library(repo: Path, home: Path) -> None:
-    script = ("import sys, contextlib, io\nfrom mdgrill.cli import main\n"
+    script = ("import sys, contextlib, io\nfrom mdgrill.cli.main import main\n"
               "with contextlib.redirect_stderr(io.StringIO()):\n"
               f"    main(['--root', {str(EXAMPLES)!r}, 'validate', {str(EXAMPLES)!r}])\n"
               "print(sorted({m.split('.')[0] for m in sys.modules} & "

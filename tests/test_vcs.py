@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mdgrill import vcs
 from mdgrill.errors import GateRefusal, InputError
+from mdgrill.git import vcs
 
 _REPO_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
               "GIT_OBJECT_DIRECTORY", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
@@ -660,7 +660,7 @@ def test_no_cat_file_process_is_left_behind(tmp_path: Path) -> None:
 
 
 def test_importing_vcs_does_not_import_git() -> None:
-    code = ("import sys, mdgrill.vcs; "
+    code = ("import sys, mdgrill.git.vcs; "
             "print(sorted(m for m in ('git', 'subprocess', 'dataclasses', 'typing') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from mdgrill.digest import context_digest, file_sha256
-from mdgrill.progress import log_digest
-from mdgrill.session import load
-from mdgrill.store import resolve_spec
-from mdgrill.watch import Watcher, format_report, target_of
+from mdgrill.formats.progress import log_digest
+from mdgrill.model.digest import context_digest, file_sha256
+from mdgrill.services.watch import Watcher, format_report, target_of
+from mdgrill.shell.session import load
+from mdgrill.shell.store import resolve_spec
 
 MDGRILL = [sys.executable, "-m", "mdgrill"]
 DEADLINE = 5.0
@@ -362,8 +362,8 @@ def test_cli_watch_json_reports_then_sigterm_exits_0(repo: Path) -> None:
 
 def test_a_file_that_is_no_longer_a_spec_is_never_ready() -> None:
     """`printf 'garbage\\n' > .progress.md` is broken, not ready (issue: watch called it ready)."""
-    from mdgrill.progress import read_progress
-    from mdgrill.watch import _ready
+    from mdgrill.formats.progress import read_progress
+    from mdgrill.services.watch import _ready
 
     assert _ready(read_progress(b"garbage\n", "p")) is False
     tree = "\n### D1: Primary user\n- Section: users\n- Depends on: none\n\n"

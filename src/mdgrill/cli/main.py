@@ -1,0 +1,303 @@
+"""`mdgrill <verb>`: parse arguments, call one command function, print its outcome.
+
+Only the invoked verb's module is imported and only its sub-parser is built, so a call costs
+what that verb needs (the verbs an agent calls at every step import neither git, watchdog,
+mistune nor PyYAML).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+from types import ModuleType
+
+from mdgrill.errors import InputError, MdgrillError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from mdgrill.cli.verbs import Outcome
+
+# verb -> (module under mdgrill.cli.verbs, one-line help). The help is here, not in the
+# modules, so `mdgrill --help` lists every verb without importing any of them.
+VERBS: dict[str, tuple[str, str]] = {
+    "init": ("content", "Create a spec's .progress.md from the template."),
+    "mode": ("interview", "Show or set the spec's mode (--quick or --interactive, exactly)."),
+    "record-skill-load": ("interview",
+        "Record the skill-load manifest (JSON) after checking each file's sha256."),
+    "begin-interview": ("interview",
+        "Begin (or resume) the phase interview; records the context digest."),
+    "open-frontier": ("interview",
+        "Ask decisions: open the current or next round and record its Asked line."),
+    "record-answer": ("interview", "Record the user's substantive answer to one pending decision."),
+    "record-fact": ("interview", "Record a fact found in the code or docs in the open round."),
+    "out-of-scope": ("interview",
+        "Record that the user placed an asked decision out of scope (--reply: their words)."),
+    "record-stop": ("interview",
+        "Record the user's answer to Ready to build? (ship, keep-asking, refine)."),
+    "classify-reply": ("interview",
+        "Classify a reply: substantive, control_only, bare_skip, stop, skip_decision, ..."),
+    "await-confirmation": ("interview", "Close the rounds and present the approach for approval."),
+    "confirm": ("interview", "Record the user's approval (approve-and-delegate) and commit it."),
+    "skip": ("interview",
+        "Skip the remaining decisions with recorded assumptions (needs confirm)."),
+    "revise": ("interview", "Reopen decisions (and their answered dependents) after the brief."),
+    "cancel": ("interview", "Record the user's Cancel: the interview stays open, no delegation."),
+    "amend": ("interview",
+        "Correct a recorded answer's wording (an Amended block; the log stays append-only)."),
+    "reopen": ("interview",
+        "Go back to an earlier phase: set aside the approvals since, recorded and committed."),
+    "check-delegation": ("interview", "Allow delegation only for an approved, current interview."),
+    "digest": ("interview", "Print the context digest the spec's phase would record now."),
+    "node": ("content", "Edit the design tree: `node add SPEC ID --title T ...`."),
+    "frontier": ("content", "Show the open, unblocked decisions in batches of at most four."),
+    "term": ("content", "Edit the glossary: `term add TERM --definition T ...`."),
+    "validate": ("check",
+        "Check specs, glossaries and prompts; print diagnostics (exit 1 on errors)."),
+    "status": ("report", "One screen on a spec: phase, interview, pending questions, frontier."),
+    "tree": ("report", "Draw the design tree as text or as a Mermaid diagram."),
+    "ledger": ("report",
+        "List decisions as an elicitation ledger (E1 [section] question = answer)."),
+    "lint": ("report", "Glossary lint: _Avoid_ words used in rounds, the tree and artifacts."),
+    "log": ("history", "List the approved transitions of a spec from git commit trailers."),
+    "review": ("history", "Print the rounds and terms added between two revisions, for a PR."),
+    "verify": ("history", "Walk git history: fail where a recorded block or term was changed."),
+    "watch": ("watching", "Revalidate specs on every save; report what broke and what healed."),
+    "restore": ("watching", "Put back recorded blocks a bad edit lost, from the last good copy."),
+    "import-ralph": ("ralph", "Turn a smart-ralph spec folder into mdgrill's format."),
+    "hook": ("hook", "Agent hooks: `hook pretooluse` gates Task calls on check-delegation."),
+    "demo": ("demo", "Run a complete scripted interview in a throw-away git repository."),
+    "await-artifact-approval": ("artifact", "Submit the phase artifact for the user's approval."),
+    "approve-artifact": ("artifact", "Record the artifact's approval and advance the phase."),
+    "request-revision": ("artifact",
+        "Record the user's feedback on the artifact; the gate stays open."),
+    "resolve-approval": ("artifact",
+        "Map a free-text reply to the one live approval action, or ask."),
+}
+
+DESCRIPTION = """\
+mdgrill keeps an AI agent's requirements interview (a "grill") in Markdown: the record in
+.progress.md front matter, the design tree and the append-only rounds in its body, the
+glossary in CONTEXT.md. Every verb takes --json (one JSON object on stdout).
+
+exit codes: 0 done/allowed/valid, 1 files have errors (validate, verify, lint),
+2 bad input (nothing written), 3 refused by the gate."""
+
+
+class _Append(argparse.Action):
+    """`action="append"` without argparse's copy of the list on every occurrence, which made
+    10,000 `--decision-id` flags take seconds (quadratic)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        items = getattr(namespace, self.dest, None)
+        if items is None or items is self.default:
+            items = list(items or [])
+            setattr(namespace, self.dest, items)
+        items.append(values)
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Help laid out to the terminal's width, found without importing shutil (argparse's own
+    default imports it on every run: 2 ms for a width only --help needs)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        if width is None:
+            try:
+                width = int(os.environ.get("COLUMNS", "")) or os.get_terminal_size().columns
+            except (ValueError, OSError):
+                width = 80
+            width -= 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting, so usage errors honour --json."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.register("action", "append", _Append)
+
+    def parse_known_args(  # type: ignore[override]
+            self, args: list[str] | None = None,
+            namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        # argparse looks for the next option with a scan of every option's index, once per
+        # option: quadratic in the number of flags (10,000 `--decision-id` took 8 s). Beyond a
+        # few dozen, repeats of an append flag are taken out here and added after parsing.
+        folded: dict[str, list[str]] = {}
+        if args is not None and len(args) > 64:
+            args, folded = self._fold_repeats(args)
+        parsed, rest = super().parse_known_args(args, namespace)
+        for dest, values in folded.items():
+            getattr(parsed, dest).extend(values)
+        return parsed, rest
+
+    def _fold_repeats(self, args: list[str]) -> tuple[list[str], dict[str, list[str]]]:
+        flags = {option: action.dest for action in self._actions if isinstance(action, _Append)
+                 for option in action.option_strings}
+        kept: list[str] = []
+        folded: dict[str, list[str]] = {}
+        seen: set[str] = set()
+        i = 0
+        while i < len(args):
+            token = args[i]
+            if token == "--":
+                kept.extend(args[i:])
+                break
+            dest = flags.get(token)
+            if dest is not None and i + 1 < len(args) and dest in seen:
+                folded.setdefault(dest, []).append(args[i + 1])
+                i += 2
+                continue
+            if dest is not None:
+                seen.add(dest)
+            kept.append(token)
+            i += 1
+        return kept, folded
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise InputError("USAGE", f"{self.prog}: {message} (see `{self.prog} --help`)")
+
+
+def _top_parser(verbs: list[str]) -> tuple[Parser, argparse._SubParsersAction[Parser]]:
+    parser = Parser(prog="mdgrill", description=DESCRIPTION, allow_abbrev=False,
+                    formatter_class=_Formatter)
+    parser.add_argument("--root", metavar="DIR", help="repository root (default: found from the "
+                        "spec or the working directory)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="verb", metavar="<command>", parser_class=Parser)
+    for verb in verbs:
+        module, help_text = VERBS[verb]
+        sub.add_parser(verb, help=help_text, add_help=False)  # placeholders for --help
+    return parser, sub
+
+
+def _version() -> str:
+    from mdgrill import __version__
+
+    return f"mdgrill {__version__}"
+
+
+def _verb_of(argv: list[str]) -> str | None:
+    skip_next = False
+    for token in argv:
+        if skip_next:
+            skip_next = False
+            continue
+        if token == "--root":
+            skip_next = True
+            continue
+        if token.startswith("-"):
+            continue
+        return token
+    return None
+
+
+def build_parser(verb: str | None) -> Parser:
+    """The top parser with the full sub-parser of `verb` only (all verbs listed for --help)."""
+    if verb not in VERBS:
+        parser, _ = _top_parser(list(VERBS))
+        return parser
+    parser, sub = _top_parser([])
+    module_name, help_text = VERBS[verb]
+    module = _module(module_name)
+    p = sub.add_parser(verb, help=help_text, description=help_text, allow_abbrev=False,
+                       formatter_class=_Formatter)
+    p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                   help="print one JSON object on stdout")
+    p.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS,
+                   help="repository root (as before the verb)")
+    module.configure(verb, p)
+    return parser
+
+
+def _module(name: str) -> ModuleType:
+    import importlib
+
+    return importlib.import_module(f"mdgrill.cli.verbs.{name}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args_list = sys.argv[1:] if argv is None else list(argv)
+    verb = _verb_of(args_list)
+    # A verb is one short process: the cycle collector would only walk objects that are freed
+    # anyway (15 ms of validating 10,000 rounds). `watch` runs for hours and keeps it.
+    pause_gc = verb != "watch" and gc.isenabled()
+    if pause_gc:
+        gc.disable()
+    try:
+        return _main(args_list, verb)
+    finally:
+        if pause_gc:
+            gc.enable()
+
+
+def entry() -> None:
+    """The console script: main(), and its exit code."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away (`mdgrill log | head`): nothing to add
+        # Python would report the failed flush of stdout again at exit: point it at nothing
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        code = 1
+    sys.exit(code)
+
+
+def _main(args_list: list[str], verb: str | None) -> int:
+    want_json = "--json" in args_list
+    try:
+        _require_text(args_list)
+        parser = build_parser(verb)
+        if verb is None and not any(a in ("-h", "--help", "--version") for a in args_list):
+            parser.print_help(sys.stderr)
+            return 2
+        args = parser.parse_args(args_list)
+        want_json = bool(getattr(args, "json", False))
+        if args.root is not None and not os.path.isdir(args.root):
+            raise InputError("NOT_FOUND", f"--root {args.root} is not a folder")
+        module = _module(VERBS[args.verb][0])
+        outcome: Outcome = module.run(args)
+    except MdgrillError as exc:
+        return _fail(exc, want_json)
+    except KeyboardInterrupt:
+        return 130
+    _emit(outcome, want_json)
+    return outcome.exit_code
+
+
+def _require_text(args: list[str]) -> None:
+    """Refuse an argument that is not valid UTF-8 (Python hands such bytes over as lone
+    surrogates, which no file or JSON output can hold): before anything is read or written."""
+    for index, arg in enumerate(args, 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError("INVALID_INPUT", f"argument {index} is not valid UTF-8 text: "
+                             "pass it in UTF-8 (nothing was written)") from None
+
+
+def _emit(outcome: Outcome, want_json: bool) -> None:
+    if want_json:
+        from mdgrill.cli.jsonout import dumps
+
+        payload: dict[str, object] = {"ok": outcome.exit_code == 0}
+        payload.update(outcome.result)
+        sys.stdout.write(dumps(payload) + "\n")
+    elif outcome.text:
+        sys.stdout.write(outcome.text if outcome.text.endswith("\n") else outcome.text + "\n")
+
+
+def _fail(exc: MdgrillError, want_json: bool) -> int:
+    if want_json:
+        from mdgrill.cli.jsonout import dumps
+
+        sys.stdout.write(dumps({"ok": False, "error": exc.to_json()}) + "\n")
+    else:
+        sys.stderr.write(f"mdgrill: error {exc.code}: {exc.message}\n")
+    return exc.exit_code

@@ -1,0 +1,244 @@
+"""History verbs (DESIGN §7): `log`, `review A..B`, `verify [SPEC]`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from mdgrill.cli.verbs import Outcome
+from mdgrill.core.history import (
+    PhaseWatch,
+    added_blocks,
+    glossary_terms,
+    log_version,
+    removal_notes,
+    verify_glossary_history,
+    verify_log_history,
+)
+from mdgrill.diagnostics import Diagnostic, format_diagnostic
+from mdgrill.errors import InputError, MdgrillError
+from mdgrill.shell import store
+from mdgrill.shell.session import display
+
+GLOSSARY_NAMES = ("CONTEXT.md",)
+
+
+def configure(verb: str, p: argparse.ArgumentParser) -> None:
+    if verb == "log":
+        p.add_argument("spec", metavar="SPEC", nargs="?", help="default: every spec")
+    elif verb == "review":
+        p.add_argument("range", metavar="REV..REV", nargs="?",
+                       help="default: merge base with the default branch ..HEAD")
+    elif verb == "verify":
+        p.add_argument("spec", metavar="SPEC", nargs="?", help="default: every spec")
+
+
+def run(args: argparse.Namespace) -> Outcome:
+    root = _repo_root(args)
+    if args.verb == "log":
+        return _log(args, root)
+    if args.verb == "review":
+        return _review(args, root)
+    return _verify(args, root)
+
+
+def _repo_root(args: argparse.Namespace) -> str:
+    start = args.root or (os.path.dirname(os.path.abspath(args.spec))
+                          if getattr(args, "spec", None) else os.getcwd())
+    root = store.find_root(start)
+    if not store.in_repository(root):
+        raise InputError("NOT_A_REPOSITORY", f"{display(start)} is not inside a git repository: "
+                         f"`mdgrill {args.verb}` reads history")
+    return root
+
+
+def _spec_rel(args: argparse.Namespace, root: str) -> str | None:
+    if not getattr(args, "spec", None):
+        return None
+    return store.resolve_spec(args.spec, root).rel_folder
+
+
+def _log(args: argparse.Namespace, root: str) -> Outcome:
+    from mdgrill.git import vcs
+
+    spec = _spec_rel(args, root)
+    commits = vcs.approval_commits(root, spec) if spec else vcs.all_transitions(root)
+    entries = []
+    lines = []
+    for c in reversed(list(commits)):
+        t = c.trailers
+        entry = {"commit": c.sha, "date": c.date, "spec": t.get("Mdgrill-Spec"),
+                 "phase": t.get("Mdgrill-Phase"), "interview": t.get("Mdgrill-Interview"),
+                 "transition": t.get("Mdgrill-Transition"),
+                 "context_digest": t.get("Mdgrill-Context-Digest"), "subject": c.subject,
+                 "artifact": t.get("Mdgrill-Artifact"),
+                 "artifact_sha256": t.get("Mdgrill-Artifact-Sha256"),
+                 "reason": t.get("Mdgrill-Reason"), "by": t.get("Mdgrill-By")}
+        entries.append(entry)
+        if entry["transition"] == "reopen":
+            what = f"reason: {entry['reason'] or '-'}"
+        elif entry["artifact"]:
+            what = f"{entry['artifact']} {str(entry['artifact_sha256'] or '-')[:12]}"
+        else:
+            what = str(entry["context_digest"] or "-")[:12]
+        by = f"  by {entry['by']}" if entry["by"] else ""
+        lines.append(f"{c.date[:19]}  {c.sha[:10]}  {entry['spec']}  {entry['phase']}  "
+                     f"{entry['interview'] or '-'}  {entry['transition']}  {what}{by}")
+    shallow = bool(getattr(commits, "shallow", False))
+    if shallow:
+        lines.append("note: this is a shallow clone, so the history is incomplete: transitions "
+                     "before its cut are not shown (`git fetch --unshallow` to see them)")
+    return Outcome({"transitions": entries, "shallow": shallow},
+                   "\n".join(lines) or "no transitions recorded")
+
+
+def _range(args: argparse.Namespace, root: str) -> tuple[str, str]:
+    from mdgrill.git import vcs
+
+    if args.range:
+        if "..." in args.range or ".." not in args.range:
+            raise InputError("USAGE", f"review takes a range A..B (two dots), not "
+                             f"`{args.range}`; omit it to review from the merge base with the "
+                             "default branch to HEAD")
+        a, b = args.range.split("..", 1)
+        a, b = a or "HEAD", b or "HEAD"
+    else:
+        base = vcs.merge_base_with_default(root)
+        if base is None:
+            raise InputError("NOT_FOUND", "no default branch (origin/HEAD, main or master) shares "
+                             "history with HEAD: give a range, e.g. `mdgrill review A..B`")
+        a, b = base, "HEAD"
+    sha_a, sha_b = vcs.rev_parse(root, a), vcs.rev_parse(root, b)
+    for name, sha in ((a, sha_a), (b, sha_b)):
+        if sha is None:
+            raise InputError("NOT_FOUND", f"`{name}` names no commit in this repository: give "
+                             "a branch, tag or commit id")
+    assert sha_a is not None and sha_b is not None
+    return sha_a, sha_b
+
+
+def _review(args: argparse.Namespace, root: str) -> Outcome:
+    from mdgrill.git import vcs
+
+    a, b = _range(args, root)
+    changed = vcs.changed_files(root, a, b)
+    progress = sorted(p for p in changed if os.path.basename(p) == store.PROGRESS)
+    glossaries = sorted(p for p in changed if os.path.basename(p) in GLOSSARY_NAMES)
+    # One `git cat-file` process for every version the review reads.
+    wanted = [(rev, rel) for rel in progress + glossaries for rev in (a, b)]
+    blobs = dict(zip(wanted, vcs.blobs_at(root, wanted), strict=True))
+    specs: list[dict[str, object]] = []
+    out = [f"## Grill review {a[:10]}..{b[:10]}", ""]
+    for rel in progress:
+        old = log_version(blobs[(a, rel)] or b"", rel)
+        new = log_version(blobs[(b, rel)] or b"", rel)
+        blocks = added_blocks(old, new)
+        if not blocks:
+            continue
+        spec = os.path.dirname(rel) or "."
+        specs.append({"spec": spec, "path": rel,
+                      "blocks": [{"title": t, "text": x} for t, x in blocks]})
+        out += [f"### {spec}", ""]
+        for _, text in blocks:
+            out.append("#" + text if text.startswith("### ") else text)
+            out.append("")
+    terms: list[dict[str, object]] = []
+    for rel in glossaries:
+        old_terms = glossary_terms(blobs[(a, rel)], rel) or {}
+        new_terms = glossary_terms(blobs[(b, rel)], rel) or {}
+        added = [t for t in new_terms if t not in old_terms]
+        updated = [t for t in new_terms if t in old_terms and new_terms[t][0] != old_terms[t][0]]
+        if not added and not updated:
+            continue
+        terms.append({"path": rel, "added": added, "updated": updated,
+                      "definitions": {t: new_terms[t][0] for t in added + updated}})
+        out += [f"### Glossary {rel}", ""]
+        out.extend(f"- **{name}**: {_one_line(new_terms[name][0])}" for name in added)
+        out.extend(f"- **{name}** (updated): {_one_line(new_terms[name][0])}" for name in updated)
+        out.append("")
+    if not specs and not terms:
+        out.append("No rounds or glossary entries were added in this range.")
+    return Outcome({"range": f"{a}..{b}", "base": a, "head": b, "specs": specs, "terms": terms},
+                   "\n".join(out).rstrip() + "\n")
+
+
+def _shown(root: str, rel: str) -> str:
+    return display(os.path.join(root, *rel.split("/")))
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _approved_bytes(root: str, rel: str) -> list[Diagnostic]:
+    """Commits that changed an approved artifact, read from the committed record at HEAD."""
+    from mdgrill.formats.progress import read_progress
+    from mdgrill.shell.drift import history_diagnostics
+    from mdgrill.shell.snapshots import head_version
+
+    committed = head_version(root, os.path.join(root, rel))
+    if committed is None:
+        return []
+    try:
+        prog = read_progress(committed, rel)
+    except MdgrillError:
+        return []
+    folder = os.path.dirname(rel) or "."
+    return history_diagnostics(root, folder, prog)
+
+
+def _verify(args: argparse.Namespace, root: str) -> Outcome:
+    from mdgrill.formats.progress import read_progress
+    from mdgrill.git import vcs
+
+    spec = _spec_rel(args, root)
+    tracked = vcs.tracked_files(root)
+    if spec is not None:
+        progress_files = [f"{spec}/{store.PROGRESS}" if spec != "." else store.PROGRESS]
+        glossaries: list[str] = []
+    else:
+        progress_files = [p for p in tracked if os.path.basename(p) == store.PROGRESS]
+        glossaries = [p for p in tracked if os.path.basename(p) == "CONTEXT.md"]
+    diagnostics: list[Diagnostic] = []
+    stats: dict[str, int] = {}
+    removed: set[str] = set()
+    transitions = vcs.all_transitions(root)
+    approvals = {c.sha for c in transitions
+                 if c.trailers.get("Mdgrill-Transition") == "approve-artifact"}
+    reopens = {c.sha for c in transitions if c.trailers.get("Mdgrill-Transition") == "reopen"}
+    for rel in progress_files:
+        history = vcs.iter_file_history(root, rel)
+        watch = PhaseWatch(history, _shown(root, rel), approvals, reopens)
+        try:
+            diagnostics.extend(verify_log_history(watch, _shown(root, rel), stats))
+        finally:
+            history.close()
+        diagnostics.extend(watch.diagnostics)
+        try:  # rounds are append-only: the file now holds every removal note ever recorded
+            data = store.read_file(os.path.join(root, rel), rel, root)
+            removed |= removal_notes(read_progress(data, rel))
+        except MdgrillError:
+            pass
+        diagnostics.extend(_approved_bytes(root, rel))
+    for rel in glossaries:
+        history = vcs.iter_file_history(root, rel)
+        try:
+            versions = list(history)
+        finally:
+            history.close()
+        stats["glossary"] = stats.get("glossary", 0) + len(versions)
+        diagnostics.extend(verify_glossary_history(versions, _shown(root, rel), removed))
+    shallow = vcs.head_state(root)["shallow"]
+    versions_read = sum(stats.values())
+    errors = [d for d in diagnostics if d.severity == "error"]
+    text = "\n".join(format_diagnostic(d) for d in diagnostics)
+    summary = (f"verified {len(progress_files)} spec(s), {len(glossaries)} glossar"
+               f"{'y' if len(glossaries) == 1 else 'ies'}, {versions_read} version(s): "
+               f"{len(errors)} problem(s)")
+    if shallow:
+        summary += "\nnote: this is a shallow clone: history before its cut was not checked " \
+                   "(`git fetch --unshallow` to check all of it)"
+    return Outcome({"diagnostics": [d.to_json() for d in diagnostics],
+                    "specs": len(progress_files), "glossaries": len(glossaries),
+                    "versions": versions_read, "shallow": shallow},
+                   (text + "\n" if text else "") + summary, 1 if errors else 0)

@@ -1,0 +1,296 @@
+"""Report verbs: `status`, `tree`, `ledger`, `lint` (read-only; nothing is ever written)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from mdgrill.cli.verbs import Outcome, spec_of
+from mdgrill.core import reports
+from mdgrill.diagnostics import Diagnostic, format_diagnostic, has_errors, sort_diagnostics
+from mdgrill.errors import InputError, MdgrillError
+from mdgrill.formats.progress import Progress
+from mdgrill.shell import store
+from mdgrill.shell.session import display, load
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from mdgrill.formats.glossary import Glossary
+    from mdgrill.formats.textfile import TextFile
+
+ARTIFACTS = ("research.md", "requirements.md", "design.md", "tasks.md")
+
+
+def configure(verb: str, p: argparse.ArgumentParser) -> None:
+    if verb == "lint":
+        p.add_argument("path", metavar="PATH", nargs="?", default=".",
+                       help="a spec folder, a file, or a folder holding specs (default: .)")
+        return
+    p.add_argument("spec", metavar="SPEC", help="spec folder or its .progress.md")
+    if verb == "tree":
+        p.add_argument("--format", choices=["text", "mermaid"], default="text",
+                       help="text (default) or a ```mermaid block that embeds in Markdown")
+    elif verb == "ledger":
+        p.add_argument("--new", action="store_true", help="only the entries the last round "
+                       "added (what an agent posts to the chat)")
+
+
+def run(args: argparse.Namespace) -> Outcome:
+    if args.verb == "lint":
+        return _lint(args)
+    spec = spec_of(args)
+    prog = load(spec, check=False)
+    if args.verb == "tree":
+        return _tree(prog, args)
+    if args.verb == "ledger":
+        return _ledger(prog, args)
+    return _status(spec, prog)
+
+
+def use_color() -> bool:
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
+
+
+def _tree(prog: Progress, args: argparse.Namespace) -> Outcome:
+    _, frontier = reports.frontier_of(prog)
+    nodes = [{"id": n.id, "title": n.title, "section": n.section,
+              "status": frontier.statuses.get(n.id), "depends_on": n.depends_on,
+              "spawned_by": n.spawned_by, "line": n.line + 1} for n in prog.nodes]
+    if args.format == "mermaid":
+        text = reports.tree_mermaid(prog)
+    else:
+        text = reports.tree_text(prog, use_color() and not getattr(args, "json", False))
+    return Outcome({"format": args.format, "nodes": nodes, "text": text}, text)
+
+
+def _ledger(prog: Progress, args: argparse.Namespace) -> Outcome:
+    entries = reports.ledger_entries(prog)
+    shown = reports.new_entries(prog, entries) if args.new else entries
+    text = reports.ledger_text(shown, outline=not args.new)
+    if args.new and not shown:
+        text = "the last round settled no decision"
+    return Outcome({"entries": [e.to_json() for e in shown], "new": bool(args.new),
+                    "outline": reports.outline_lines(shown) if shown else []}, text)
+
+
+def _status(spec: store.Spec, prog: Progress) -> Outcome:
+    from mdgrill.shell.session import check_loaded
+
+    problems: list[str] = []
+    try:
+        check_loaded(prog)
+    except MdgrillError as exc:
+        problems.append(f"{exc.code}: {exc.message}")
+    iv = prog.data.get("interview")
+    iv = iv if isinstance(iv, dict) else None
+    pending = iv.get("pending") if iv else []
+    _, frontier = reports.frontier_of(prog)
+    view: dict[str, object] = {
+        "spec": spec.rel_folder, "goal": prog.data.get("goal"), "phase": prog.data.get("phase"),
+        "mode": prog.data.get("mode", "interactive"), "interview": iv,
+        "pending": reports.pending_questions(prog, [str(p) for p in pending]
+                                             if isinstance(pending, list) else []),
+        "frontier": frontier.to_json(), "context": _context_state(spec, prog, iv),
+        "approval": _last_approval(spec), "problems": problems,
+        "artifact": _artifact_state(spec, prog),
+        "reopenings": [{"phase": b.phase, "from_phase": b.first("From phase"),
+                        "reason": b.first("Reason"), "by": b.first("By"), "line": b.line + 1}
+                       for b in prog.blocks if b.kind == "reopened"],
+        "approved_changed": _approved_changed(spec, prog),
+    }
+    text = reports.status_text(view, use_color())
+    for problem in problems:
+        text += f"\nproblem: {problem}"
+    return Outcome(view, text)
+
+
+def _approved_changed(spec: store.Spec, prog: Progress) -> list[dict[str, object]]:
+    from mdgrill.shell.drift import changed_approvals
+
+    try:
+        found = changed_approvals(prog, spec.root)
+    except MdgrillError:
+        return []
+    return [{"phase": s.phase, "path": s.path, "approved": s.sha256, "now": now}
+            for s, now in found]
+
+
+def _artifact_state(spec: store.Spec, prog: Progress) -> dict[str, object] | None:
+    """The artifact gate, with whether the file still has the bytes that were submitted."""
+    art = prog.data.get("artifact")
+    if not isinstance(art, dict):
+        return None
+    state: dict[str, object] = dict(art)
+    path = os.path.join(spec.root, str(art.get("path", "")))
+    try:
+        from mdgrill.model.digest import file_sha256
+
+        now = file_sha256(store.read_file(path, str(art.get("path")), spec.root))
+    except MdgrillError:
+        now = None
+    state["changed"] = now != art.get("sha256")
+    return state
+
+
+def _context_state(spec: store.Spec, prog: Progress,
+                   iv: dict[str, object] | None) -> dict[str, object]:
+    if iv is None:
+        return {"state": "no interview"}
+    from mdgrill.shell.context import context_sources
+
+    try:
+        digest, _ = context_sources(prog, spec, str(iv.get("phase")))
+    except MdgrillError as exc:
+        return {"state": "unavailable", "reason": exc.message}
+    recorded = iv.get("context_digest")
+    return {"state": "current" if digest == recorded else "stale", "recorded": recorded,
+            "current": digest}
+
+
+def _last_approval(spec: store.Spec) -> dict[str, object]:
+    if not store.in_repository(spec.root):
+        return {"sha": None, "reason": "not a git repository"}
+    try:
+        from mdgrill.git import vcs
+
+        commits = vcs.approval_commits(spec.root, spec.rel_folder)
+    except (ImportError, AttributeError):
+        return {"sha": None, "reason": "git history is not available in this build"}
+    except MdgrillError as exc:
+        return {"sha": None, "reason": exc.message}
+    if not commits:
+        return {"sha": None, "reason": "no approval commit yet"}
+    last = commits[0]
+    return {"sha": last.sha, "subject": last.subject, "date": last.date,
+            "transition": last.trailers.get("Mdgrill-Transition")}
+
+
+# -- lint -------------------------------------------------------------------------------------
+
+
+def _lint(args: argparse.Namespace) -> Outcome:
+    target = os.path.abspath(args.path)
+    if not os.path.exists(target):
+        raise MdgrillError("NOT_FOUND", f"{args.path} does not exist")
+    root = os.path.abspath(args.root) if args.root else store.find_root(
+        target if os.path.isdir(target) else os.path.dirname(target))
+    glossaries, diagnostics = _glossaries(root)
+    rules = _rules(glossaries)
+    checked: list[str] = []
+    for path, ranges in _targets(target):
+        shown = display(path)
+        try:
+            from mdgrill.formats.textfile import decode
+
+            tf = decode(store.read_file(path, shown, root), shown)
+            spans = _progress_ranges(tf, shown) if ranges == "progress" else None
+        except MdgrillError as exc:
+            from mdgrill.checks.spec import from_input_error
+
+            diagnostics.append(from_input_error(exc, shown))
+            continue
+        checked.append(shown)
+        diagnostics.extend(reports.lint_lines(shown, tf.lines, rules, spans))
+    items = sort_diagnostics(diagnostics)
+    failed = has_errors(items)
+    text = "\n".join(format_diagnostic(d) for d in items) or \
+        f"no glossary problems ({len(checked)} file(s), {len(rules)} avoided word(s))"
+    return Outcome({"diagnostics": [d.to_json() for d in items], "files": checked,
+                    "glossaries": [display(g[0]) for g in glossaries]}, text,
+                   1 if failed else 0)
+
+
+def _glossaries(root: str) -> tuple[list[tuple[str, Glossary]], list[Diagnostic]]:
+    """Every CONTEXT*.md under the root, parsed; plus their own diagnostics."""
+    from mdgrill.checks.spec import from_input_error
+    from mdgrill.formats import glossary as gl
+    from mdgrill.formats.markdown import refuse_conflict
+    from mdgrill.formats.textfile import decode
+
+    found: list[tuple[str, Glossary]] = []
+    diagnostics: list[Diagnostic] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".")
+                             and d not in ("node_modules", "venv", "__pycache__"))
+        for name in sorted(filenames):
+            if not (name.startswith("CONTEXT") and name.endswith(".md")):
+                continue
+            path = os.path.join(dirpath, name)
+            shown = display(path)
+            try:
+                tf = decode(store.read_file(path, shown, root), shown)
+                refuse_conflict(tf.text, shown)
+            except InputError as exc:
+                diagnostics.append(from_input_error(exc, shown))
+                continue
+            parsed = gl.parse_glossary(tf, shown)
+            diagnostics.extend(parsed.diagnostics)
+            diagnostics.extend(gl.check_glossary(parsed))
+            if name != "CONTEXT-MAP.md":
+                diagnostics.extend(gl.language_rules(parsed))
+            if parsed.terms:
+                found.append((path, parsed))
+    diagnostics.extend(_two_contexts(found))
+    return found, diagnostics
+
+
+def _two_contexts(found: list[tuple[str, Glossary]]) -> list[Diagnostic]:
+    first: dict[str, tuple[str, int]] = {}
+    out: list[Diagnostic] = []
+    for _, parsed in found:
+        for term in parsed.terms:
+            for name in term.names:
+                key = name.casefold()
+                seen = first.get(key)
+                if seen is None:
+                    first[key] = (parsed.path, term.line)
+                elif seen[0] != parsed.path:
+                    out.append(Diagnostic(parsed.path, term.line, term.col, "warning",
+                                          "TERM_IN_TWO_CONTEXTS",
+                                          f'"{name}" is also defined in {seen[0]}:{seen[1]}: '
+                                          "keep one definition, or make the two meanings "
+                                          "explicit in CONTEXT-MAP.md"))
+    return out
+
+
+def _rules(found: list[tuple[str, Glossary]]) -> list[reports.AvoidRule]:
+    names: set[str] = set()
+    for _, parsed in found:
+        for term in parsed.terms:
+            names.update(n.casefold() for n in term.names)
+    rules: list[reports.AvoidRule] = []
+    seen: set[str] = set()
+    for _, parsed in found:
+        for term in parsed.terms:
+            for word in term.avoid:
+                key = word.strip().casefold()
+                # A word another context defines as its own term is not wrong to use.
+                if not key or key in names or key in seen:
+                    continue
+                seen.add(key)
+                rules.append(reports.AvoidRule(word.strip(), term.name))
+    return rules
+
+
+def _targets(target: str) -> list[tuple[str, str]]:
+    """(file, kind) to lint: `progress` (tree and rounds only) or `whole`."""
+    if os.path.isfile(target):
+        kind = "progress" if os.path.basename(target) == store.PROGRESS else "whole"
+        return [(target, kind)]
+    out: list[tuple[str, str]] = []
+    for folder in store.find_specs(target):
+        out.append((os.path.join(folder, store.PROGRESS), "progress"))
+        out.extend((os.path.join(folder, n), "whole") for n in ARTIFACTS
+                   if os.path.isfile(os.path.join(folder, n)))
+    return out
+
+
+def _progress_ranges(tf: TextFile, shown: str) -> list[tuple[int, int]]:
+    """The lines of a `.progress.md` that lint reads: the design tree only. The recorded
+    rounds are sealed, so a warning there could never be acted on (and `term add --spec`
+    records the glossary's own definition, avoided words included, in one)."""
+    from mdgrill.formats.progress import TREE
+
+    prog = Progress(tf, shown)
+    return [(sec.start, sec.end) for key, sec in prog.sections.items() if key == TREE]

@@ -1,0 +1,169 @@
+"""`mdgrill watch [DIR]` and `mdgrill restore SPEC`: the shell around watch.py and restore.py."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from mdgrill.cli.verbs import Outcome
+from mdgrill.errors import InputError
+from mdgrill.shell import store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from mdgrill.services.watch import Watcher
+
+
+def configure(verb: str, p: argparse.ArgumentParser) -> None:
+    if verb == "watch":
+        p.add_argument("dir", nargs="?", metavar="DIR",
+                       help="folder to watch (default: the repository root)")
+        p.add_argument("--once", action="store_true",
+                       help="check everything once and exit (exit 1 on errors, like validate)")
+        p.add_argument("--debounce", type=int, default=40, metavar="MS",
+                       help="quiet time after a save's last event before checking (default 40)")
+    else:
+        p.add_argument("spec", metavar="SPEC", help="spec folder or its .progress.md")
+        p.add_argument("--dry-run", action="store_true",
+                       help="print the unified diff of what would change; write nothing")
+        p.add_argument("--from-git", action="store_true",
+                       help="take the recorded blocks from HEAD, not from the last good copy")
+
+
+def run(args: argparse.Namespace) -> Outcome:
+    if args.verb == "watch":
+        return _watch(args)
+    return _restore(args)
+
+
+class LineWriter:
+    """Print each report as one line (JSON or human), flushed at once, from any thread."""
+
+    def __init__(self, as_json: bool) -> None:
+        import threading
+
+        self.as_json = as_json
+        self.lock = threading.Lock()
+
+    def __call__(self, report: dict[str, object]) -> None:
+        if self.as_json:
+            import json
+
+            line = json.dumps(report, ensure_ascii=False)
+        else:
+            from mdgrill.services.watch import format_report
+
+            line = format_report(report)
+        with self.lock:
+            try:
+                sys.stdout.write(line + "\n")
+                sys.stdout.flush()
+            except (BrokenPipeError, ValueError):
+                pass  # the reader went away; the watch ends on the next signal
+
+
+def _watch(args: argparse.Namespace) -> Outcome:
+    from mdgrill.services.watch import Watcher
+
+    top = args.dir or args.root or store.find_root(os.getcwd())
+    if not os.path.isdir(top):
+        raise InputError("NOT_FOUND", f"{top} is not a folder: give the folder to watch")
+    root = os.path.abspath(args.root) if args.root else store.find_root(top)
+    if args.debounce < 0:
+        raise InputError("USAGE", "--debounce must be 0 or more milliseconds")
+    writer = LineWriter(bool(getattr(args, "json", False)))
+    watcher = Watcher(top, root, writer, debounce=args.debounce / 1000)
+    if args.once:
+        targets = watcher.scan_all()
+        errors, warnings = watcher.error_count()
+        specs = sum(1 for kind, _ in targets if kind == "spec")
+        result: dict[str, object] = {"kind": "stopped", "specs": specs,
+                                     "glossaries": len(targets) - specs, "errors": errors,
+                                     "warnings": warnings}
+        text = f"checked {specs} specs and {len(targets) - specs} glossaries: {errors} " \
+               f"errors, {warnings} warnings"
+        return Outcome(result, text, 1 if errors else 0)
+    return _follow(watcher)
+
+
+def _follow(watcher: Watcher) -> Outcome:
+    import signal
+    import threading
+
+    stop = threading.Event()
+
+    def ask_stop(signum: int, frame: object) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, ask_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        watcher.start()
+        while not stop.wait(3600):
+            pass
+    finally:
+        watcher.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return Outcome({"kind": "stopped", "reports": watcher.reports}, "stopped", 0)
+
+
+def _restore(args: argparse.Namespace) -> Outcome:
+    from mdgrill.core.restore import restore
+    from mdgrill.formats.progress import Progress
+    from mdgrill.formats.textfile import TextFile, decode
+    from mdgrill.shell import snapshots
+    from mdgrill.shell.session import check_log, display
+
+    spec = store.resolve_spec(args.spec, args.root, must_exist=False)
+    if not os.path.isdir(spec.folder):
+        raise InputError("NOT_FOUND", f"no spec folder at {args.spec}")
+    shown = display(spec.progress)
+    with store.Lock(spec.folder):
+        current = store.read_file(spec.progress, shown, spec.root) \
+            if os.path.lexists(spec.progress) else b""
+        good = None if args.from_git else snapshots.load(spec.root, spec.progress)
+        source = "last-good"
+        if good is None:
+            good, source = snapshots.head_version(spec.root, spec.progress), "git HEAD"
+        if good is None:
+            raise InputError("NOT_FOUND", f"no last good copy of {shown} (`mdgrill watch` keeps "
+                             "one after each clean save) and it is not committed at HEAD: "
+                             "nothing to restore from")
+        good_tf = decode(good, f"the {source} copy of {shown}")
+        cur_tf = decode(current, shown) if current else TextFile("", good_tf.bom,
+                                                                 good_tf.newline)
+        done = restore(good_tf.text, cur_tf.text, shown)
+        new_tf = cur_tf.with_text(done.text)
+        remaining: list[str] = []
+        if done.changed:
+            after = Progress(new_tf, shown)
+            check_log(after)  # a defect of ours if it fails: raises, nothing written
+            from mdgrill.model.record import check_record
+
+            remaining = [p.message for p in check_record(after.data)]
+            if not args.dry_run:
+                store.atomic_write(spec.progress, new_tf.encode(),
+                                   expect=current if current else None)
+    result: dict[str, object] = {
+        "spec": spec.rel_folder, "path": spec.rel_progress, "source": source,
+        "restored": done.restored, "kept": done.kept, "digest_updated": done.digest_updated,
+        "changed": done.changed, "written": done.changed and not args.dry_run,
+        "remaining_problems": remaining}
+    if args.dry_run:
+        result["diff"] = done.diff
+    return Outcome(result, _restore_text(done.changed, args.dry_run, done.diff, shown, source,
+                                         done.restored, done.kept, remaining))
+
+
+def _restore_text(changed: bool, dry_run: bool, diff: str, shown: str, source: str,
+                  restored: list[str], kept: list[str], remaining: list[str]) -> str:
+    if not changed:
+        return f"{shown}: no recorded block is missing; nothing to restore"
+    if dry_run:
+        return diff.rstrip("\n")
+    lines = [f"restored {len(restored)} block(s) into {shown} from the {source} copy"]
+    lines.extend(f"  put back: {title}" for title in restored)
+    lines.extend(f"  kept (added after the good copy): {title}" for title in kept)
+    lines.extend(f"  still wrong in the front matter: {m}" for m in remaining)
+    return "\n".join(lines)

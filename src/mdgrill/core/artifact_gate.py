@@ -1,0 +1,470 @@
+"""The artifact approval gate: old record + command -> new record + blocks to append, or a refusal.
+
+Pure: no files, no git. After a phase's interview is approved and its artifact
+(`requirements.md`, `design.md`, ...) is written, the user approves the artifact itself before
+the spec moves on. The gate's state is the front matter key `artifact`; every transition
+appends a `### <Phase> Artifact - ...` block. See docs/artifact-gate.md.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from mdgrill.errors import GateRefusal, InputError
+from mdgrill.formats.progress import Block, Change, block_heading, single_line
+from mdgrill.model.record import PHASES, SHA256_RE, TERMINAL, Problem, is_id
+from mdgrill.model.replies import BARE_SKIP, CONTROL_ONLY, classify_reply
+
+APPROVE_SOURCE = "approve-artifact"
+AWAITING = "awaiting_approval"
+REVISION = "revision_requested"
+APPROVED = "approved"
+ARTIFACT_STATUSES = (AWAITING, REVISION, APPROVED)
+OPEN = frozenset({AWAITING, REVISION})
+ARTIFACT_KEYS = ("phase", "path", "sha256", "status", "feedback_round", "interview")
+
+# The file each phase normally produces, in the spec folder (an epic's triage: `epic.md`).
+ARTIFACT_NAME = {"research": "research.md", "requirements": "requirements.md",
+                 "design": "design.md", "tasks": "tasks.md", "triage": "epic.md"}
+# start -> research -> requirements -> design -> tasks. `tasks` is the last phase of a spec;
+# `triage` is the whole chain of an epic folder (its member specs start their own chains).
+NEXT_PHASE: dict[str, str | None] = {"start": "research", "research": "requirements",
+                                     "requirements": "design", "design": "tasks",
+                                     "tasks": None, "triage": None}
+RANK = {"start": 0, "triage": 0, "research": 1, "requirements": 2, "design": 3, "tasks": 4}
+
+
+def gate_id(art: dict[str, object]) -> str:
+    """`artifact:<repo-relative path>@<first 12 hex of its sha256>`."""
+    return f"artifact:{art.get('path')}@{str(art.get('sha256'))[:12]}"
+
+
+def artifact_of(data: dict[str, object]) -> dict[str, object] | None:
+    art = data.get("artifact")
+    return copy.deepcopy(art) if isinstance(art, dict) else None
+
+
+def gate_used(data: dict[str, object], blocks: list[Block]) -> bool:
+    """True once an artifact gate was ever opened in this spec (record or log says so)."""
+    return isinstance(data.get("artifact"), dict) or \
+        any(b.kind.startswith("artifact_") for b in blocks)
+
+
+def _interview(data: dict[str, object]) -> dict[str, object] | None:
+    iv = data.get("interview")
+    return iv if isinstance(iv, dict) else None
+
+
+def _valid_path(path: object) -> bool:
+    if not isinstance(path, str) or not path or path.startswith("/") or "\\" in path:
+        return False
+    return all(part not in ("", ".", "..") for part in path.split("/"))
+
+
+def check_artifact(data: dict[str, object]) -> list[Problem]:
+    """The `artifact:` front matter invariants; an empty list when they hold (or it is absent)."""
+    art = data.get("artifact")
+    if art is None:
+        return []
+    problems: list[Problem] = []
+
+    def bad(message: str) -> None:
+        problems.append(Problem("INVALID_STATE", message, "artifact"))
+
+    if not isinstance(art, dict):
+        bad("artifact must be a mapping {phase, path, sha256, status, feedback_round, interview}")
+        return problems
+    missing = [k for k in ARTIFACT_KEYS if k not in art]
+    if missing:
+        bad(f"artifact lacks {', '.join(missing)}")
+        return problems
+    if art["phase"] not in PHASES:
+        bad(f"artifact phase `{art['phase']}` is not one of {', '.join(PHASES)}")
+    if not _valid_path(art["path"]):
+        bad(f"artifact path `{art['path']}` must be a repository-relative POSIX path "
+            "(no leading `/`, no `..`)")
+    if not (isinstance(art["sha256"], str) and SHA256_RE.match(art["sha256"])):
+        bad("artifact sha256 must be 64 lowercase hex characters")
+    if art["status"] not in ARTIFACT_STATUSES:
+        bad(f"artifact status `{art['status']}` is not one of {', '.join(ARTIFACT_STATUSES)}")
+    rnd = art["feedback_round"]
+    if isinstance(rnd, bool) or not isinstance(rnd, int) or rnd < 0:
+        bad("artifact feedback_round must be a whole number >= 0")
+    elif art["status"] == REVISION and rnd < 1:
+        bad("a revision_requested artifact has feedback_round >= 1")
+    if not is_id(art["interview"]):
+        bad(f"artifact interview `{art['interview']}` is not a valid interview ID")
+    phase = data.get("phase")
+    if art["phase"] in PHASES:
+        # the spec's phase is the artifact's, or the next once that artifact was approved
+        # (whether it was is in the log: checks.check_phase_approval reads it)
+        allowed = {art["phase"], next_phase(str(art["phase"]))} - {None}
+        if phase not in allowed:
+            bad(f"`phase: {phase}` is not the artifact's phase ({art['phase']}) or the one "
+                "after it: a phase advances only by `mdgrill approve-artifact`; set the phase "
+                "back")
+    return problems
+
+
+def expected_path(spec_folder: str, phase: str) -> str | None:
+    """The repository-relative path of the phase's usual artifact, if it has one."""
+    name = ARTIFACT_NAME.get(phase)
+    if name is None:
+        return None
+    return name if spec_folder in ("", ".") else f"{spec_folder}/{name}"
+
+
+# -- verbs ---------------------------------------------------------------------------------
+
+
+def _gate_phase(data: dict[str, object], path: str) -> tuple[str, str, bool]:
+    """(phase, interview id, continuing) of the gate that a submission of `path` opens."""
+    art = artifact_of(data)
+    iv = _interview(data)
+    iv_phase = iv.get("phase") if iv is not None else None
+    went_back = iv_phase in RANK and art is not None and art.get("phase") in RANK and \
+        RANK[str(iv_phase)] < RANK[str(art["phase"])]
+    if art is not None and art.get("path") == path and not went_back:
+        if iv is not None and iv_phase == art["phase"] and iv.get("id") != art["interview"]:
+            raise GateRefusal("INTERVIEW_STALE",
+                              f"{path} was submitted under interview {art['interview']}, but "
+                              f"the {iv_phase} interview is now {iv.get('id')}: finish (confirm) "
+                              "that interview, then submit the artifact again")
+        return str(art["phase"]), str(art["interview"]), True
+    if iv is None:
+        raise GateRefusal("INTERVIEW_MISSING", "no interview is recorded in this spec: an "
+                          "artifact is submitted after its phase's interview is approved "
+                          "(`begin-interview` ... `confirm`)")
+    if iv.get("status") not in TERMINAL:
+        raise GateRefusal("INTERVIEW_INCOMPLETE",
+                          f"the {iv_phase} interview {iv.get('id')} is {iv.get('status')}: an "
+                          "artifact is submitted only after its interview is approved "
+                          "(`confirm`), skipped or quick-bypassed")
+    if data.get("phase") != iv_phase:
+        raise GateRefusal("ILLEGAL_TRANSITION",
+                          f"the spec is in phase {data.get('phase')}, but its last interview "
+                          f"is for {iv_phase}: begin and approve the {data.get('phase')} "
+                          "interview before submitting its artifact")
+    if art is not None and art.get("status") in OPEN and art.get("phase") != iv_phase:
+        raise GateRefusal("ARTIFACT_NOT_APPROVED",
+                          f"the {art.get('phase')} artifact {art.get('path')} still awaits "
+                          "approval: approve it (or request a revision) first")
+    return str(iv_phase), str(iv.get("id")), False
+
+
+def submit(data: dict[str, object], path: str, sha256: str, spec_folder: str,
+           context_digest_now: str | None) -> tuple[Change, dict[str, object]]:
+    """`await-artifact-approval`: record the artifact's sha256 and open (or re-open) the gate.
+
+    `context_digest_now` is the digest of the interview's phase computed now (None when
+    there is no interview); a stale context refuses, as check-delegation does.
+    """
+    if not _valid_path(path):
+        raise InputError("INVALID_PATH", f"`{path}` is not a repository-relative file path")
+    phase, interview_id, continuing = _gate_phase(data, path)
+    iv = _interview(data)
+    if iv is not None and iv.get("phase") == phase and \
+            context_digest_now is not None and context_digest_now != iv.get("context_digest"):
+        raise GateRefusal("CONTEXT_STALE",
+                          f"the {phase} context changed since interview {iv.get('id')} was "
+                          f"approved (recorded {str(iv.get('context_digest'))[:12]}…, now "
+                          f"{context_digest_now[:12]}…): an artifact of a stale interview is "
+                          "not submitted; begin a new interview for the new context")
+    old = artifact_of(data)
+    warnings: list[str] = []
+    usual = expected_path(spec_folder, phase)
+    if usual is not None and path != usual:
+        warnings.append(f"the {phase} artifact is normally {usual}, not {path}")
+    result: dict[str, object] = {"phase": phase, "path": path, "sha256": sha256,
+                                 "interview": interview_id, "warnings": warnings}
+    change = Change()
+    if continuing and old is not None and old["sha256"] == sha256 and old["status"] != REVISION:
+        # the same bytes again: nothing new to review (an approved one stays approved)
+        result.update({"status": old["status"], "resubmitted": False, "changed": False,
+                       "gate": gate_id(old), "feedback_round": old["feedback_round"]})
+        return change, result
+    rounds = old["feedback_round"] if continuing and old is not None else 0
+    art: dict[str, object] = {"phase": phase, "path": path, "sha256": sha256,
+                              "status": AWAITING, "feedback_round": rounds,
+                              "interview": interview_id}
+    change.updates["artifact"] = art
+    lines = [f"- Artifact: {path}", f"- Sha256: {sha256}", f"- Interview: {interview_id}"]
+    changed = True
+    if continuing and old is not None:
+        changed = old["sha256"] != sha256
+        lines.append(f"- Replaces: {old['sha256']}" if changed else
+                     "- Replaces: none (unchanged since the revision request)")
+        if old["status"] == REVISION and not changed:
+            warnings.append(f"{path} is byte-identical to the version a revision was requested "
+                            "for: the feedback was not applied")
+    if rounds:
+        lines.append(f"- Feedback round: {rounds}")
+    change.block(block_heading(phase, "Artifact - Awaiting Approval"), lines)
+    result.update({"status": AWAITING, "resubmitted": continuing, "changed": changed,
+                   "gate": gate_id(art), "feedback_round": rounds})
+    return change, result
+
+
+def _open_artifact(data: dict[str, object], verb: str) -> dict[str, object]:
+    art = artifact_of(data)
+    if art is None:
+        raise GateRefusal("ARTIFACT_NOT_SUBMITTED",
+                          f"{verb}: no artifact awaits approval: submit it with `mdgrill "
+                          "await-artifact-approval SPEC --artifact FILE` first")
+    if art["status"] == APPROVED:
+        raise GateRefusal("ILLEGAL_TRANSITION",
+                          f"{verb}: the {art['phase']} artifact {art['path']} is already "
+                          "approved: submit a changed version with await-artifact-approval")
+    return art
+
+
+def next_phase(phase: str) -> str | None:
+    return NEXT_PHASE.get(phase)
+
+
+def approve(data: dict[str, object], source: str, sha_now: str | None,
+            context_digest_now: str | None) -> tuple[Change, dict[str, object]]:
+    """`approve-artifact`: the recorded bytes are approved and `phase:` moves to the next phase."""
+    art = _open_artifact(data, "approve-artifact")
+    if source != APPROVE_SOURCE:
+        raise GateRefusal("INVALID_CONFIRMATION_SOURCE",
+                          f"approve-artifact takes --source {APPROVE_SOURCE} (the user's "
+                          f"explicit approval of the artifact), not `{source}`; the interview's "
+                          "approval never stands in for it")
+    if art["status"] == REVISION:
+        raise GateRefusal("ARTIFACT_REVISION_REQUESTED",
+                          f"a revision of {art['path']} was requested (feedback round "
+                          f"{art['feedback_round']}): revise it and submit it again with "
+                          "await-artifact-approval, then ask for approval")
+    phase = str(art["phase"])
+    iv = _interview(data)
+    if iv is not None and iv.get("phase") == phase:
+        if iv.get("id") != art["interview"] or iv.get("status") not in TERMINAL:
+            raise GateRefusal("INTERVIEW_STALE",
+                              f"{art['path']} was submitted under interview {art['interview']}, "
+                              f"but the {phase} interview is now {iv.get('id')} "
+                              f"({iv.get('status')}): finish it and submit the artifact again")
+        if context_digest_now is not None and context_digest_now != iv.get("context_digest"):
+            raise GateRefusal("CONTEXT_STALE",
+                              f"the {phase} context changed since interview {iv.get('id')} "
+                              "was approved: begin a new interview for the new context")
+    if sha_now != art["sha256"]:
+        now = "missing" if sha_now is None else f"{sha_now[:12]}…"
+        raise GateRefusal("ARTIFACT_CHANGED",
+                          f"{art['path']} changed after it was submitted (submitted "
+                          f"{str(art['sha256'])[:12]}…, now {now}): the user reviewed other "
+                          "bytes; submit it again with await-artifact-approval and ask again",
+                          details={"recorded": art["sha256"], "current": sha_now})
+    art["status"] = APPROVED
+    change = Change()
+    change.updates["artifact"] = art
+    following = next_phase(phase)
+    current = data.get("phase")
+    new_phase = str(current) if isinstance(current, str) else phase
+    if following is not None and RANK.get(new_phase, -1) < RANK[following]:
+        new_phase = following
+    if new_phase != current:
+        change.updates["phase"] = new_phase
+    change.block(block_heading(phase, "Artifact - Approved"),
+                 [f"- Artifact: {art['path']}", f"- Sha256: {art['sha256']}",
+                  f"- Interview: {art['interview']}", f"- Source: {source}",
+                  f"- Next phase: {following or f'none ({phase} is the last phase)'}"])
+    return change, {"status": APPROVED, "phase": new_phase, "approved_phase": phase,
+                    "advanced": new_phase != current, "path": art["path"],
+                    "sha256": art["sha256"], "interview": art["interview"],
+                    "gate": gate_id(art)}
+
+
+def request_revision(data: dict[str, object], feedback: str) -> tuple[Change, dict[str, object]]:
+    """`request-revision`: record the user's feedback; the gate stays open."""
+    art = _open_artifact(data, "request-revision")
+    if classify_reply(feedback) in (CONTROL_ONLY, BARE_SKIP):
+        raise GateRefusal("CONTROL_ONLY_ANSWER",
+                          f"`{feedback.strip()}` says nothing about what to change: record the "
+                          "user's feedback itself (what should be different)")
+    text = single_line(feedback, "--feedback")
+    rnd = art["feedback_round"]
+    assert isinstance(rnd, int)
+    art["feedback_round"] = rnd + 1
+    art["status"] = REVISION
+    change = Change()
+    change.updates["artifact"] = art
+    change.block(block_heading(str(art["phase"]), "Artifact - Revision Requested"),
+                 [f"- Artifact: {art['path']}", f"- Sha256: {art['sha256']}",
+                  f"- Feedback round: {rnd + 1}", f"- Feedback: {text}"])
+    return change, {"status": REVISION, "phase": art["phase"], "path": art["path"],
+                    "feedback_round": rnd + 1, "gate": gate_id(art)}
+
+
+def check_begin(data: dict[str, object], blocks: list[Block], phase: str,
+                artifact_sha_now: str | None) -> None:
+    """Refuse to begin a later phase's interview before the earlier artifact is approved.
+
+    Applies only once the gate was used in this spec (specs that never used it keep working).
+    `artifact_sha_now` is the sha256 of the recorded artifact's file now (None if missing).
+    """
+    if phase not in RANK or not gate_used(data, blocks):
+        return
+    art = artifact_of(data)
+    iv = _interview(data)
+    here = iv.get("phase") if iv is not None else data.get("phase")
+    if art is not None and art.get("phase") in RANK and RANK[phase] > RANK[str(art["phase"])]:
+        if art.get("status") in OPEN:
+            raise GateRefusal("ARTIFACT_NOT_APPROVED",
+                              f"the {art['phase']} artifact {art['path']} is "
+                              f"{art['status']}: the {phase} interview begins after the user "
+                              "approves it (`approve-artifact`)")
+        if art.get("status") == APPROVED and artifact_sha_now != art.get("sha256"):
+            raise GateRefusal("ARTIFACT_CHANGED",
+                              f"{art['path']} changed after its approval: submit it again with "
+                              "`mdgrill await-artifact-approval` and have the user approve it "
+                              f"before the {phase} interview")
+    # `start` has no usual artifact: the chain of gates begins with research (or triage).
+    if isinstance(here, str) and here in RANK and here != "start" and RANK[phase] > RANK[here]:
+        approved = art is not None and art.get("phase") == here and art.get("status") == APPROVED
+        if not approved:
+            raise GateRefusal("ARTIFACT_NOT_APPROVED",
+                              f"the {here} artifact has not been approved: submit it "
+                              "(`await-artifact-approval`) and have the user approve it "
+                              f"(`approve-artifact`) before the {phase} interview begins")
+
+
+# -- what still stands ----------------------------------------------------------------------
+
+
+class Standing:
+    """An artifact approval that still stands: the bytes the user approved for a phase."""
+
+    __slots__ = ("phase", "path", "sha256", "line", "resubmitted")
+
+    def __init__(self, phase: str, path: str, sha256: str, line: int) -> None:
+        self.phase = phase
+        self.path = path
+        self.sha256 = sha256
+        self.line = line  # 0-based line of the Approved block's heading
+        self.resubmitted: str | None = None  # the sha256 submitted since, awaiting approval
+
+    def __repr__(self) -> str:
+        return f"Standing({self.phase}, {self.path}, {self.sha256[:12]})"
+
+
+def standing_approvals(blocks: list[Block]) -> list[Standing]:
+    """Per phase, the last `Artifact - Approved` block, unless a `Reopened` block went back to
+    that phase or before. A submission since does not replace it: until the user approves the
+    new bytes, the approved ones are what stands (`resubmitted` says what awaits)."""
+    standing: dict[str, Standing] = {}
+    for block in blocks:
+        phase = block.phase
+        if phase is None:
+            continue
+        if block.kind == "artifact_approved":
+            path, sha = block.first("Artifact"), block.first("Sha256")
+            if path and sha and SHA256_RE.match(sha):
+                standing[phase] = Standing(phase, path, sha, block.line)
+        elif block.kind == "artifact_awaiting" and phase in standing:
+            standing[phase].resubmitted = block.first("Sha256")
+        elif block.kind == "reopened" and phase in RANK:
+            for later in [p for p in standing if RANK.get(p, -1) >= RANK[phase]]:
+                del standing[later]
+    return sorted(standing.values(), key=lambda s: RANK.get(s.phase, 0))
+
+
+# -- going back -----------------------------------------------------------------------------
+
+
+def superseded_interviews(blocks: list[Block]) -> set[str]:
+    """Interview IDs a `Reopened` block set aside: never to be begun or delegated again."""
+    out: set[str] = set()
+    for block in blocks:
+        if block.kind == "reopened":
+            for entry in block.get("Superseded"):
+                for part in entry.value.split(","):
+                    words = part.split()
+                    if len(words) >= 3 and words[1] == "interview":
+                        out.add(words[2])
+    return out
+
+
+def _approved_interviews(blocks: list[Block]) -> list[tuple[str, str]]:
+    """(phase, interview) of each Confirmed, Skipped-then-Confirmed or Bypassed block that no
+    Reopened block has set aside yet, in log order."""
+    found: list[tuple[str, str]] = []
+    for block in blocks:
+        if block.phase is None:
+            continue
+        if block.kind in ("confirmed", "bypassed"):
+            iv = block.first("Interview")
+            if iv and (block.phase, iv) not in found:
+                found.append((block.phase, iv))
+        elif block.kind == "reopened" and block.phase in RANK:
+            found = [(p, i) for p, i in found if RANK.get(p, -1) < RANK[block.phase]]
+    return found
+
+
+def reopen(data: dict[str, object], blocks: list[Block], phase: str, reason: str,
+           ) -> tuple[Change, dict[str, object]]:
+    """`reopen`: the one way back to an earlier phase (or to redo the current one).
+
+    Every interview approval and artifact approval of `phase` and the phases after it is set
+    aside: they stay in the log as history, named in the `Reopened` block, and the gates run
+    again from `phase` (the record's `interview` and, when it is of those phases, `artifact`
+    are cleared; `phase:` becomes `phase`).
+    """
+    if phase not in RANK:
+        raise InputError("INVALID_PHASE", f"`{phase}` is not a phase: one of {', '.join(PHASES)}")
+    current = data.get("phase")
+    if not isinstance(current, str) or current not in RANK:
+        raise GateRefusal("NOTHING_TO_REOPEN", "the spec has no phase yet: nothing to reopen")
+    if RANK[phase] > RANK[current]:
+        raise GateRefusal("REOPEN_FORWARD", f"the spec is at phase {current}: `reopen` goes back "
+                          f"to it or an earlier phase, never forward to {phase}")
+    text = single_line(reason, "--reason")
+    superseded: list[str] = []
+    iv = _interview(data)
+    for p, i in _approved_interviews(blocks):
+        if RANK.get(p, -1) >= RANK[phase]:
+            superseded.append(f"{p} interview {i}")
+    if iv is not None and iv.get("phase") in RANK and RANK[str(iv["phase"])] >= RANK[phase]:
+        entry = f"{iv['phase']} interview {iv.get('id')}"
+        if entry not in superseded:
+            superseded.append(entry)
+    for standing in standing_approvals(blocks):
+        if RANK.get(standing.phase, -1) >= RANK[phase]:
+            superseded.append(f"{standing.phase} artifact {standing.path}@{standing.sha256[:12]}")
+    art = artifact_of(data)
+    art_goes = art is not None and RANK.get(str(art.get("phase")), -1) >= RANK[phase]
+    if art_goes and art is not None and art.get("status") in OPEN:
+        superseded.append(f"{art['phase']} artifact {art['path']} ({art['status']})")
+    if not superseded:
+        raise GateRefusal("NOTHING_TO_REOPEN", f"nothing of the {phase} phase or after it is "
+                          "approved or under way: there is nothing to go back from")
+    change = Change()
+    change.updates["phase"] = phase
+    if iv is not None and iv.get("phase") in RANK and RANK[str(iv["phase"])] >= RANK[phase]:
+        change.updates["interview"] = None
+    if art_goes:
+        change.updates["artifact"] = None
+    change.block(block_heading(phase, "Grill - Reopened"),
+                 [f"- From phase: {current}", f"- Reason: {text}",
+                  f"- Superseded: {', '.join(superseded)}"])
+    return change, {"phase": phase, "from_phase": current, "reason": text,
+                    "superseded": superseded}
+
+
+def check_phase_order(data: dict[str, object], blocks: list[Block], phase: str,
+                      interview_id: str) -> None:
+    """For `begin-interview`: never an earlier phase than the spec's (that is a `reopen`),
+    and never an interview ID a reopening set aside."""
+    current = data.get("phase")
+    iv = _interview(data)
+    resuming = iv is not None and iv.get("id") == interview_id and iv.get("phase") == phase
+    if isinstance(current, str) and current in RANK and phase in RANK and \
+            RANK[phase] < RANK[current] and not resuming:
+        raise GateRefusal("PHASE_REGRESSION",
+                          f"the spec is at phase {current}: going back to {phase} sets aside "
+                          f"what was approved since, so it is recorded: `mdgrill reopen SPEC "
+                          f"--phase {phase} --reason TEXT`, then begin the {phase} interview")
+    if interview_id in superseded_interviews(blocks):
+        raise GateRefusal("INTERVIEW_SUPERSEDED",
+                          f"interview {interview_id} was set aside by a reopening: begin the "
+                          "interview under a new ID")

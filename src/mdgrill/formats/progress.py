@@ -1,0 +1,933 @@
+"""`.progress.md`: read its layout (front matter, sections, design tree, log blocks) and write it.
+
+Reading is in two depths. `read_progress` scans headings only (cheap: what every command
+needs); nodes and block entries are parsed when asked for. Writing appends blocks and lines
+at the end of `## Interview Responses` and splices front matter values, so every other byte
+of the file stays as it was.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mdgrill.errors import InputError
+from mdgrill.formats import frontmatter as frontmatter_io
+from mdgrill.formats.hashing import sha256
+from mdgrill.formats.markdown import (
+    Heading,
+    Section,
+    heading_text,
+    is_plain,
+    refuse_conflict,
+    scan_headings,
+    sections,
+)
+from mdgrill.formats.markdown import has_markup as markdown_has_markup
+from mdgrill.formats.patterns import lazy
+from mdgrill.formats.textfile import TextFile, apply_splices, split_lines
+from mdgrill.model.record import BLOCK_LISTS, HEADING_WORD, ID_PATTERN, PHASE_OF_WORD, TOP_KEYS
+
+GOAL = "goal"
+TREE = "design tree"
+LOG = "interview responses"
+KNOWN_SECTIONS = (GOAL, TREE, LOG)
+# smart-ralph names the goal section `## Original Goal`; `import-ralph` reads the goal there
+SECTION_ALIASES = {"original goal": GOAL}
+
+
+def section_key(title: str) -> str:
+    key = title.strip().lower()
+    return SECTION_ALIASES.get(key, key)
+
+NODE_HEADING = lazy(rf"({ID_PATTERN})\s*:\s*(.*)\Z")
+BLOCK_HEADING = re.compile(
+    r"(?P<phase>[A-Za-z]+) (?P<kind>Grill|Artifact) - "
+    r"(?:Round (?P<round>[0-9]+)|(?P<word>[A-Za-z][A-Za-z ]*[A-Za-z]))\Z")
+LEGACY_HEADING = lazy(r"(?P<phase>[A-Za-z]+) Interview(?: \(from [^)]*\))?\Z")
+# Greedy groups, trimmed by the caller: a lazy `(.*?)[ \t]*\Z` backtracks once per character
+# (the key can only differ by trailing spaces, since neither `:` nor `*` may be in it).
+BULLET = re.compile(
+    r"[-*+][ \t]+(?:\*\*)?([A-Za-z][A-Za-z0-9 /_-]*)(?:\*\*)?[ \t]*:(?:\*\*)?(?:[ \t]+(.*))?\Z")
+SUB_BULLET = re.compile(r"([ \t]+)[-*+][ \t]+(.*)\Z")
+
+TRANSITION_WORDS = {
+    "awaiting confirmation": "awaiting", "confirmed": "confirmed", "revised": "revised",
+    "skipped": "skipped", "bypassed": "bypassed", "reset": "reset",
+    "approval resolved": "resolved", "cancelled": "cancelled", "mode": "mode",
+    "reopened": "reopened", "amended": "amended",
+}
+ARTIFACT_WORDS = {
+    "awaiting approval": "artifact_awaiting", "approved": "artifact_approved",
+    "revision requested": "artifact_revision",
+}
+
+
+class Entry:
+    """One `- Key: value` bullet of a node or a block, with its 0-based line."""
+
+    __slots__ = ("key", "value", "line", "children")
+
+    def __init__(self, key: str, value: str, line: int) -> None:
+        self.key = key
+        self.value = value
+        self.line = line
+        self.children: list[tuple[str, int]] = []  # nested bullets / continuation lines
+
+    def __repr__(self) -> str:
+        return f"Entry({self.key!r}, {self.value!r}, line={self.line})"
+
+
+class Block:
+    """A `### <Phase> Grill - ...` block of the log (or a legacy/unknown one)."""
+
+    __slots__ = ("kind", "phase", "round", "title", "line", "end", "entries", "stray")
+
+    def __init__(self, kind: str, phase: str | None, round_number: int | None, title: str,
+                 line: int, end: int) -> None:
+        self.kind = kind  # round, awaiting, confirmed, ..., artifact_*, legacy, unknown
+        self.phase = phase
+        self.round = round_number
+        self.title = title
+        self.line = line  # heading line, 0-based
+        self.end = end  # first line after the block
+        self.entries: list[Entry] = []
+        self.stray: list[tuple[int, str]] = []  # lines that are not `- Key: value`
+
+    def get(self, key: str) -> list[Entry]:
+        k = key.lower()
+        return [e for e in self.entries if e.key.lower() == k]
+
+    def first(self, key: str) -> str | None:
+        found = self.get(key)
+        return found[0].value if found else None
+
+    def __repr__(self) -> str:
+        return f"Block({self.kind}, {self.phase}, {self.round}, line={self.line})"
+
+
+class Option:
+    __slots__ = ("text", "recommended", "line")
+
+    def __init__(self, text: str, recommended: bool, line: int) -> None:
+        self.text = text
+        self.recommended = recommended
+        self.line = line
+
+
+class Node:
+    """A design tree node `### <ID>: <title>` and its bullets."""
+
+    __slots__ = ("id", "title", "line", "end", "entries", "options", "stray", "_first")
+
+    def __init__(self, node_id: str, title: str, line: int, end: int) -> None:
+        self.id = node_id
+        self.title = title
+        self.line = line
+        self.end = end
+        self.entries: list[Entry] = []
+        self.options: list[Option] = []
+        self.stray: list[tuple[int, str]] = []
+        self._first: dict[str, str] | None = None  # key -> value of its first entry
+
+    def first(self, key: str) -> str | None:
+        """The value of the node's first `key` entry (keys read case-insensitively)."""
+        first = self._first
+        if first is None:
+            first = self._first = {}
+            for e in self.entries:
+                first.setdefault(e.key.lower(), e.value)
+        return first.get(key.lower())
+
+    @property
+    def section(self) -> str | None:
+        return self.first("Section")
+
+    @property
+    def depends_on(self) -> list[str]:
+        return split_ids(self.first("Depends on"))
+
+    @property
+    def spawned_by(self) -> str | None:
+        ids = split_ids(self.first("Spawned by"))
+        return ids[0] if ids else None
+
+    @property
+    def investigating(self) -> str | None:
+        return self.first("Investigating")
+
+    def choices(self) -> tuple[list[str], int | None]:
+        """The options' texts, and the 1-based number of the recommended one (if any)."""
+        texts = [o.text for o in self.options]
+        recommended = next((i for i, o in enumerate(self.options, 1) if o.recommended), None)
+        return texts, recommended
+
+    def __repr__(self) -> str:
+        return f"Node({self.id!r}, {self.title!r}, line={self.line})"
+
+
+class NodeInfo:
+    """What the frontier needs of a node: its ID, section, dependencies and parent."""
+
+    __slots__ = ("id", "line", "section", "depends_on", "spawned_by", "investigating")
+
+    def __init__(self, node_id: str, line: int, section: str | None = None,
+                 depends_on: list[str] | None = None, spawned_by: str | None = None,
+                 investigating: str | None = None) -> None:
+        self.id = node_id
+        self.line = line
+        self.section = section
+        self.depends_on = depends_on or []
+        self.spawned_by = spawned_by
+        self.investigating = investigating
+
+    def __repr__(self) -> str:
+        return f"NodeInfo({self.id!r}, line={self.line})"
+
+
+# A node heading's ID in a plain tree, as _NODE_TUPLES reads it
+_NODE_ID_H3 = lazy(rf"\n###[ \t\r]+({ID_PATTERN})[^\S\n]*:")
+# One tuple per line the frontier reads of the tree: (###, node ID, key, value); a heading's
+# ID is what NODE_HEADING would read from its title.
+_NODE_TUPLES = lazy(
+    rf"^(?:( {{0,3}}###)(?:[ \t\r]+({ID_PATTERN})[^\S\n]*:[^\n]*|(?:[ \t\r][^\n]*)?)"
+    r"|[-*+][ \t]+(?:\*\*)?((?i:section|depends on|spawned by|investigating))(?:\*\*)?"
+    r"[ \t]*:(?:\*\*)?(?:[ \t]+([^\n]*))?\r?)$", re.M)
+
+def split_ids(value: str | None) -> list[str]:
+    """`D1, D2` -> [D1, D2]; `none`/empty -> []; `D4 -> the user's words` -> [D4]."""
+    if value is None:
+        return []
+    text = value.split(" -> ", 1)[0].strip()
+    if not text or text.lower() in ("none", "-", "n/a"):
+        return []
+    parts = text.split(",") if ";" not in text else re.split(r"[,;]", text)
+    return [part.strip() for part in parts if part.strip()]
+
+
+class Progress:
+    """A parsed `.progress.md`: front matter data, headings, sections, blocks, nodes.
+
+    Construction reads the front matter and the H1/H2 skeleton only; every heading, the
+    blocks and the nodes are read on first use, so a verb that appends to the last block of
+    a 10,000-round log never walks the other 9,999.
+    """
+
+    def __init__(self, tf: TextFile, path: str) -> None:
+        self.tf = tf
+        self.path = path
+        refuse_conflict(tf.text, path)  # before the front matter: its YAML error would mislead
+        self.fm = frontmatter_io.split(tf, path)
+        if self.fm is not None:
+            frontmatter_io.load(tf, self.fm, path)
+        self.data: dict[str, object] = self.fm.data if self.fm is not None else {}
+        body_offset = self.fm.end_offset if self.fm is not None else 0
+        body_line = self.fm.body_start if self.fm is not None else 0
+        self.body_offset = body_offset
+        self.body_line = body_line
+        # no fence, comment or indented `#` in the body: every section may take the fast scans
+        self.plain = is_plain(tf.text, body_offset)
+        self.skeleton: list[Heading] = scan_headings(tf.text, body_offset, body_line,
+                                                     top_only=True, plain=self.plain)
+        last = self.skeleton[-1] if self.skeleton else None  # count only the lines after it
+        self.total_lines = (last.line + tf.text.count("\n", last.offset) if last is not None
+                            else body_line + tf.text.count("\n", body_offset)) + 1
+        self.title: Heading | None = next((h for h in self.skeleton if h.level == 1), None)
+        self.sections: dict[str, Section] = {}
+        self.duplicate_sections: list[Section] = []
+        for sec in sections(self.skeleton, 2, self.total_lines, (body_line, self.total_lines)):
+            key = section_key(sec.title)
+            if key in KNOWN_SECTIONS:
+                if key in self.sections:
+                    self.duplicate_sections.append(sec)
+                else:
+                    self.sections[key] = sec
+        self._headings: list[Heading] | None = None
+        self._blocks: list[Block] | None = None
+        self._block_heads: list[Block] | None = None
+        self._markup: dict[str, bool] = {}
+        self._nodes: list[Node] | None = None
+        self._tree_parts: list[Section] | None = None
+        self._heads: list[tuple[str, str | None, int | None, str, int]] | None = None
+        self._lines: list[str] | None = None
+        self._log_hash: object = None
+        self._log_text: str | None = None
+
+    def section_of(self, title: str) -> Section:
+        """The known section a `##` heading with this title stands for."""
+        return self.sections[section_key(title)]
+
+    @property
+    def headings(self) -> list[Heading]:
+        """Every ATX heading of the body (scanned on first use)."""
+        if self._headings is None:
+            self._headings = scan_headings(self.tf.text, self.body_offset, self.body_line,
+                                           plain=self.plain)
+        return self._headings
+
+    # -- lines ------------------------------------------------------------------------
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self.tf.lines
+        return self._lines
+
+    # -- the log ------------------------------------------------------------------------
+
+    def log_span(self) -> tuple[int, int] | None:
+        """Character offsets [start, end) of the `## Interview Responses` content."""
+        sec = self.sections.get(LOG)
+        if sec is None:
+            return None
+        return self._section_offsets(sec)
+
+    def section_offsets(self, sec: Section) -> tuple[int, int]:
+        """Character offsets [start, end) of a section's content (after its heading line)."""
+        return self._section_offsets(sec)
+
+    def _section_offsets(self, sec: Section) -> tuple[int, int]:
+        text = self.tf.text
+        head = next(h for h in self.skeleton if h.line == sec.heading_line)
+        start = text.find("\n", head.offset)
+        start = len(text) if start < 0 else start + 1
+        end = len(text)
+        for h in self.skeleton:
+            if h.line >= sec.end:
+                end = h.offset
+                break
+        return start, end
+
+    def log_hasher(self) -> object:
+        """A sha256 object fed the normalized log (computed once, copied by its users)."""
+        if self._log_hash is None:
+            bounds = self._log_bounds()
+            view = self.tf.ascii_bytes(*bounds) if bounds is not None else None
+            # the file's own bytes when they are the normalized log: no 5 MB copies to hash
+            self._log_hash = sha256(view if view is not None
+                                    else self.log_text().encode("utf-8"))
+        return self._log_hash
+
+    def log_seal(self) -> bool | None:
+        """Whether the log matches the digest sealed in the front matter (None: no seal)."""
+        log = self.data.get("log")
+        sealed = log.get("sha256") if isinstance(log, dict) else None
+        if not isinstance(sealed, str):
+            return None
+        return self.log_sha256() == sealed
+
+    def log_edited_line(self) -> int:
+        """1-based line to point at when the sealed log was edited (its section heading)."""
+        sec = self.sections.get(LOG)
+        return sec.heading_line + 1 if sec is not None else 1
+
+    def log_sha256(self) -> str:
+        return self.log_hasher().copy().hexdigest()  # type: ignore[attr-defined,no-any-return]
+
+    def log_text(self) -> str:
+        """The log as hashed (normalize_log of its section; computed once)."""
+        if self._log_text is None:
+            self._log_text = self._normalized_log()
+        return self._log_text
+
+    def _normalized_log(self) -> str:
+        bounds = self._log_bounds()
+        if bounds is not None:
+            return self.tf.text[bounds[0]:bounds[1]]
+        span = self.log_span()
+        return "" if span is None else normalize_log(self.tf.text[span[0]:span[1]])
+
+    def _log_bounds(self) -> tuple[int, int] | None:
+        """Where the normalized log lies in the text when it is a plain slice of it (the log
+        has no CR: normalize_log would only trim it); None otherwise."""
+        span = self.log_span()
+        if span is None:
+            return None
+        text = self.tf.text
+        start, end = span
+        if text.find("\r", start, end) >= 0:
+            return None
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        return start, end
+
+    def digest_after_append(self, text: str, span: tuple[int, int]) -> str | None:
+        """The digest of the log at `span` in `text`, a later version of this file, hashing
+        only what follows this log there. None unless that log begins with this one's
+        (compared, not assumed) and this one has no CR (then hash the whole log)."""
+        old_span, bounds = self.log_span(), self._log_bounds()
+        norm = self.log_text()
+        if old_span is None or bounds is None or not norm:
+            return None
+        start, end = span
+        at = start + bounds[0] - old_span[0]  # past the same leading blank lines
+        after = at + len(norm)
+        if after > end or text[start:at] != self.tf.text[old_span[0]:bounds[0]] or \
+                not text.startswith(norm, at):
+            return None
+        hasher = self.log_hasher().copy()  # type: ignore[attr-defined]
+        hasher.update(lf_line_ends(text[after:end]).rstrip().encode("utf-8"))
+        return str(hasher.hexdigest())
+
+    @property
+    def blocks(self) -> list[Block]:
+        if self._blocks is None:
+            self._blocks = self._read_blocks(with_entries=True)
+        return self._blocks
+
+    def block_headings(self) -> list[Block]:
+        """The log's blocks without their entries (cheap; read once)."""
+        if self._blocks is not None:
+            return self._blocks
+        if self._block_heads is None:
+            self._block_heads = self._read_blocks(with_entries=False)
+        return self._block_heads
+
+    def use_blocks(self, blocks: list[Block]) -> None:
+        """Adopt blocks parsed elsewhere (watch keeps them between saves of a file)."""
+        self._blocks = blocks
+
+    def last_block(self) -> Block | None:
+        """The last block of the log, with its entries (found from the end of the log)."""
+        if self._blocks is not None or self._headings is not None:
+            blocks = self.block_headings()
+            if not blocks:
+                return None
+            last = blocks[-1]
+            if not last.entries and not last.stray:
+                self._fill_entries(last)
+            return last
+        span = self.log_span()
+        if span is None:
+            return None
+        text = self.tf.text
+        start, end = span
+        if self.has_markup(LOG):
+            self.headings  # noqa: B018 - fences or comments in the log: take the exact path
+            return self.last_block()
+        at = _last_h3(text, start, end)
+        if at < 0:
+            return None
+        eol = text.find("\n", at)
+        eol = end if eol < 0 or eol > end else eol
+        title = _heading_text(text[at:eol])
+        line = text.count("\n", 0, at)
+        block = classify_block(title, line, self.sections[LOG].end)
+        tail = split_lines(text[at:end])
+        block.entries, block.stray = parse_bullets(tail, 1, len(tail), base=line)
+        return block
+
+    def has_markup(self, section: str) -> bool:
+        """Whether a section holds a fence or an HTML comment (then only the exact scan will do)."""
+        found = self._markup.get(section)
+        if found is None:
+            sec = self.sections.get(section)
+            found = False
+            if sec is not None and not self.plain:
+                found = markdown_has_markup(self.tf.text, *self._section_offsets(sec))
+            self._markup[section] = found
+        return found
+
+    def _h3_lines(self, section: str) -> list[tuple[int, int, str]]:
+        """(offset, 0-based line, title) of each `###` heading of a section without markup."""
+        sec = self.sections[section]
+        start, end = self._section_offsets(sec)
+        text = self.tf.text
+        found: list[tuple[int, int, str]] = []
+        line = sec.start
+        last = start
+        count = text.count
+        # From the newline before the section's first line; headings indented by 1-3 spaces
+        # are rare, and a pattern that allows them runs four times slower.
+        scan = _H3_FLUSH if self.plain or _H3_INDENTED.search(text, start - 1, end) is None \
+            else _H3_ANY
+        for m in scan.finditer(text, start - 1, end):
+            pos = m.start() + 1
+            line += count("\n", last, pos)
+            last = pos
+            found.append((pos, line, _heading_text(m.group(1))))
+        return found
+
+    def fast_log(self) -> tuple[str, int, int, int] | None:
+        """(text, start, end, first line) of a log the regex fast paths may read, else None."""
+        if self._blocks is not None or LOG not in self.sections or self.has_markup(LOG):
+            return None
+        start, end = self._section_offsets(self.sections[LOG])
+        return self.tf.text, start, end, self.sections[LOG].start
+
+    def _read_blocks(self, with_entries: bool) -> list[Block]:
+        sec = self.sections.get(LOG)
+        if sec is None:
+            return []
+        if self._headings is None and self.plain:
+            blocks = self._scan_blocks(sec)
+        elif self._headings is None and not self.has_markup(LOG):
+            heads = self._h3_lines(LOG)
+            ends = [line for _, line, _ in heads[1:]] + ([sec.end] if heads else [])
+            blocks = [classify_block(title, line, end)
+                      for (_, line, title), end in zip(heads, ends, strict=True)]
+        else:
+            subs = sections(self.headings, 3, self.total_lines, (sec.start, sec.end))
+            blocks = [classify_block(s.title, s.heading_line, s.end) for s in subs]
+        if with_entries:
+            for block in blocks:
+                self._fill_entries(block)
+        return blocks
+
+    def _scan_blocks(self, sec: Section) -> list[Block]:
+        """The log's blocks from block_heads() (a plain body only), with their lines."""
+        heads = self.block_heads() or []
+        count = self.tf.text.count
+        blocks: list[Block] = []
+        line = sec.start
+        last = self._section_offsets(sec)[0]
+        for kind, phase, number, title, at in heads:
+            line += count("\n", last, at)
+            last = at
+            if blocks:
+                blocks[-1].end = line
+            blocks.append(Block(kind, phase, number, title, line, sec.end))
+        return blocks
+
+    def block_heads(self) -> list[tuple[str, str | None, int | None, str, int]] | None:
+        """(kind, phase, round, title, offset) of each block, read without line numbers or
+        Block objects: the log's cheapest look (read once). None when the body is not plain.
+        """
+        if self._heads is None:
+            self._heads = self._read_heads()
+        return self._heads
+
+    def _read_heads(self) -> list[tuple[str, str | None, int | None, str, int]] | None:
+        sec = self.sections.get(LOG)
+        if sec is None:
+            return []
+        if not self.plain:
+            return None
+        start, end = self._section_offsets(sec)
+        heads: list[tuple[str, str | None, int | None, str, int]] = []
+        append = heads.append
+        seen = _PHASES_SEEN
+        for m in _BLOCK_FLUSH.finditer(self.tf.text, start - 1, end):
+            title, word, number, other = m.groups()
+            if title:
+                phase = seen.get(word)
+                append(("round", phase if phase is not None else _phase_of(word), int(number),
+                        title, m.start() + 1))
+            else:
+                block = classify_block(_heading_text(other), -1, -1)
+                append((block.kind, block.phase, block.round, block.title, m.start() + 1))
+        return heads
+
+    def _fill_entries(self, block: Block) -> None:
+        entries, stray = parse_bullets(self.lines, block.line + 1, block.end)
+        block.entries = entries
+        block.stray = stray
+
+    def with_entries(self, block: Block) -> Block:
+        """A block of `block_headings()` with its bullets read (once), for the few blocks a
+        check needs in full without parsing the whole log."""
+        if not block.entries and not block.stray:
+            self._fill_entries(block)
+        return block
+
+    # -- the design tree -------------------------------------------------------------------
+
+    @property
+    def nodes(self) -> list[Node]:
+        if self._nodes is None:
+            self._nodes = self._read_nodes()
+        return self._nodes
+
+    def node_headings_without_id(self) -> list[Section]:
+        sec = self.sections.get(TREE)
+        if sec is None:
+            return []
+        return [s for s in self._tree_sections() if NODE_HEADING.match(s.title) is None]
+
+    def _tree_sections(self) -> list[Section]:
+        """The `###` parts of the design tree (read once)."""
+        if self._tree_parts is None:
+            sec = self.sections[TREE]
+            self._tree_parts = sections(self._tree_headings(), 3, self.total_lines,
+                                        (sec.start, sec.end))
+        return self._tree_parts
+
+    def _tree_headings(self) -> list[Heading]:
+        """The headings of the design tree only (not the 10,000 of the log after it)."""
+        if self._headings is not None:
+            return self._headings
+        sec = self.sections[TREE]
+        head = next(h for h in self.skeleton if h.line == sec.heading_line)
+        start, end = self._section_offsets(sec)
+        if start >= end:
+            return [head]
+        return [head] + scan_headings(self.tf.text, start, sec.heading_line + 1, end=end,
+                                      plain=True if self.plain else None)
+
+    def _read_nodes(self) -> list[Node]:
+        sec = self.sections.get(TREE)
+        if sec is None:
+            return []
+        nodes = []
+        # the tree's own lines: splitting a 10,000-round log after it would cost more
+        if self._lines is not None:
+            lines, base = self._lines, 0
+        else:
+            start, end = self._section_offsets(sec)
+            lines, base = split_lines(self.tf.text[start:end]), sec.start
+        for sub in self._tree_sections():
+            m = NODE_HEADING.match(sub.title)
+            if m is None:
+                continue
+            node = Node(m.group(1), m.group(2).strip(), sub.heading_line, sub.end)
+            node.entries, node.stray = parse_bullets(lines, sub.heading_line + 1 - base,
+                                                     sub.end - base, base)
+            for entry in node.entries:
+                if entry.key.lower() == "options":
+                    for text, line in entry.children:
+                        rec = "(recommended)" in text.lower()
+                        node.options.append(Option(text, rec, line))
+            nodes.append(node)
+        return nodes
+
+    def node_index(self, with_lines: bool = False) -> list[NodeInfo]:
+        """The tree's nodes with only what the frontier needs, read without parsing every line
+        (`line` is -1 unless `with_lines`)."""
+        if self._nodes is not None or self.has_markup(TREE) or TREE not in self.sections:
+            return [NodeInfo(n.id, n.line, n.section, n.depends_on, n.spawned_by,
+                             n.investigating) for n in self.nodes]
+        sec = self.sections[TREE]
+        start, end = self._section_offsets(sec)
+        text = self.tf.text
+        nodes: list[NodeInfo] = []
+        current: NodeInfo | None = None
+        seen: set[str] = set()
+        for head, node_id, key, value in _NODE_TUPLES.findall(text, start, end):
+            if head:
+                current = NodeInfo(node_id, -1) if node_id else None
+                seen = set()
+                if current is not None:
+                    nodes.append(current)
+                continue
+            if current is None:
+                continue
+            key = key.lower()
+            if key in seen:
+                continue  # Node.first(): the first entry with a key wins
+            seen.add(key)
+            value = value.strip()
+            if key == "section":
+                current.section = value
+            elif key == "depends on":
+                current.depends_on = split_ids(value)
+            elif key == "spawned by":
+                ids = split_ids(value)
+                current.spawned_by = ids[0] if ids else None
+            else:
+                current.investigating = value
+        if with_lines:
+            lines = [line for line, title in self._tree_h3()
+                     if NODE_HEADING.match(title) is not None]
+            for node, line in zip(nodes, lines, strict=True):
+                node.line = line
+        return nodes
+
+    def node_ids(self) -> list[str]:
+        """The tree's node IDs, read from the headings alone when the body is plain."""
+        sec = self.sections.get(TREE)
+        if sec is None:
+            return []
+        if self._nodes is not None or not self.plain:
+            return [n.id for n in self.node_index()]
+        start, end = self._section_offsets(sec)
+        return _NODE_ID_H3.findall(self.tf.text, start - 1, end)
+
+    def _tree_h3(self) -> list[tuple[int, str]]:
+        return [(line, title) for _, line, title in self._h3_lines(TREE)]
+
+    def node(self, node_id: str) -> Node | None:
+        return next((n for n in self.nodes if n.id == node_id), None)
+
+
+_PHASES_SEEN: dict[str, str | None] = {}
+
+
+def _phase_of(word: str) -> str | None:
+    """The phase a heading's word names (`Requirements` -> requirements), memoized."""
+    try:
+        return _PHASES_SEEN[word]
+    except KeyError:
+        phase = _PHASES_SEEN[word] = PHASE_OF_WORD.get(word.lower())
+        return phase
+
+
+def classify_block(title: str, line: int, end: int) -> Block:
+    m = BLOCK_HEADING.match(title)
+    if m is not None:
+        phase_word, kind, number, word = m.groups()
+        phase = PHASE_OF_WORD.get(phase_word.lower())
+        if number is not None and kind == "Grill":
+            return Block("round", phase, int(number), title, line, end)
+        table = TRANSITION_WORDS if kind == "Grill" else ARTIFACT_WORDS
+        block_kind = table.get((word or "").lower())
+        if block_kind is not None:
+            return Block(block_kind, phase, None, title, line, end)
+    legacy = LEGACY_HEADING.match(title)
+    if legacy is not None:
+        return Block("legacy", PHASE_OF_WORD.get(legacy.group("phase").lower()), None, title,
+                     line, end)
+    return Block("unknown", None, None, title, line, end)
+
+
+def parse_bullets(lines: list[str], start: int, end: int,
+                  base: int = 0) -> tuple[list[Entry], list[tuple[int, str]]]:
+    """`- Key: value` bullets with nested bullets/continuations; other lines are stray.
+
+    Line numbers in the result are `base` + the index in `lines`.
+    """
+    entries: list[Entry] = []
+    stray: list[tuple[int, str]] = []
+    current: Entry | None = None
+    match = BULLET.match
+    sub_match = SUB_BULLET.match
+    for i in range(start, min(end, len(lines))):
+        text = lines[i]  # content() inlined: this loop runs once per line of the log
+        if text.endswith("\n"):
+            text = text[:-2] if text.endswith("\r\n") else text[:-1]
+        if not text or text.isspace():
+            continue
+        m = match(text)
+        if m is not None:
+            key, value = m.groups()
+            current = Entry(key.strip(), value.strip() if value else "", base + i)
+            entries.append(current)
+            continue
+        if current is not None and text[0] in " \t>":
+            sub = sub_match(text)
+            current.children.append(((sub.group(2).rstrip(" \t") if sub else text.strip()),
+                                     base + i))
+            continue
+        current = None
+        stray.append((base + i, text))
+    return entries, stray
+
+
+_CR_RUN_LF = lazy(r"\r+\n")
+_H3 = re.compile(r" {0,3}###(?:[ \t\r\n]|\Z)")
+# `###` heading lines, each found from the newline before it
+_H3_FLUSH = lazy(r"\n(###(?:[ \t\r][^\n]*)?)(?=\n|\Z)")
+_H3_ANY = lazy(r"\n( {0,3}###(?:[ \t\r][^\n]*)?)(?=\n|\Z)")
+# The same lines with `### <Phase> Grill - Round <N>` split into (title, phase word, number)
+_BLOCK_FLUSH = lazy(r"\n(?:### (([A-Za-z]+) Grill - Round ([0-9]+))\r?(?=\n|\Z)"
+                    r"|(###(?:[ \t\r][^\n]*)?)(?=\n|\Z))")
+_H3_INDENTED = lazy(r"\n {1,3}###(?:[ \t\r\n]|\Z)")
+
+
+def _last_h3(text: str, start: int, end: int) -> int:
+    """Offset of the last `### ` heading line in [start, end), or -1 (no fences in between)."""
+    pos = end
+    while pos > start:
+        pos = text.rfind("###", start, pos)
+        if pos < 0:
+            return -1
+        line_start = max(text.rfind("\n", start, pos) + 1, start)
+        if _H3.match(text, line_start) is not None:
+            return line_start
+        pos = line_start
+    return -1
+
+
+def _heading_text(raw: str) -> str:
+    """The text of a `###` heading line."""
+    return heading_text(raw.strip(" \t\r")[3:])
+
+
+def normalize_log(text: str) -> str:
+    """The log as hashed: LF line ends, no leading or trailing blank lines (idempotent)."""
+    return lf_line_ends(text).strip()
+
+
+def lf_line_ends(text: str) -> str:
+    """CRLF (and CR…CRLF) line ends as LF. A single `replace` would leave `\r\r\n` as `\r\n`,
+    so normalizing twice would change the digest."""
+    text = text.replace("\r\n", "\n")
+    if "\r\n" in text:
+        text = _CR_RUN_LF.sub("\n", text)
+    return text
+
+
+def log_digest(text: str) -> str:
+    return sha256(normalize_log(text).encode("utf-8")).hexdigest()
+
+
+ROUND_EDITED_HINT = ("a recorded block under Interview Responses was edited or removed (its "
+                     "digest no longer matches `log:` in the front matter): undo the edit "
+                     "(`mdgrill restore`, or git) and record a correction as a new round")
+
+
+def block_heading(phase: str, what: str) -> str:
+    return f"### {HEADING_WORD.get(phase, phase.title())} {what}"
+
+
+# ---------------------------------------------------------------------------------------
+# Writing
+
+
+class Change:
+    """What a command does to `.progress.md`: front matter updates and lines appended."""
+
+    def __init__(self) -> None:
+        self.updates: dict[str, object] = {}
+        self.append_lines: list[str] = []  # to the last block of the log
+        self.new_blocks: list[tuple[str, list[str]]] = []  # (heading, lines) after it
+        self.insert_nodes: list[list[str]] = []  # design tree node blocks
+        self.log_span_after: tuple[int, int] | None = None  # set by apply_change
+
+    @property
+    def touches_log(self) -> bool:
+        return bool(self.append_lines or self.new_blocks)
+
+    def block(self, heading: str, lines: list[str]) -> None:
+        self.new_blocks.append((heading, lines))
+
+
+def apply_change(prog: Progress, change: Change) -> str:
+    """The file's new text: every byte outside the change stays as it was."""
+    text = prog.tf.text
+    nl = prog.tf.newline
+    splices: list[tuple[int, int, str]] = []
+    updates = dict(change.updates)
+
+    if change.insert_nodes:
+        splices.append(_tree_insertion(prog, change.insert_nodes, nl))
+
+    if change.touches_log:
+        span = prog.log_span()
+        added: list[str] = list(change.append_lines)
+        for heading, lines in change.new_blocks:
+            added.extend(["", heading, *lines])
+        if span is None:
+            at = len(text)
+            prefix = "" if not text or text.endswith("\n") else nl
+            if text and not text.endswith(("\n\n", "\r\n\r\n")):
+                prefix += nl
+            new_text = prefix + "## Interview Responses" + nl + nl.join(added) + nl
+            splices.append((at, at, new_text))
+            digest = log_digest("\n".join(_drop_leading_blank(added)))
+        else:
+            start, end = span
+            at = _end_of_content(text, start, end)
+            lead = "" if at == 0 or text[at - 1] == "\n" else nl
+            if at == start and start > 0 and text[start - 1] != "\n":
+                lead = nl  # the section heading is the file's last line, without a line end
+            insertion = lead + nl.join(added) + nl
+            splices.append((at, at, insertion))
+            old_end = end  # just after the old log's last non-space character
+            while old_end > start and text[old_end - 1].isspace():
+                old_end -= 1
+            if old_end > start:
+                # The old log is hashed already (load checked it): feed only what follows its
+                # last character, normalized as normalize_log would (the old last line's
+                # trailing spaces, kept now that it is no longer last, and the new lines).
+                tail = text[old_end:at] + insertion + text[at:end]
+                hasher = prog.log_hasher().copy()  # type: ignore[attr-defined]
+                hasher.update(lf_line_ends(tail).rstrip().encode("utf-8"))
+                digest = str(hasher.hexdigest())
+            else:
+                digest = log_digest("\n".join(added))
+        updates["log"] = {"blocks": _block_count(prog) + len(change.new_blocks),
+                          "sha256": digest}
+
+    head_text = ""
+    head_end = 0
+    if updates:
+        edits = frontmatter_io.splice(prog.tf, prog.fm, updates, TOP_KEYS, BLOCK_LISTS)
+        if prog.fm is not None:
+            head_text = frontmatter_io.apply_head_edits(prog.fm, edits, nl)
+            head_end = prog.fm.end_offset
+        else:
+            head_text = nl.join(edits[0].new_lines) + nl
+    elif prog.fm is not None:
+        head_end = 0
+    if updates:
+        splices.append((0, head_end, head_text))
+    change.log_span_after = _shift_span(prog.log_span(), splices) if change.touches_log else None
+    return apply_splices(text, splices)
+
+
+def _shift_span(span: tuple[int, int] | None,
+                splices: list[tuple[int, int, str]]) -> tuple[int, int] | None:
+    """Where the log's [start, end) lands after the splices (which never cut through it)."""
+    if span is None:
+        return None
+    start, end = span
+    new_start = start + sum(len(new) - (e - s) for s, e, new in splices if e <= start and s < start)
+    new_end = end + sum(len(new) - (e - s) for s, e, new in splices if s <= end)
+    return new_start, new_end
+
+
+def _block_count(prog: Progress) -> int:
+    log = prog.data.get("log")
+    recorded = log.get("blocks") if isinstance(log, dict) else None
+    if isinstance(recorded, int) and not isinstance(recorded, bool) and recorded >= 0:
+        return recorded
+    return len(prog.block_headings())
+
+
+def _drop_leading_blank(lines: list[str]) -> list[str]:
+    i = 0
+    while i < len(lines) and not lines[i]:
+        i += 1
+    return lines[i:]
+
+
+def _end_of_content(text: str, start: int, end: int) -> int:
+    """Offset just after the last non-blank line in [start, end) (or start if none)."""
+    i = end
+    while i > start and text[i - 1] in " \t\r\n":
+        i -= 1
+    if i == start:
+        return start
+    eol = text.find("\n", i)
+    return end if eol < 0 or eol >= end else eol + 1
+
+
+def _tree_insertion(prog: Progress, node_blocks: list[list[str]], nl: str) -> tuple[int, int, str]:
+    text = prog.tf.text
+    lines: list[str] = []
+    for block in node_blocks:
+        lines.extend(["", *block])
+    sec = prog.sections.get(TREE)
+    if sec is not None:
+        start, end = prog._section_offsets(sec)
+        at = _end_of_content(text, start, end)
+        lead = "" if at == 0 or text[at - 1] == "\n" else nl
+        return at, at, lead + nl.join(lines) + nl
+    # no tree yet: put it before the log, or at the end of the file
+    log = prog.sections.get(LOG)
+    section_lines = ["## Design Tree", *lines]
+    if log is not None:
+        head = next(h for h in prog.headings if h.line == log.heading_line)
+        return head.offset, head.offset, nl.join(section_lines) + nl + nl
+    prefix = "" if not text or text.endswith("\n") else nl
+    return len(text), len(text), prefix + nl + nl.join(section_lines) + nl
+
+
+def read_progress(data: bytes, path: str) -> Progress:
+    """Decode and parse; malformed input raises InputError (never a traceback)."""
+    from mdgrill.formats.textfile import decode
+
+    return Progress(decode(data, path), path)
+
+
+def single_line(text: str, what: str) -> str:
+    """User or agent text made safe for one Markdown bullet line (no line breaks, no controls)."""
+    if not isinstance(text, str):
+        raise InputError("INVALID_INPUT", f"{what} must be text")
+    cleaned = " ".join(text.replace("\r", "\n").split())
+    if not cleaned:
+        raise InputError("INVALID_INPUT", f"{what} is empty: give it some text")
+    if any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in cleaned):
+        raise InputError("INVALID_INPUT", f"{what} holds control characters: remove them")
+    return cleaned

@@ -1,0 +1,157 @@
+"""A text file as mdgrill sees it: decoded once, every byte kept, edited by line ranges.
+
+Bytes are decoded here (not by `open()`), so a BOM and CRLF line ends survive an edit: the
+text keeps its own newlines and the BOM is put back on encode. New lines take the file's
+dominant newline style.
+"""
+
+from __future__ import annotations
+
+BOM = "\ufeff"
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+
+class TextFile:
+    """Decoded text with its newline style and BOM, split into lines that keep their ends."""
+
+    __slots__ = ("text", "bom", "newline", "raw", "_lines")
+
+    def __init__(self, text: str, bom: bool = False, newline: str | None = None,
+                 raw: bytes | None = None) -> None:
+        self.text = text
+        self.bom = bom
+        self.newline = newline if newline is not None else detect_newline(text)
+        self.raw = raw  # the bytes `text` was decoded from (BOM included), when known
+        self._lines: list[str] | None = None
+
+    def ascii_bytes(self, start: int, end: int) -> memoryview | None:
+        """The bytes of text[start:end], without a copy, when the text is ASCII (then a
+        character is a byte) and was decoded from bytes; else None."""
+        if self.raw is None or not self.text.isascii():
+            return None
+        offset = 3 if self.bom else 0
+        return memoryview(self.raw)[offset + start:offset + end]
+
+    @property
+    def lines(self) -> list[str]:
+        """Lines with their own line end (the last one may have none)."""
+        if self._lines is None:
+            self._lines = split_lines(self.text)
+        return self._lines
+
+    def encode(self) -> bytes:
+        return ((BOM if self.bom else "") + self.text).encode("utf-8")
+
+    def with_text(self, text: str) -> TextFile:
+        return TextFile(text, self.bom, self.newline)
+
+
+def decode(data: bytes, path: str = "<input>", limit: int = MAX_FILE_BYTES) -> TextFile:
+    """Decode UTF-8 bytes strictly; binary, oversized or undecodable input is refused."""
+    from mdgrill.errors import InputError
+
+    if len(data) > limit:
+        raise InputError("FILE_TOO_LARGE",
+                         f"{path} is {len(data):,} bytes; mdgrill reads files up to "
+                         f"{limit:,} bytes: split the file or archive old rounds",
+                         path=path)
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        raise InputError("MALFORMED_FILE",
+                         f"{path} holds a NUL byte at line {line}: it looks binary, not Markdown",
+                         path=path, line=line)
+    bom = data.startswith(b"\xef\xbb\xbf")
+    try:
+        text = data.decode("utf-8-sig" if bom else "utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InputError("MALFORMED_FILE",
+                         f"{path}:{line}:{col}: not valid UTF-8 (byte 0x{data[exc.start]:02x}): "
+                         "save the file as UTF-8", path=path, line=line) from None
+    return TextFile(text, bom, raw=data)
+
+
+def detect_newline(text: str) -> str:
+    """The dominant line end: CRLF when most lines end in it, else LF."""
+    if "\r" not in text:  # the common case, without counting a large file's lines twice
+        return "\n"
+    lf = text.count("\n")
+    if lf == 0:
+        return "\n"
+    crlf = text.count("\r\n")
+    return "\r\n" if crlf * 2 > lf else "\n"
+
+
+def split_lines(text: str) -> list[str]:
+    """Split on LF only (not on the other characters str.splitlines() takes), keeping ends."""
+    if not text:
+        return []
+    parts = text.split("\n")
+    lines = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def content(line: str) -> str:
+    """A line without its line end."""
+    if line.endswith("\n"):
+        line = line[:-1]
+        if line.endswith("\r"):
+            line = line[:-1]
+    return line
+
+
+class Edit:
+    """Replace lines [start, end) (0-based) with `new_lines` (each without a line end)."""
+
+    __slots__ = ("start", "end", "new_lines")
+
+    def __init__(self, start: int, end: int, new_lines: list[str]) -> None:
+        self.start = start
+        self.end = end
+        self.new_lines = new_lines
+
+    def __repr__(self) -> str:
+        return f"Edit({self.start}, {self.end}, {self.new_lines!r})"
+
+
+def apply_edits(tf: TextFile, edits: list[Edit]) -> TextFile:
+    """Apply non-overlapping line edits; every line outside them stays byte-identical."""
+    lines = tf.lines
+    nl = tf.newline
+    out: list[str] = []
+    pos = 0
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        if edit.start < pos:
+            raise ValueError("overlapping edits")
+        out.extend(lines[pos:edit.start])
+        if edit.new_lines and out and not out[-1].endswith("\n"):
+            out[-1] += nl  # inserting after a last line that had no line end
+        for new in edit.new_lines:
+            out.append(new + nl)
+        pos = edit.end
+    rest = lines[pos:]
+    out.extend(rest)
+    return tf.with_text("".join(out))
+
+
+def insert_at_end(tf: TextFile, new_lines: list[str]) -> TextFile:
+    """Append lines after the last line (adding a line end to it where it had none)."""
+    return apply_edits(tf, [Edit(len(tf.lines), len(tf.lines), new_lines)])
+
+
+def apply_splices(text: str, splices: list[tuple[int, int, str]]) -> str:
+    """Replace non-overlapping character ranges [start, end) of `text`."""
+    out: list[str] = []
+    pos = 0
+    for start, end, new in sorted(splices, key=lambda s: (s[0], s[1])):
+        if start < pos:
+            raise ValueError("overlapping splices")
+        out.append(text[pos:start])
+        out.append(new)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)

@@ -1,0 +1,143 @@
+"""Claude Code PreToolUse hook (pure): find `[MDGRILL_PHASE_GATE]` blocks, shape the answer.
+
+A delegation prompt carries one block per gated phase, each line `key: value` (or `key=value`):
+
+    [MDGRILL_PHASE_GATE]
+    spec: specs/passwordless-login
+    phase: requirements
+    interview: req-1
+    digest: 3f9c...(64 lowercase hex)
+    [/MDGRILL_PHASE_GATE]
+
+`spec`, `phase` and `interview` are required; `digest` (the context digest the coordinator
+holds) and `revision` (the discovery revision) are optional. The gate fails closed: once the
+marker text appears in a Task/Agent prompt, anything it cannot read is a deny.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from mdgrill.errors import InputError
+
+MARKER_OPEN = "[MDGRILL_PHASE_GATE]"
+MARKER_CLOSE = "[/MDGRILL_PHASE_GATE]"
+GATED_TOOLS = frozenset({"Task", "Agent"})
+EVENT = "PreToolUse"
+KEYS = {"spec": "spec", "phase": "phase", "interview": "interview", "interview_id": "interview",
+        "interviewid": "interview", "digest": "digest", "context_digest": "digest",
+        "contextdigest": "digest", "revision": "revision", "discovery_revision": "revision",
+        "discoveryrevision": "revision"}
+REQUIRED = ("spec", "phase", "interview")
+_LINE = re.compile(r"\s*([A-Za-z_]+)\s*[:=]\s*(.*?)\s*\Z")
+_SHA = re.compile(r"[0-9a-f]{64}\Z")
+MAX_EVENT_BYTES = 8 * 1024 * 1024
+
+
+class Gate:
+    """One gate block: which spec, phase and interview a delegation depends on."""
+
+    __slots__ = ("spec", "phase", "interview", "digest", "revision", "line")
+
+    def __init__(self, values: dict[str, str], line: int) -> None:
+        self.spec = values["spec"]
+        self.phase = values["phase"]
+        self.interview = values["interview"]
+        self.digest = values.get("digest")
+        self.revision = values.get("revision")
+        self.line = line  # 1-based line of the opening marker in the prompt
+
+    def __repr__(self) -> str:
+        return f"Gate({self.spec!r}, {self.phase!r}, {self.interview!r})"
+
+
+def render_gate(spec: str, phase: str, interview: str, digest: str | None = None) -> str:
+    """The block a coordinator puts into a delegation prompt."""
+    lines = [MARKER_OPEN, f"spec: {spec}", f"phase: {phase}", f"interview: {interview}"]
+    if digest:
+        lines.append(f"digest: {digest}")
+    lines.append(MARKER_CLOSE)
+    return "\n".join(lines)
+
+
+def parse_event(raw: bytes) -> dict[str, object]:
+    """The hook event object; InputError when stdin is not one JSON object."""
+    try:
+        value = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise InputError("MALFORMED_EVENT", f"the hook input is not JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise InputError("MALFORMED_EVENT", "the hook input must be a JSON object")
+    return value
+
+
+def has_marker(text: str) -> bool:
+    return MARKER_OPEN in text
+
+
+def parse_gates(text: str) -> list[Gate]:
+    """Every gate block of a prompt; a block that is not exactly right raises InputError."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    gates: list[Gate] = []
+    i = 0
+    while i < len(lines):
+        stripped = lines[i].strip()
+        if stripped != MARKER_OPEN:
+            if MARKER_OPEN in stripped:
+                raise InputError("MALFORMED_GATE", f"line {i + 1}: {MARKER_OPEN} must stand on "
+                                 "its own line")
+            i += 1
+            continue
+        start = i
+        values: dict[str, str] = {}
+        i += 1
+        while i < len(lines) and lines[i].strip() != MARKER_CLOSE:
+            line = lines[i]
+            i += 1
+            if not line.strip():
+                continue
+            m = _LINE.match(line)
+            key = KEYS.get(m.group(1).lower()) if m else None
+            if m is None or key is None:
+                raise InputError("MALFORMED_GATE", f"line {i}: `{line.strip()[:60]}` is not a "
+                                 f"gate line (spec, phase, interview, digest, revision)")
+            if key in values:
+                raise InputError("MALFORMED_GATE", f"line {i}: `{key}` is given twice")
+            values[key] = m.group(2)
+        if i >= len(lines):
+            raise InputError("MALFORMED_GATE", f"line {start + 1}: the gate block is never "
+                             f"closed by {MARKER_CLOSE}")
+        missing = [k for k in REQUIRED if not values.get(k)]
+        if missing:
+            raise InputError("MALFORMED_GATE", f"line {start + 1}: the gate block lacks "
+                             f"{', '.join(missing)}")
+        digest = values.get("digest")
+        if digest is not None and not _SHA.match(digest):
+            raise InputError("MALFORMED_GATE", f"line {start + 1}: digest must be 64 lowercase "
+                             "hex characters (from `mdgrill digest SPEC`)")
+        gates.append(Gate(values, start + 1))
+        i += 1
+    if not gates:
+        raise InputError("MALFORMED_GATE", f"{MARKER_OPEN} appears but no gate block was read")
+    return gates
+
+
+def gated_prompt(event: dict[str, object]) -> str | None:
+    """The prompt of a Task/Agent call in a PreToolUse event, else None (not ours to gate)."""
+    name = event.get("hook_event_name")
+    if name is not None and name != EVENT:
+        return None
+    if event.get("tool_name") not in GATED_TOOLS:
+        return None
+    tool_input = event.get("tool_input")
+    if not isinstance(tool_input, dict):
+        return None
+    prompt = tool_input.get("prompt")
+    return prompt if isinstance(prompt, str) else None
+
+
+def answer(decision: str, reason: str) -> dict[str, object]:
+    """Claude Code's PreToolUse hook output."""
+    return {"hookSpecificOutput": {"hookEventName": EVENT, "permissionDecision": decision,
+                                   "permissionDecisionReason": reason}}

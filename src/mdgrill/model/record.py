@@ -1,0 +1,188 @@
+"""The interview record held in `.progress.md` front matter, and its invariants (DESIGN §2.1)."""
+
+from __future__ import annotations
+
+import re
+
+PHASES = ("start", "triage", "research", "requirements", "design", "tasks")
+STATUSES = ("collecting", "awaiting_confirmation", "complete", "skipped", "bypassed_quick")
+TERMINAL = frozenset({"complete", "skipped", "bypassed_quick"})
+CANONICAL_CONFIRMATION = "approve-and-delegate"
+QUICK_REASON = "Explicit --quick authorization"
+ID_PATTERN = r"[A-Za-z][A-Za-z0-9._-]*"  # a decision or node ID: D1, auth.users, x-1
+ID_RE = re.compile(ID_PATTERN + r"\Z")
+SHA256_RE = re.compile(r"[0-9a-f]{64}\Z")
+
+# Front matter keys in the order mdgrill writes them; others are the user's and stay put.
+TOP_KEYS = ["mdgrill", "spec", "goal", "phase", "mode", "discovery_revision",
+            "required_sections", "git", "interview", "skill_manifest", "skills", "artifact",
+            "log"]
+INTERVIEW_KEYS = ["id", "phase", "round", "status", "context_digest", "context", "asked",
+                  "pending", "approach", "confirmation", "bypass_reason", "assumptions"]
+BLOCK_LISTS = frozenset({"skills", "context"})
+
+HEADING_WORD = {"start": "Goal", "triage": "Triage", "research": "Research",
+                "requirements": "Requirements", "design": "Design", "tasks": "Tasks"}
+PHASE_OF_WORD = {w.lower(): p for p, w in HEADING_WORD.items()}
+PHASE_OF_WORD["start"] = "start"
+
+
+class Problem:
+    """An invariant that does not hold: a code, a message, and the front matter key at fault."""
+
+    __slots__ = ("code", "message", "key")
+
+    def __init__(self, code: str, message: str, key: str) -> None:
+        self.code = code
+        self.message = message
+        self.key = key
+
+    def __repr__(self) -> str:
+        return f"Problem({self.code}, {self.message!r})"
+
+
+def is_id(value: object) -> bool:
+    return isinstance(value, str) and ID_RE.match(value) is not None
+
+
+def new_interview(phase: str, interview_id: str, round_number: int, status: str,
+                  digest: str, context: list[dict[str, str]]) -> dict[str, object]:
+    return {
+        "id": interview_id, "phase": phase, "round": round_number, "status": status,
+        "context_digest": digest, "context": context, "asked": [], "pending": [],
+        "approach": None, "confirmation": None,
+        "bypass_reason": QUICK_REASON if status == "bypassed_quick" else None,
+        "assumptions": [],
+    }
+
+
+def _str_list(value: object) -> bool:
+    """A list of non-blank strings (C-speed checks: these lists hold up to 10,000s of IDs)."""
+    if not isinstance(value, list):
+        return False
+    try:
+        "".join(value)  # TypeError unless every item is a str
+    except TypeError:
+        return False
+    return "" not in value and not any(map(str.isspace, value))
+
+
+def check_record(data: dict[str, object]) -> list[Problem]:
+    """Every way the front matter breaks the contract; an empty list when it holds."""
+    problems: list[Problem] = []
+
+    def bad(code: str, message: str, key: str) -> None:
+        problems.append(Problem(code, message, key))
+
+    version = data.get("mdgrill")
+    if version != 1:
+        bad("INVALID_STATE", f"`mdgrill: {version}` is not a version this mdgrill reads "
+            "(expected `mdgrill: 1`)", "mdgrill")
+    phase = data.get("phase")
+    if phase is not None and phase not in PHASES:
+        bad("INVALID_PHASE", f"phase `{phase}` is not one of {', '.join(PHASES)}", "phase")
+    mode = data.get("mode", "interactive")
+    if mode not in ("interactive", "quick"):
+        bad("INVALID_STATE", f"mode `{mode}` is neither `interactive` nor `quick`", "mode")
+    goal = data.get("goal")
+    if goal is not None and not isinstance(goal, str):
+        bad("INVALID_STATE", "goal must be text", "goal")
+    required = data.get("required_sections", [])
+    if not _str_list(required):
+        bad("INVALID_STATE", "required_sections must be a list of section names",
+            "required_sections")
+    skills = data.get("skills", [])
+    if not isinstance(skills, list) or not all(isinstance(s, dict) for s in skills):
+        bad("INVALID_STATE", "skills must be a list of manifest entries", "skills")
+    log = data.get("log")
+    if log is not None and not (isinstance(log, dict) and isinstance(log.get("sha256"), str)
+                                and SHA256_RE.match(str(log.get("sha256")))):
+        bad("INVALID_STATE", "log must be `{blocks: N, sha256: <64 hex>}`", "log")
+    if data.get("artifact") is not None:
+        from mdgrill.core.artifact_gate import check_artifact  # it imports this module
+
+        problems.extend(check_artifact(data))
+    interview = data.get("interview")
+    if interview is not None:
+        if not isinstance(interview, dict):
+            bad("INVALID_STATE", "interview must be a mapping (or null)", "interview")
+        else:
+            problems.extend(check_interview(interview, mode))
+    return problems
+
+
+def check_interview(iv: dict[str, object], mode: object) -> list[Problem]:  # noqa: C901
+    """DESIGN §2.1's invariants, one line each (kept together: they read as the table they are)."""
+    problems: list[Problem] = []
+
+    def bad(code: str, message: str) -> None:
+        problems.append(Problem(code, message, "interview"))
+
+    missing = [k for k in INTERVIEW_KEYS if k not in iv]
+    if missing:
+        bad("INVALID_STATE", f"interview lacks {', '.join(missing)}")
+        return problems
+    if not is_id(iv["id"]):
+        bad("INVALID_STATE", f"interview id `{iv['id']}` is not a valid ID")
+    if iv["phase"] not in PHASES:
+        bad("INVALID_PHASE", f"interview phase `{iv['phase']}` is not one of {', '.join(PHASES)}")
+    rnd = iv["round"]
+    if isinstance(rnd, bool) or not isinstance(rnd, int) or rnd < 1:
+        bad("INVALID_STATE", "interview round must be a positive whole number")
+    status = iv["status"]
+    if status not in STATUSES:
+        bad("INVALID_STATE", f"interview status `{status}` is not one of {', '.join(STATUSES)}")
+    digest = iv["context_digest"]
+    if not (isinstance(digest, str) and SHA256_RE.match(digest)):
+        bad("INVALID_STATE", "interview context_digest must be 64 lowercase hex characters")
+    context = iv["context"]
+    if not isinstance(context, list) or not all(
+            isinstance(c, dict) and isinstance(c.get("path"), str)
+            and isinstance(c.get("sha256"), str) for c in context):
+        bad("INVALID_STATE", "interview context must be a list of {path, sha256}")
+    for key in ("asked", "pending", "assumptions"):
+        if not _str_list(iv[key]):
+            bad("INVALID_STATE", f"interview {key} must be a list of non-empty strings")
+            return problems
+    asked = iv["asked"]
+    pending = iv["pending"]
+    assert isinstance(asked, list) and isinstance(pending, list)
+    asked_set, pending_set = set(asked), set(pending)
+    if len(asked_set) != len(asked) or len(pending_set) != len(pending):
+        bad("INVALID_STATE", "interview asked/pending must not repeat an ID")
+    if not pending_set <= asked_set:
+        extra = sorted(pending_set - asked_set)
+        bad("INVALID_STATE", f"pending IDs {', '.join(extra)} were never asked (pending ⊆ asked)")
+    for key in ("approach", "confirmation", "bypass_reason"):
+        value = iv[key]
+        if value is not None and not (isinstance(value, str) and value.strip()):
+            bad("INVALID_STATE", f"interview {key} must be text or null")
+    approach, confirmation, bypass = iv["approach"], iv["confirmation"], iv["bypass_reason"]
+    if confirmation is not None and confirmation != CANONICAL_CONFIRMATION:
+        bad("INVALID_CONFIRMATION_SOURCE",
+            f"confirmation must be `{CANONICAL_CONFIRMATION}`, not `{confirmation}`")
+    if status == "collecting" and (approach is not None or confirmation is not None
+                                   or bypass is not None):
+        bad("INVALID_STATE",
+            "a collecting interview has no approach, confirmation or bypass reason")
+    elif status == "awaiting_confirmation" and (len(pending) != 1 or approach is None
+                                                or confirmation is not None):
+        bad("INVALID_STATE", "awaiting_confirmation needs exactly one pending ID (the "
+            "confirmation ID), an approach, and no confirmation yet")
+    elif status == "complete" and (pending or approach is None
+                                   or confirmation != CANONICAL_CONFIRMATION or bypass is not None):
+        bad("INVALID_STATE", "complete needs nothing pending, an approach, confirmation "
+            f"`{CANONICAL_CONFIRMATION}` and no bypass reason")
+    elif status == "skipped" and (pending or approach is None
+                                  or confirmation != CANONICAL_CONFIRMATION or bypass is None
+                                  or not iv["assumptions"]):
+        bad("INVALID_STATE", "skipped needs nothing pending, an approach, confirmation "
+            f"`{CANONICAL_CONFIRMATION}`, a bypass reason and at least one assumption")
+    elif status == "bypassed_quick":
+        if pending or approach is not None or confirmation is not None or bypass != QUICK_REASON:
+            bad("INVALID_STATE", "bypassed_quick has nothing pending, no approach or confirmation, "
+                f"and bypass reason `{QUICK_REASON}`")
+        if mode != "quick":
+            problems.append(Problem("QUICK_NOT_AUTHORIZED", "bypassed_quick needs `mode: quick`, "
+                                    "which only `mdgrill mode --quick` sets", "interview"))
+    return problems

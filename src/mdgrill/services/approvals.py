@@ -1,0 +1,261 @@
+"""Approvals as commits (DESIGN §7): commit a transition, and bind check-delegation to history.
+
+`confirm` writes the interview first and commits it second, so a commit that fails (no
+identity, detached HEAD, a hook) leaves a terminal interview without its approval commit. The
+same `confirm` run again then commits just that (`retry_confirm`), and `check-delegation`
+refuses until it has.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from mdgrill.errors import GateRefusal, MdgrillError
+from mdgrill.formats.progress import Progress, read_progress
+from mdgrill.shell import store
+from mdgrill.shell.people import author
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from mdgrill.git.vcs import TransitionCommit
+
+TRANSITION_OF_STATUS = {"complete": "approve", "skipped": "skip", "bypassed_quick": "bypass"}
+
+
+def commit_blocker(prog: Progress | None, spec: store.Spec) -> str | None:
+    """Why no commit is made, or None when one should be."""
+    if not store.in_repository(spec.root):
+        return "not a git repository"
+    if prog is not None and prog.data.get("git") is False:
+        return "`git: false` in the front matter"
+    return None
+
+
+def ignored_warning(spec: store.Spec) -> str | None:
+    """A warning when git ignores this `.progress.md`, so every approval commit would fail.
+
+    smart-ralph's own setup puts `**/.progress.md` in `.gitignore`; better said at the start
+    than at the approval, when `confirm` fails with GIT_COMMIT_FAILED.
+    """
+    if not store.in_repository(spec.root):
+        return None
+    from mdgrill.git.vcs import ignored
+
+    if not ignored(spec.root, spec.progress):
+        return None
+    return (f"git ignores {spec.rel_progress} (a .gitignore rule such as `**/.progress.md`), "
+            "so the approval commit would fail: track it once with `git add -f "
+            f"{spec.rel_progress}`, or add the line `!{spec.rel_progress}` to .gitignore")
+
+
+def touched_paths(spec: store.Spec, prog: Progress) -> list[str]:
+    """`.progress.md` and the glossaries this interview wrote (`interview.glossaries`)."""
+    paths = [spec.rel_progress]
+    iv = prog.data.get("interview")
+    extra = iv.get("glossaries") if isinstance(iv, dict) else None
+    if isinstance(extra, list):
+        for p in extra:
+            # A glossary deleted since is left out: the approval does not commit a deletion.
+            if isinstance(p, str) and p not in paths and \
+                    os.path.lexists(os.path.join(spec.root, p)):
+                paths.append(p)
+    return paths
+
+
+def transition_message(spec: store.Spec, iv: dict[str, object], transition: str,
+                       verb: str = "approve", by: str | None = None) -> str:
+    """`grill(<phase>): approve <id> (round N)` and the Mdgrill-* trailers, values escaped."""
+    from mdgrill.git import vcs
+
+    subject = f"grill({iv['phase']}): {verb} {iv['id']} (round {iv['round']})"
+    trailers = [(vcs.TRAILER_SPEC, spec.rel_folder), (vcs.TRAILER_PHASE, str(iv["phase"])),
+                (vcs.TRAILER_INTERVIEW, str(iv["id"])), (vcs.TRAILER_TRANSITION, transition),
+                (vcs.TRAILER_CONTEXT_DIGEST, str(iv["context_digest"]))]
+    if by:
+        trailers.append((vcs.TRAILER_BY, by))
+    return vcs.format_message(subject, trailers)
+
+
+def _retry_command(spec: store.Spec, args: argparse.Namespace) -> str:
+    import shlex
+
+    where = getattr(args, "spec", None) or spec.rel_folder
+    if getattr(args, "verb", "") == "begin-interview":
+        return (f"mdgrill begin-interview {shlex.quote(where)} --phase "
+                f"{shlex.quote(str(args.phase))} --interview-id "
+                f"{shlex.quote(str(args.interview_id))}")
+    cid = getattr(args, "decision_id", None) or "CID"
+    return (f"mdgrill confirm {shlex.quote(where)} --decision-id {shlex.quote(str(cid))} "
+            "--source approve-and-delegate")
+
+
+def commit_transition(spec: store.Spec, args: argparse.Namespace, kind: str) -> dict[str, object]:
+    """Commit `.progress.md` (and glossaries it touched) for a terminal interview."""
+    from mdgrill.shell.session import load
+
+    prog = load(spec)
+    why_not = commit_blocker(prog, spec)
+    if why_not is not None or getattr(args, "no_commit", False):
+        return {"commit": None, "commit_skipped": why_not or "--no-commit"}
+    iv = prog.data.get("interview")
+    assert isinstance(iv, dict)
+    transition = TRANSITION_OF_STATUS.get(str(iv.get("status")), kind)
+    from mdgrill.git import vcs
+
+    message = transition_message(spec, iv, transition, by=getattr(args, "person", None))
+    try:
+        result = vcs.commit_paths(spec.root, touched_paths(spec, prog), message,
+                                  author=author(getattr(args, "person", None)))
+    except MdgrillError as exc:
+        retry = _retry_command(spec, args)
+        raise type(exc)(
+            exc.code,
+            f"{exc.message}\nThe interview is recorded ({iv.get('status')}) in "
+            f"{spec.rel_progress}, but its approval commit is missing, so check-delegation "
+            f"will refuse it. Fix that, then run the same command again (`{retry}`): it "
+            "commits the approval and changes nothing else.",
+            path=exc.path, line=exc.line,
+            details={**exc.details, "written": True, "status": iv.get("status"),
+                     "retry": retry}) from None
+    return {"commit": result.sha, "transition": transition, "branch": result.branch,
+            "committed_paths": list(result.paths)}
+
+
+def commit_reopen(spec: store.Spec, args: argparse.Namespace,
+                  result: dict[str, object]) -> dict[str, object]:
+    """Commit a reopening: `.progress.md`, with the trailers `verify` reads it by."""
+    from mdgrill.shell.session import load
+
+    prog = load(spec)
+    why_not = commit_blocker(prog, spec)
+    if why_not is not None:
+        return {"commit": None, "commit_skipped": why_not}
+    from mdgrill.git import vcs
+
+    person = getattr(args, "person", None)
+    subject = f"grill({result['phase']}): reopen from {result['from_phase']}"
+    trailers = [(vcs.TRAILER_SPEC, spec.rel_folder), (vcs.TRAILER_PHASE, str(result["phase"])),
+                (vcs.TRAILER_TRANSITION, "reopen"), ("Mdgrill-Reason", str(result["reason"]))]
+    if person:
+        trailers.append((vcs.TRAILER_BY, person))
+    commit = vcs.commit_paths(spec.root, [spec.rel_progress],
+                              vcs.format_message(subject, trailers), author=author(person))
+    return {"commit": commit.sha, "transition": "reopen", "branch": commit.branch}
+
+
+def find_approval(spec: store.Spec, iv: dict[str, object],
+                  phase: str | None = None, interview_id: str | None = None,
+                  ) -> tuple[list[TransitionCommit], bool]:
+    """(transition commits in HEAD's history for this interview and digest, shallow clone?)."""
+    from mdgrill.git import vcs
+
+    wanted = TRANSITION_OF_STATUS.get(str(iv.get("status")))
+    phase = phase if phase is not None else str(iv.get("phase"))
+    interview_id = interview_id if interview_id is not None else str(iv.get("id"))
+    commits = vcs.approval_commits(spec.root, spec.rel_folder)
+    matches = [c for c in commits
+               if c.trailers.get(vcs.TRAILER_PHASE) == phase
+               and c.trailers.get(vcs.TRAILER_INTERVIEW) == interview_id
+               and c.trailers.get(vcs.TRAILER_TRANSITION) == wanted
+               and c.trailers.get(vcs.TRAILER_CONTEXT_DIGEST) == iv.get("context_digest")]
+    return matches, commits.shallow
+
+
+def _confirmed_id(prog: Progress, interview_id: str) -> str | None:
+    """The confirmation ID of the last `Confirmed` block of this interview."""
+    for block in reversed(prog.blocks):
+        if block.kind == "confirmed" and block.first("Interview") == interview_id:
+            return block.first("Confirmation ID")
+    return None
+
+
+def retry_bypass(spec: store.Spec, args: argparse.Namespace) -> dict[str, object] | None:
+    """Commit a quick-mode bypass whose commit failed (same phase and ID); None: not that case."""
+    from mdgrill.shell.session import load
+
+    prog = load(spec)
+    iv = prog.data.get("interview")
+    if not isinstance(iv, dict) or iv.get("status") != "bypassed_quick" or \
+            iv.get("id") != args.interview_id or iv.get("phase") != args.phase:
+        return None
+    if commit_blocker(prog, spec) is not None or find_approval(spec, iv)[0]:
+        return None
+    commit = commit_transition(spec, args, "bypass")
+    return {"status": iv["status"], "round": iv.get("round"), "resumed": True, "written": False,
+            "retried_commit": True, **commit}
+
+
+def retry_confirm(spec: store.Spec, args: argparse.Namespace) -> dict[str, object] | None:
+    """Commit an already confirmed interview whose approval commit failed; None: not that case.
+
+    Applies only to the same confirmation (same ID, the canonical source) of a `complete` or
+    `skipped` interview with no approval commit in HEAD's history: anything else keeps the
+    original refusal.
+    """
+    from mdgrill.model.record import CANONICAL_CONFIRMATION
+    from mdgrill.shell.session import load
+
+    if args.source != CANONICAL_CONFIRMATION:
+        return None
+    prog = load(spec)
+    iv = prog.data.get("interview")
+    if not isinstance(iv, dict) or iv.get("status") not in ("complete", "skipped"):
+        return None
+    if _confirmed_id(prog, str(iv.get("id"))) != args.decision_id:
+        return None
+    if commit_blocker(prog, spec) is not None or find_approval(spec, iv)[0]:
+        return None
+    commit = commit_transition(spec, args, "approve")
+    return {"status": iv["status"], "round": iv.get("round"), "written": False,
+            "retried_commit": True, **commit}
+
+
+def approval_binding(spec: store.Spec, prog: Progress, phase: str,
+                     interview_id: str) -> dict[str, object]:
+    """Inside a repository: the approval commit that allows this delegation, or a refusal.
+
+    `git: false` in the spec turns off commits, never this check: the spec is a file the
+    agent can edit, so it cannot vouch for itself.
+    """
+    if not store.in_repository(spec.root):
+        return {"checked": "digest-only", "why": "not a git repository"}
+    from mdgrill.git import vcs
+
+    iv = prog.data.get("interview")
+    assert isinstance(iv, dict)
+    commits, shallow = find_approval(spec, iv, phase, interview_id)
+    blobs = vcs.blobs_at(spec.root, [(c.sha, spec.rel_progress) for c in commits])
+    for commit, blob in zip(commits, blobs, strict=True):
+        if blob is None:
+            continue
+        try:
+            committed_prog = read_progress(blob, spec.rel_progress)
+        except MdgrillError:
+            continue
+        committed = committed_prog.data.get("interview")
+        if committed != iv:
+            raise GateRefusal(
+                "APPROVAL_NOT_RECORDED",
+                f"the interview record in {spec.rel_progress} changed after its approval "
+                f"commit {commit.sha[:12]}: an approval covers the record it committed. "
+                f"Restore it (`git checkout {commit.sha[:12]} -- {spec.rel_progress}`) or "
+                "begin a new interview", details={"approval_commit": commit.sha})
+        from mdgrill.core.history import approval_gap
+
+        gap = approval_gap(committed_prog, prog, iv)
+        if gap is not None:
+            raise GateRefusal(gap[0], f"approval commit {commit.sha[:12]} does not cover "
+                              f"{spec.rel_progress}: {gap[1]}",
+                              details={"approval_commit": commit.sha})
+        return {"checked": "history", "approval_commit": commit.sha}
+    hint = (" This clone is shallow: if the approval is older than its cut, "
+            "`git fetch --unshallow` and check again." if shallow else "")
+    raise GateRefusal(
+        "APPROVAL_NOT_RECORDED",
+        f"no approval commit for {phase}/{interview_id} with digest "
+        f"{str(iv.get('context_digest'))[:12]}… is in HEAD's history: a status edited by hand "
+        "is not an approval, and one committed on another branch counts only once merged. "
+        f"Record it with `mdgrill confirm {spec.rel_folder} --decision-id CID --source "
+        f"approve-and-delegate` (this also retries a commit that failed).{hint}",
+        details={"shallow": shallow})

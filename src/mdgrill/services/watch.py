@@ -1,0 +1,669 @@
+"""Watch mode: revalidate specs and glossaries on every save and report what changed.
+
+One watchdog observer (recursive) feeds paths to `Watcher.notify`; one worker thread keeps a
+heap of due times, one entry per target (a spec folder or a glossary file), and checks a
+target once it has been quiet for `debounce` seconds (at most `max_wait` after its first
+event). So a save that makes 3-24 file-system events is checked once, and the check reads
+the file as the last event left it. Reports are plain dicts handed to a sink (the CLI prints
+them); the engine never prints.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import threading
+import time
+from hashlib import sha256
+
+from mdgrill.core.artifact_gate import Standing, standing_approvals
+from mdgrill.diagnostics import Diagnostic, error, format_diagnostic
+from mdgrill.errors import InputError
+from mdgrill.shell import store
+from mdgrill.shell.drift import changed_diagnostic, sha_now, stale_approval, stale_message
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from watchdog.events import FileSystemEventHandler
+
+    from mdgrill.formats.progress import Entry, Progress
+
+    Report = dict[str, object]
+    Sink = Callable[[Report], None]
+
+ARTIFACTS = frozenset({"research.md", "requirements.md", "design.md", "tasks.md"})
+GLOSSARY = "CONTEXT.md"
+CONTEXT_MAP = "CONTEXT-MAP.md"
+JB_SUFFIXES = ("___jb_tmp___", "___jb_old___")
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv"})
+SPEC, GLOSS, MAP, DIR = "spec", "glossary", "map", "dir"
+MAX_BLOCK_CACHES = 8  # parsed logs kept for the specs checked most recently
+MISSING_GRACE = 0.15  # a rename-save leaves the name absent for a moment: look again once
+
+
+def target_of(path: str) -> tuple[str, str] | None:
+    """The (kind, path) an event on `path` makes due, or None when it concerns no target."""
+    folder, name = os.path.split(path)
+    for suffix in JB_SUFFIXES:
+        if name.endswith(suffix):
+            name = name[:-len(suffix)]
+    if not name.endswith(".md"):
+        return None
+    if any(part in SKIP_DIRS for part in folder.split(os.sep)):
+        return None
+    if name == store.PROGRESS or name in ARTIFACTS:
+        return SPEC, folder
+    if name == GLOSSARY:
+        return GLOSS, os.path.join(folder, name)
+    if name == CONTEXT_MAP:
+        return MAP, os.path.join(folder, name)
+    return None
+
+
+def find_targets(top: str) -> list[tuple[str, str]]:
+    """Every spec folder, CONTEXT.md and CONTEXT-MAP.md under `top`."""
+    found: list[tuple[str, str]] = []
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        names = set(filenames)
+        if store.PROGRESS in names:
+            found.append((SPEC, dirpath))
+        for name, kind in ((GLOSSARY, GLOSS), (CONTEXT_MAP, MAP)):
+            if name in names:
+                found.append((kind, os.path.join(dirpath, name)))
+    return found
+
+
+def display(path: str) -> str:
+    from mdgrill.shell.session import display as shown
+
+    return shown(path)
+
+
+# --------------------------------------------------------------------------- checking a spec
+
+
+def validate_progress(data: bytes, path: str, cache: BlockCache | None = None
+                      ) -> tuple[list[Diagnostic], Progress | None]:
+    """Diagnostics for one `.progress.md`'s bytes (what `validate` says), and the parsed file."""
+    from mdgrill.checks.spec import check_progress, from_input_error
+    from mdgrill.formats.progress import read_progress
+
+    if not data.strip():
+        return [error(path, 1, "EMPTY_FILE", "the file is empty: `mdgrill restore` puts its "
+                      "rounds back from the last good copy")], None
+    try:
+        prog = read_progress(data, path)
+        if cache is not None:
+            cache.fill(prog)
+        return check_progress(prog), prog
+    except InputError as exc:
+        return [from_input_error(exc, path)], None
+    except RecursionError:
+        return [error(path, 1, "MALFORMED_FILE", "the file nests too deeply to read")], None
+
+
+class BlockCache:
+    """The parsed entries of a spec's log blocks, reused while a block's lines stay put.
+
+    The log is append-only, so between two saves almost every block is where it was with the
+    same lines: parsing only the new or changed ones keeps a check of a 1,000-round file
+    within the latency budget.
+    """
+
+    __slots__ = ("entries",)
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[int, int, int], tuple[list[Entry], list[tuple[int, str]]]] = {}
+
+    def fill(self, prog: Progress) -> None:
+        from mdgrill.formats.progress import parse_bullets
+
+        blocks = prog.block_headings()
+        lines = prog.lines
+        fresh: dict[tuple[int, int, int], tuple[list[Entry], list[tuple[int, str]]]] = {}
+        for block in blocks:
+            key = (block.line, block.end, hash(tuple(lines[block.line + 1:block.end])))
+            got = self.entries.get(key)
+            if got is None:
+                got = parse_bullets(lines, block.line + 1, block.end)
+            block.entries, block.stray = got
+            fresh[key] = got
+        prog.use_blocks(blocks)
+        self.entries = fresh
+
+
+def _ready(prog: Progress) -> bool:
+    """Ready for approval: a spec (front matter whose record holds) with nothing left open.
+    A file that is no longer a spec is broken, never ready."""
+    from mdgrill.model.record import check_record
+    from mdgrill.model.tree import spec_frontier
+
+    if prog.fm is None or check_record(prog.data):
+        return False
+    return spec_frontier(prog).ready
+
+
+# --------------------------------------------------------------------------- state
+
+
+def _key(d: Diagnostic) -> tuple[str, str, str, str]:
+    # Identity without the position: a problem that moves down when lines are added above
+    # it is the same problem, not a fixed one and a new one.
+    return (d.path, d.severity, d.code, d.message)
+
+
+class TargetState:
+    """What the last check of one target found (kept small: no file text)."""
+
+    __slots__ = ("sha", "diags", "stale", "ready", "ready_key", "edits", "saved_sha",
+                 "data", "terms", "retried", "iv_line", "log",
+                 "standing", "drift")
+
+    def __init__(self) -> None:
+        self.sha: str | None = None
+        self.diags: dict[tuple[str, str, str, str], Diagnostic] = {}
+        self.stale: tuple[object, ...] | None = None
+        self.ready: bool | None = None
+        self.ready_key: str | None = None
+        self.edits: set[tuple[str, str, str]] = set()
+        self.saved_sha: str | None = None
+        self.data: dict[str, object] | None = None  # the front matter of the last parse
+        self.terms: dict[str, tuple[str, str, int]] | None = None  # glossary: name -> text
+        self.retried = False
+        self.iv_line = 1  # 1-based line of the front matter's `interview:` key
+        self.log: str | None = None  # the log as last seen (it only grows)
+        self.standing: list[Standing] = []  # artifact approvals that stand
+        self.drift: dict[tuple[str, str], Diagnostic] = {}  # those whose file changed
+
+
+class Watcher:
+    """The watch engine: `start()` / `stop()` around an observer, or `scan_all()` once."""
+
+    def __init__(self, top: str, root: str, sink: Sink, *, debounce: float = 0.04,
+                 max_wait: float = 0.5, keep_snapshots: bool = True,
+                 max_targets: int = 10_000) -> None:
+        self.top = os.path.abspath(top)
+        self.root = os.path.abspath(root)
+        self.sink = sink
+        self.debounce = debounce
+        self.max_wait = max_wait
+        self.keep_snapshots = keep_snapshots
+        self.max_targets = max_targets
+        self.reports = 0
+        self._states: dict[tuple[str, str], TargetState] = {}
+        self._own: dict[str, str] = {}
+        self._caches: dict[str, BlockCache] = {}
+        self._cond = threading.Condition()
+        self._heap: list[tuple[float, int, tuple[str, str]]] = []
+        self._due: dict[tuple[str, str], float] = {}
+        self._first: dict[tuple[str, str], float] = {}
+        self._seq = 0
+        self._stopping = False
+        self._worker: threading.Thread | None = None
+        self._observer: object | None = None
+
+    # -- life cycle ------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the observer, check every target once, then follow events."""
+        from watchdog.observers import Observer
+
+        observer = Observer()
+        observer.schedule(_handler(self), self.top, recursive=True)
+        observer.daemon = True
+        observer.start()
+        self._observer = observer
+        targets = find_targets(self.top)
+        self._emit({"kind": "started", "dir": display(self.top),
+                    "specs": sum(1 for k, _ in targets if k == SPEC),
+                    "glossaries": sum(1 for k, _ in targets if k != SPEC)})
+        for target in targets:  # events meanwhile wait in the heap for the worker
+            self._check(target)
+        self._worker = threading.Thread(target=self._run, name="mdgrill-watch", daemon=True)
+        self._worker.start()
+
+    def stop(self) -> None:
+        """Stop following events; checks already due are dropped."""
+        observer = self._observer
+        if observer is not None:
+            observer.stop()  # type: ignore[attr-defined]
+            observer.join(timeout=5)  # type: ignore[attr-defined]
+            self._observer = None
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        if self._worker is not None:
+            self._worker.join(timeout=5)
+            self._worker = None
+
+    def scan_all(self) -> list[tuple[str, str]]:
+        """Check every target under the watched folder now (what `--once` does)."""
+        targets = find_targets(self.top)
+        for target in targets:
+            self._check(target)
+        return targets
+
+    def error_count(self) -> tuple[int, int]:
+        """(errors, warnings) standing now, over every target checked."""
+        diags = [d for s in self._states.values() for d in s.diags.values()]
+        errors = sum(1 for d in diags if d.is_error)
+        return errors, len(diags) - errors
+
+    def note_write(self, path: str, data: bytes) -> None:
+        """Remember bytes this process wrote, so that the event they cause is skipped."""
+        if len(self._own) > 256:
+            self._own.clear()
+        self._own[os.path.abspath(path)] = sha256(data).hexdigest()
+
+    # -- events ----------------------------------------------------------------------
+
+    def notify(self, path: str) -> None:
+        """A file-system event touched `path`: make its target due after the debounce."""
+        target = target_of(path)
+        if target is not None:
+            self._schedule(target, self.debounce)
+
+    def notify_dir(self, path: str) -> None:
+        """A folder appeared (created or moved in): look for targets inside it."""
+        if not any(part in SKIP_DIRS for part in path.split(os.sep)):
+            self._schedule((DIR, path), self.debounce)
+
+    def _schedule(self, key: tuple[str, str], delay: float) -> None:
+        now = time.monotonic()
+        with self._cond:
+            first = self._first.setdefault(key, now)
+            due = min(now + delay, first + self.max_wait)
+            if key not in self._due:
+                self._seq += 1
+                heapq.heappush(self._heap, (due, self._seq, key))
+                self._cond.notify()
+            self._due[key] = max(due, self._due.get(key, 0.0))
+
+    def _next(self) -> tuple[str, str] | None:
+        with self._cond:
+            while not self._stopping:
+                if not self._heap:
+                    self._cond.wait()
+                    continue
+                at, _, key = self._heap[0]
+                now = time.monotonic()
+                if at > now:
+                    self._cond.wait(at - now)
+                    continue
+                heapq.heappop(self._heap)
+                due = self._due[key]
+                if due > at:  # more events came: wait for the quiet period again
+                    self._seq += 1
+                    heapq.heappush(self._heap, (due, self._seq, key))
+                    continue
+                del self._due[key]
+                del self._first[key]
+                return key
+            return None
+
+    def _run(self) -> None:
+        while True:
+            key = self._next()
+            if key is None:
+                return
+            try:
+                self._check(key)
+            except Exception as exc:  # noqa: BLE001 - one bad file never ends the watch
+                self._emit({"kind": "error", "path": display(key[1]), "code": "INTERNAL",
+                            "message": f"checking failed: {type(exc).__name__}: {exc}"})
+
+    # -- checks ----------------------------------------------------------------------
+
+    def _check(self, key: tuple[str, str]) -> None:
+        kind, path = key
+        if kind == DIR:
+            for target in find_targets(path):
+                self._schedule(target, 0.0)
+        elif kind == SPEC:
+            self._check_spec(path)
+        else:
+            self._check_glossary(kind, path)
+
+    def _state(self, key: tuple[str, str], create: bool) -> TargetState | None:
+        state = self._states.pop(key, None)  # re-inserted: the dict is kept in LRU order
+        if state is None:
+            if not create:
+                return None
+            state = TargetState()
+            while len(self._states) >= self.max_targets:
+                del self._states[next(iter(self._states))]
+        self._states[key] = state
+        return state
+
+    def _read(self, key: tuple[str, str], path: str) -> tuple[TargetState, bytes] | None:
+        """The target file's bytes, or None (a missing or unreadable file is reported)."""
+        state = self._state(key, create=False)
+        shown = display(path)
+        if not os.path.lexists(path):
+            if state is None:
+                return None  # an artifact in a folder that holds no spec, or never seen
+            if not state.retried:
+                state.retried = True
+                self._schedule(key, MISSING_GRACE)
+                return None
+            state.retried = False
+            if state.sha is not None:
+                state.sha = None
+                self._emit({"kind": "error", "path": shown, "code": "NOT_FOUND",
+                            "message": f"{shown} was deleted"
+                            + (": `mdgrill restore` can bring its rounds back"
+                               if key[0] == SPEC else "")})
+            return None
+        state = self._state(key, create=True)
+        assert state is not None
+        try:
+            data = store.read_file(path, shown, self.root)
+        except InputError as exc:
+            state.retried = False
+            self._emit({"kind": "error", "path": shown, "code": exc.code, "message": exc.message})
+            return None
+        if not data and not state.retried:
+            # An editor saving in place truncates first: look again before calling it empty.
+            state.retried = True
+            self._schedule(key, MISSING_GRACE)
+            return None
+        state.retried = False
+        return state, data
+
+    def _check_spec(self, folder: str) -> None:
+        spec = store.Spec(folder, self.root)
+        key = (SPEC, folder)
+        got = self._read(key, spec.progress)
+        if got is None:
+            return
+        state, data = got
+        sha = sha256(data).hexdigest()
+        if self._own.get(spec.progress) == sha:
+            state.sha = sha
+            return
+        shown = display(spec.progress)
+        prog: Progress | None = None
+        lost = False
+        if sha != state.sha or state.data is None:
+            diags, prog = validate_progress(data, shown, self._block_cache(folder))
+            self._diff(state, diags, spec)
+            if prog is not None:
+                state.data = prog.data
+                span = prog.fm.spans.get("interview") if prog.fm is not None else None
+                state.iv_line = span[0] + 1 if span else 1
+                self._edits(state, spec, prog, diags)
+                lost = self._went_back(state, spec, prog, diags)
+                state.standing = standing_approvals(prog.blocks)
+        state.sha = sha
+        self._artifacts(state, spec, shown)
+        if state.data is not None:
+            self._stale(state, spec, shown)
+        if prog is not None:
+            self._ready_flip(state, spec, prog, shown)
+            if self.keep_snapshots and sha != state.saved_sha and not lost and \
+                    not any(d.is_error for d in state.diags.values()):
+                self._save(spec, data, sha, state)
+
+    def _block_cache(self, folder: str) -> BlockCache:
+        cache = self._caches.pop(folder, None) or BlockCache()
+        while len(self._caches) >= MAX_BLOCK_CACHES:
+            del self._caches[next(iter(self._caches))]
+        self._caches[folder] = cache
+        return cache
+
+    def _diff(self, state: TargetState, diags: list[Diagnostic], spec: store.Spec | None) -> None:
+        new = {_key(d): d for d in diags}
+        extra = {"spec": spec.rel_folder} if spec is not None else {}
+        for k, d in sorted(state.diags.items(), key=lambda kv: (kv[1].line, kv[1].code)):
+            if k not in new:
+                self._emit({"kind": "fixed", **d.to_json(), **extra})
+        for k, d in sorted(new.items(), key=lambda kv: (kv[1].line, kv[1].code)):
+            if k not in state.diags:
+                self._emit({"kind": "problem", **d.to_json(), **extra})
+        state.diags = new
+
+    def _edits(self, state: TargetState, spec: store.Spec, prog: Progress,
+               diags: list[Diagnostic]) -> None:
+        if not any(d.code == "ROUND_EDITED" for d in diags):
+            state.edits = set()
+            return
+        from mdgrill.core.restore import lost_blocks
+        from mdgrill.formats.progress import Progress as Parsed
+        from mdgrill.formats.textfile import decode
+        from mdgrill.shell import snapshots
+
+        good_bytes = snapshots.load(self.root, spec.progress) \
+            or snapshots.head_version(self.root, spec.progress)
+        if good_bytes is None:
+            return
+        try:
+            good = Parsed(decode(good_bytes, prog.path), prog.path)
+        except InputError:
+            return
+        seen: set[tuple[str, str, str]] = set()
+        for loss in lost_blocks(good, prog):
+            ident = (loss.title, _h(loss.old_text), _h(loss.new_text or ""))
+            seen.add(ident)
+            if ident in state.edits:
+                continue
+            self._emit({"kind": "edited", "path": prog.path, "line": loss.line + 1,
+                        "spec": spec.rel_folder, "block": loss.title,
+                        "deleted": loss.deleted, "old_text": loss.old_text,
+                        "new_text": loss.new_text})
+        state.edits = seen
+
+    def _went_back(self, state: TargetState, spec: store.Spec, prog: Progress,
+                   diags: list[Diagnostic]) -> bool:
+        """Report recorded lines that vanished while the file still reads as sealed.
+
+        An editor holding a copy from before mdgrill's last write saves it back whole: front
+        matter and log agree again, so the seal cannot see the loss, but the log, which only
+        ever grows, no longer starts with the log seen before. True when lines were lost
+        (the last good copy is then left as it was, so `restore` has them).
+        """
+        if any(d.code == "ROUND_EDITED" for d in diags):
+            return False  # `_edits` reports those block by block
+        log = prog.log_text()
+        old = state.log
+        state.log = log
+        if old is None or log.startswith(old):
+            return False
+        old_lines, new_lines = old.split("\n"), log.split("\n")
+        same = 0
+        while same < min(len(old_lines), len(new_lines)) and old_lines[same] == new_lines[same]:
+            same += 1
+        lost = [line for line in old_lines[same:] if line.strip()]
+        if not lost:
+            return False
+        span = prog.log_span()
+        first = prog.tf.text.count("\n", 0, span[0]) + same + 1 if span else 1
+        self._emit({"kind": "lost", "path": prog.path, "code": "LOG_WENT_BACK", "line": first,
+                    "spec": spec.rel_folder, "lines": lost,
+                    "message": f"{len(lost)} recorded line(s) vanished (first: {lost[0]!r}): "
+                               "the file was saved from a copy older than mdgrill's last "
+                               "write (an editor buffer?); `mdgrill restore` puts recorded "
+                               "blocks back from the last good copy"})
+        return True
+
+    def _artifacts(self, state: TargetState, spec: store.Spec, shown: str) -> None:
+        """Report an approved artifact the moment its file stops holding the approved bytes
+        (and when it holds them again)."""
+        now: dict[tuple[str, str], Diagnostic] = {}
+        for standing in state.standing:
+            current = sha_now(self.root, standing.path)
+            if current != standing.sha256:
+                now[(standing.path, standing.sha256)] = changed_diagnostic(shown, spec, standing,
+                                                                           current)
+        extra = {"spec": spec.rel_folder}
+        for key, d in state.drift.items():
+            if key not in now:
+                self._emit({"kind": "fixed", **d.to_json(), **extra})
+        for key, d in now.items():
+            if key not in state.drift:
+                self._emit({"kind": "problem", **d.to_json(), **extra})
+        state.drift = now
+
+    def _stale(self, state: TargetState, spec: store.Spec, shown: str) -> None:
+        assert state.data is not None
+        info = stale_approval(state.data, spec)
+        ident: tuple[object, ...] | None = None
+        if info is not None:
+            ident = (info["old_digest"], info["new_digest"], repr(info["skills"]))
+        if ident == state.stale:
+            return
+        line = state.iv_line
+        if info is None:
+            self._emit({"kind": "fixed", "path": shown, "line": line, "col": 1,
+                        "severity": "error", "code": "INTERVIEW_STALE",
+                        "message": "the approval matches the context again",
+                        "spec": spec.rel_folder})
+        else:
+            self._emit({"kind": "stale", "path": shown, "line": line,
+                        "spec": spec.rel_folder, **info, "message": stale_message(info)})
+        state.stale = ident
+
+    def _ready_flip(self, state: TargetState, spec: store.Spec, prog: Progress,
+                    shown: str) -> None:
+        body = prog.tf.text[prog.fm.end_offset:] if prog.fm is not None else prog.tf.text
+        rkey = _h(repr(prog.data.get("required_sections")) + "\0" + body)
+        if rkey == state.ready_key:
+            return
+        try:
+            ready = _ready(prog)
+        except InputError:
+            return
+        if ready and state.ready is False:
+            self._emit({"kind": "ready", "path": shown, "line": 1, "spec": spec.rel_folder,
+                        "message": "every required section has a resolved decision and no "
+                        "decision or sub-question is open"})
+        state.ready = ready
+        state.ready_key = rkey
+
+    def _save(self, spec: store.Spec, data: bytes, sha: str, state: TargetState) -> None:
+        from mdgrill.shell import snapshots
+
+        try:
+            path = snapshots.save(self.root, spec.progress, data)
+        except (InputError, OSError) as exc:
+            self._emit({"kind": "error", "path": display(spec.progress), "code": "SNAPSHOT_FAILED",
+                        "message": f"cannot keep the last good copy: {exc}"})
+            return
+        self.note_write(path, data)
+        state.saved_sha = sha
+
+    def _check_glossary(self, kind: str, path: str) -> None:
+        from mdgrill.checks.spec import (
+            check_context_map_model,
+            check_glossary_model,
+            from_input_error,
+        )
+        from mdgrill.formats.glossary import parse_context_map, parse_glossary
+        from mdgrill.formats.markdown import refuse_conflict
+        from mdgrill.formats.textfile import decode
+
+        key = (kind, path)
+        got = self._read(key, path)
+        if got is None:
+            return
+        state, data = got
+        sha = sha256(data).hexdigest()
+        if sha == state.sha or self._own.get(path) == sha:
+            state.sha = sha
+            return
+        state.sha = sha
+        shown = display(path)
+        try:
+            tf = decode(data, shown)
+            refuse_conflict(tf.text, shown)
+        except InputError as exc:
+            self._diff(state, [from_input_error(exc, shown)], None)
+            return
+        if kind == MAP:
+            rel = store.relpath_posix(os.path.dirname(path), self.root)
+            depth = 0 if rel == "." else rel.count("/") + 1
+            self._diff(state, check_context_map_model(parse_context_map(tf, shown), depth), None)
+            return
+        glossary = parse_glossary(tf, shown)
+        self._diff(state, check_glossary_model(glossary), None)
+        lines = tf.lines
+        terms = {t.name.casefold(): (t.name, "".join(lines[t.start_line:t.end_line]).rstrip(),
+                                     t.line) for t in glossary.terms}
+        old = state.terms
+        state.terms = terms
+        if old is None:
+            return
+        for folded, (name, text, line) in old.items():
+            now = terms.get(folded)
+            if now is not None and now[1] == text:
+                continue
+            self._emit({"kind": "edited", "path": shown,
+                        "line": now[2] if now is not None else line, "term": name,
+                        "block": name, "deleted": now is None, "old_text": text,
+                        "new_text": now[1] if now is not None else None})
+
+    def _emit(self, report: Report) -> None:
+        self.reports += 1
+        self.sink(report)
+
+
+def _h(text: str) -> str:
+    return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+# --------------------------------------------------------------------------- output
+
+
+def format_report(report: Report) -> str:
+    """One report as human text (the §6 diagnostic format where it has a place)."""
+    kind = report.get("kind")
+    path = report.get("path", "")
+    where = f"{path}:{report.get('line', 1)}:{report.get('col', 1)}"
+    if kind == "problem":
+        return format_diagnostic(Diagnostic(str(path), int(report["line"]),  # type: ignore[call-overload]
+                                            int(report["col"]), str(report["severity"]),  # type: ignore[call-overload]
+                                            str(report["code"]), str(report["message"])))
+    if kind == "fixed":
+        return f"{where}: fixed {report['code']}: {report['message']}"
+    if kind == "stale":
+        return f"{where}: stale INTERVIEW_STALE: {report['message']}"
+    if kind == "lost":
+        return f"{where}: lost {report['code']}: {report['message']}"
+    if kind == "edited":
+        what = "deleted" if report.get("deleted") else "edited"
+        label = "term" if "term" in report else "recorded block"
+        head = f"{where}: {what} {label} \"{report['block']}\"; it had:"
+        old = str(report.get("old_text") or "").splitlines()
+        shown = old[:20] + ([f"... ({len(old) - 20} more lines)"] if len(old) > 20 else [])
+        return "\n".join([head, *(f"    | {line}" for line in shown)])
+    if kind == "ready":
+        return f"{where}: ready: {report['message']}"
+    if kind == "error":
+        return f"{path}: error {report['code']}: {report['message']}"
+    if kind == "started":
+        return (f"watching {report['dir']} ({report['specs']} specs, {report['glossaries']} "
+                "glossaries); Ctrl-C stops")
+    if kind == "stopped":
+        return "stopped"
+    return str(report)
+
+
+def _handler(watcher: Watcher) -> FileSystemEventHandler:
+    from watchdog.events import FileSystemEvent, FileSystemEventHandler
+
+    class Handler(FileSystemEventHandler):
+        def on_any_event(self, event: FileSystemEvent) -> None:
+            if event.event_type in ("opened", "closed_no_write"):
+                return
+            dest = getattr(event, "dest_path", "") or ""
+            if event.is_directory:
+                if event.event_type in ("created", "moved"):
+                    watcher.notify_dir(os.fsdecode(dest or event.src_path))
+                return
+            watcher.notify(os.fsdecode(event.src_path))
+            if dest:
+                watcher.notify(os.fsdecode(dest))
+
+    return Handler()

@@ -1,0 +1,110 @@
+"""Who gave an answer or an approval, and whether the project lets them.
+
+Shell: the default person is git's identity (`git var GIT_AUTHOR_IDENT`), the owners come from
+the project's `.mdgrill.yaml` (`project.owners`). The verbs record the person in the block they
+append, as `- By: <who>` (a block's own line) or `- By: <ID> -> <who>` (the answer of one
+decision), and an approval commit is authored by them.
+"""
+
+from __future__ import annotations
+
+import os
+
+from mdgrill.formats.patterns import lazy
+from mdgrill.formats.progress import Change, Progress, single_line
+from mdgrill.shell import store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from mdgrill.shell.project import Owners
+
+_EMAIL = lazy(r"(.*?)\s*<([^<>\s]*)>\Z")  # compiled on first use: most calls never need it
+
+
+def who(spec: store.Spec, given: str | None) -> str | None:
+    """`--by` as given (one line), else git's identity here, else None (nobody is named)."""
+    if given is not None:
+        return single_line(given, "--by")
+    return git_identity(spec.root)
+
+
+def git_identity(root: str) -> str | None:
+    """`Name <email>` as git would author a commit here, or None when git has no identity.
+
+    Here rather than in `vcs`, whose import costs more than this whole lookup: every answer
+    asks it, and most answers make no commit.
+    """
+    name, email = os.environ.get("GIT_AUTHOR_NAME"), os.environ.get("GIT_AUTHOR_EMAIL")
+    if name and email is not None:  # what `git var` would answer, without starting git
+        return f"{name} <{email}>"
+    import subprocess
+
+    env = {**os.environ, "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
+    try:
+        proc = subprocess.run([os.environ.get("GIT_PYTHON_GIT_EXECUTABLE") or "git", "var",
+                               "GIT_AUTHOR_IDENT"], cwd=root, env=env,
+                              stdin=subprocess.DEVNULL, capture_output=True, check=False)
+    except OSError:
+        return None
+    ident = proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else ""
+    # "Name <email> 1700000000 +0000": the timestamp and zone are not the person
+    return ident.rsplit(" ", 2)[0] if ident.count(" ") >= 2 else ident or None
+
+
+def author(person: str | None) -> str | None:
+    """`person` as a commit author (`Name <email>`; git takes an empty email), or None."""
+    if not person:
+        return None
+    m = _EMAIL.match(person)
+    return person if m is not None else f"{person} <>"
+
+
+def signed(step: Callable[[Progress], tuple[Change, dict[str, object]]], person: str | None,
+           subject: str | None = None,
+           check: Callable[[Progress], None] | None = None,
+           ) -> Callable[[Progress], tuple[Change, dict[str, object]]]:
+    """`step`, with `- By:` added to what it appends (`ID -> who` when `subject` is an ID) and
+    `check` (an owners rule) run on the file first."""
+    def run(prog: Progress) -> tuple[Change, dict[str, object]]:
+        if check is not None:
+            check(prog)
+        change, result = step(prog)
+        if person and change.touches_log:
+            if subject:  # beside the answer, in the block it was appended to
+                change.append_lines.append(f"- By: {subject} -> {person}")
+            elif change.new_blocks:  # the block this verb opens (Confirmed, Reopened, ...)
+                heading, lines = change.new_blocks[-1]
+                change.new_blocks[-1] = (heading, [*lines, f"- By: {person}"])
+            else:
+                change.append_lines.append(f"- By: {person}")
+            result["by"] = person
+        return change, result
+    return run
+
+
+def section_rule(owners: Owners, person: str | None, decision_id: str,
+                 verb: str) -> Callable[[Progress], None]:
+    """An owners rule for answering one decision: its section's owners, if any."""
+    def check(prog: Progress) -> None:
+        if not owners.sections:
+            return  # no section has owners: no need to read the tree
+        node = prog.node(decision_id)
+        section = node.section if node is not None else None
+        if section is None:
+            return
+        names = next((v for k, v in owners.sections.items()
+                      if k.strip().casefold() == section.strip().casefold()), [])
+        owners.require(f"the section {section}", names, person, verb)
+    return check
+
+
+def phase_rule(owners: Owners, person: str | None, phase_of: Callable[[Progress], object],
+               verb: str) -> Callable[[Progress], None]:
+    """An owners rule for approving (or reopening) a phase: that phase's owners, if any."""
+    def check(prog: Progress) -> None:
+        phase = phase_of(prog)
+        names = owners.phases.get(str(phase), []) if phase is not None else []
+        owners.require(f"the {phase} phase", names, person, verb)
+    return check

@@ -1,0 +1,103 @@
+"""The project's own configuration, `.mdgrill.yaml` at the repository root.
+
+It holds what an agent must not decide by editing a spec: who owns which phase's approval and
+which section's answers. A spec's front matter is written by the agent's own commands; this
+file is reviewed like code (put it under CODEOWNERS). Absent file: no owners, nobody refused.
+
+```yaml
+owners:
+  phases:
+    requirements: [alice@example.com]
+    design: ["@architects"]
+  sections:
+    Security: [carol@example.com]
+teams:
+  architects: [bob@example.com, Dan Smith]
+```
+
+A person is matched by email or by name, case-insensitively, against `Name <email>` as
+recorded; `@team` stands for every member of `teams.team`.
+"""
+
+from __future__ import annotations
+
+import os
+
+from mdgrill.errors import GateRefusal, InputError
+from mdgrill.shell import store
+
+CONFIG = ".mdgrill.yaml"
+
+
+class Owners:
+    """Which people may approve a phase or answer a section (empty: anyone)."""
+
+    def __init__(self, phases: dict[str, list[str]], sections: dict[str, list[str]],
+                 teams: dict[str, list[str]]) -> None:
+        self.phases = phases
+        self.sections = sections
+        self.teams = teams
+
+    def people(self, names: list[str]) -> list[str]:
+        out: list[str] = []
+        for name in names:
+            out.extend(self.teams.get(name[1:], []) if name.startswith("@") else [name])
+        return out
+
+    def allows(self, names: list[str], who: str | None) -> bool:
+        if not names:
+            return True
+        if not who:
+            return False
+        name, _, email = who.partition("<")
+        keys = {name.strip().casefold(), email.rstrip(">").strip().casefold()} - {""}
+        return any(p.strip().casefold() in keys for p in self.people(names))
+
+    def require(self, what: str, names: list[str], who: str | None, verb: str) -> None:
+        if self.allows(names, who):
+            return
+        listed = ", ".join(names)
+        raise GateRefusal("NOT_AN_OWNER", f"{who or 'an unknown person'} is not an owner of "
+                          f"{what} ({listed}, in {CONFIG}): `{verb}` needs one of them (give "
+                          "`--by` as the person who actually gave it)",
+                          details={"owners": self.people(names), "by": who})
+
+
+def _names(value: object, where: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise InputError("INVALID_CONFIG", f"{CONFIG}: {where} must be a name or a list of names")
+
+
+def _mapping(value: object, where: str) -> dict[str, list[str]]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InputError("INVALID_CONFIG", f"{CONFIG}: {where} must be a mapping")
+    return {str(k): _names(v, f"{where}.{k}") for k, v in value.items()}
+
+
+def owners(root: str) -> Owners:
+    """The owners map of the repository at `root` (empty when it has no `.mdgrill.yaml`)."""
+    path = os.path.join(root, CONFIG)
+    if not os.path.lexists(path):
+        return Owners({}, {}, {})
+    import yaml
+
+    raw = store.read_file(path, CONFIG, root)
+    try:
+        data = yaml.load(raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506
+    except yaml.YAMLError as exc:
+        raise InputError("INVALID_CONFIG", f"{CONFIG} is not valid YAML: {exc}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise InputError("INVALID_CONFIG", f"{CONFIG} must be a mapping")
+    own = data.get("owners") or {}
+    if not isinstance(own, dict):
+        raise InputError("INVALID_CONFIG", f"{CONFIG}: owners must be a mapping")
+    return Owners(_mapping(own.get("phases"), "owners.phases"),
+                  _mapping(own.get("sections"), "owners.sections"),
+                  _mapping(data.get("teams"), "teams"))

@@ -1,0 +1,162 @@
+"""The shell around one spec: load under the lock, check what was read, write what changed.
+
+Every verb that changes `.progress.md` goes through `transaction`, so each of them gets the
+same guarantees: invariants checked on load, the log's digest verified, the new text parsed
+and checked again before it replaces the old one atomically.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from mdgrill.errors import GateRefusal, InputError, MdgrillError
+from mdgrill.formats.progress import (
+    ROUND_EDITED_HINT,
+    Change,
+    Progress,
+    apply_change,
+    log_digest,
+    read_progress,
+)
+from mdgrill.formats.textfile import TextFile
+from mdgrill.model.record import check_record
+from mdgrill.shell import store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+def display(path: str) -> str:
+    """A path as diagnostics show it: relative to the working directory when inside it."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") and os.path.isabs(path) else rel
+
+
+# An editor that saves by truncating and rewriting in place leaves the file empty or cut
+# short for a moment; a read that lands there is retried until two reads agree.
+SETTLE_TRIES = 20
+SETTLE_PAUSE = 0.025
+# How often a write is computed again when an editor saved the file in the meantime.
+WRITE_TRIES = 5
+
+
+def load(spec: store.Spec, check: bool = True) -> Progress:
+    return load_bytes(spec, check)[1]
+
+
+def load_bytes(spec: store.Spec, check: bool = True) -> tuple[bytes, Progress]:
+    """The file's bytes and their parse; a torn read is retried, a broken file reported."""
+    store.sweep_temps(spec.folder)
+    shown = display(spec.progress)
+    data = store.read_file(spec.progress, shown, spec.root)
+    for _ in range(SETTLE_TRIES):
+        try:
+            prog = read_progress(data, shown)
+            if check:
+                check_loaded(prog)
+            return data, prog
+        except MdgrillError:
+            time.sleep(SETTLE_PAUSE)
+            again = store.read_file(spec.progress, shown, spec.root)
+            if again == data:
+                raise
+            data = again
+    prog = read_progress(data, shown)
+    if check:
+        check_loaded(prog)
+    return data, prog
+
+
+def check_loaded(prog: Progress) -> None:
+    """Refuse a file whose record breaks an invariant or whose recorded log was edited."""
+    if prog.fm is None:
+        raise InputError("MALFORMED_FILE", f"{prog.path}:1:1: no front matter: this is not an "
+                         "mdgrill .progress.md (run `mdgrill init`, or `mdgrill import-ralph` "
+                         "for a smart-ralph spec)", path=prog.path, line=1)
+    problems = check_record(prog.data)
+    if problems:
+        first = problems[0]
+        span = prog.fm.spans.get(first.key)
+        line = span[0] + 1 if span else 1
+        raise InputError(first.code if first.code != "INVALID_STATE" else "INVALID_STATE",
+                         f"{prog.path}:{line}:1: {first.message}: fix the front matter by hand "
+                         "or restore it from git", path=prog.path, line=line)
+    check_log(prog)
+
+
+def check_log(prog: Progress) -> None:
+    if prog.log_seal() is False:
+        line = prog.log_edited_line()
+        raise GateRefusal("ROUND_EDITED", f"{prog.path}:{line}:1: {ROUND_EDITED_HINT}",
+                          path=prog.path, line=line)
+
+
+def verify_written(tf: TextFile, path: str, log_span: tuple[int, int] | None,
+                   before: Progress | None = None) -> None:
+    """Check text about to be written: its record holds and its log matches its digest.
+
+    With the log's new span known, only the front matter is parsed again and the log hashed
+    (from `before`'s digest, when the new log is shown to start with its log); otherwise the
+    whole file is read back.
+    """
+    if log_span is None:
+        check_loaded(Progress(tf, path))
+        return
+    from mdgrill.formats import frontmatter as frontmatter_io
+
+    fm = frontmatter_io.split(tf, path)
+    if fm is None:
+        raise InputError("INTERNAL_WRITE_CHECK", "the front matter vanished")
+    frontmatter_io.load(tf, fm, path)
+    problems = check_record(fm.data)
+    if problems:
+        raise InputError(problems[0].code, problems[0].message)
+    log = fm.data.get("log")
+    written = before.digest_after_append(tf.text, log_span) if before is not None else None
+    if written is None:
+        written = log_digest(tf.text[log_span[0]:log_span[1]])
+    if not isinstance(log, dict) or written != log.get("sha256"):
+        raise InputError("INTERNAL_WRITE_CHECK", "the log does not match its digest")
+
+
+def transaction(spec: store.Spec,
+                step: Callable[[Progress], tuple[Change, dict[str, object]]]) -> dict[str, object]:
+    """Lock, load, check, run one pure step, re-check the result, write it atomically.
+
+    The lock keeps other mdgrill processes out, not editors: when the file changed since it
+    was read, the step runs again on the new bytes (it is pure), so a hand edit saved
+    meanwhile is kept and the change lands on top of it, checked like any other.
+    """
+    with store.Lock(spec.folder):
+        for attempt in range(WRITE_TRIES):
+            read, prog = load_bytes(spec)
+            change, result = step(prog)
+            if not (change.updates or change.touches_log or change.insert_nodes):
+                result["written"] = False
+                return result
+            new_text = apply_change(prog, change)
+            new_tf = prog.tf.with_text(new_text)
+            data = new_tf.encode()
+            try:
+                verify_written(new_tf, prog.path, change.log_span_after, prog)
+            except MdgrillError as exc:  # a defect of ours: never write it
+                raise InputError("INTERNAL_WRITE_CHECK",
+                                 f"mdgrill refused to write {prog.path}: the result would not "
+                                 f"read back ({exc.message}); nothing was written. Please report "
+                                 "this.") from None
+            try:
+                store.atomic_write(spec.progress, data, expect=read)
+            except store.FileChanged:
+                if attempt == WRITE_TRIES - 1:
+                    raise
+                continue
+            result["written"] = True
+            if attempt:
+                result["redone"] = attempt
+            return result
+    raise AssertionError("unreachable")

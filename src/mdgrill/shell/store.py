@@ -1,0 +1,276 @@
+"""Files on disk: find specs, read them safely, lock a spec, write atomically.
+
+The lock is `flock` on the spec folder itself, so it leaves no file behind. A write goes to an
+unnamed temporary file in the same folder (O_TMPFILE), is fsynced, given a name and renamed
+over the target: a crash leaves the old file or the new one, never a torn one.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import stat
+
+from mdgrill.errors import InputError
+from mdgrill.formats.textfile import MAX_FILE_BYTES
+
+PROGRESS = ".progress.md"
+TEMP_PREFIX = ".mdgrill-tmp-"
+
+
+class Spec:
+    """Where a spec lives: its folder, its `.progress.md`, and the repository around it."""
+
+    __slots__ = ("folder", "progress", "root", "rel_folder", "rel_progress")
+
+    def __init__(self, folder: str, root: str) -> None:
+        self.folder = folder
+        self.progress = os.path.join(folder, PROGRESS)
+        self.root = root
+        self.rel_folder = relpath_posix(folder, root)
+        self.rel_progress = relpath_posix(self.progress, root)
+
+
+def relpath_posix(path: str, root: str) -> str:
+    rel = os.path.relpath(path, root)
+    return rel.replace(os.sep, "/")
+
+
+def is_dotgit(dotgit: str) -> bool:
+    """A `.git` folder (holding HEAD) or a `.git` file pointing at one (worktrees)."""
+    if os.path.isdir(dotgit):
+        return os.path.isfile(os.path.join(dotgit, "HEAD"))
+    if os.path.isfile(dotgit):
+        try:
+            with open(dotgit, "rb") as fh:
+                return fh.read(8) == b"gitdir: "
+        except OSError:
+            return False
+    return False
+
+
+def repo_root(path: str) -> str | None:
+    """The root of the git work tree that contains `path` (need not exist), or None."""
+    current = os.path.abspath(path)
+    while True:
+        if is_dotgit(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def find_root(start: str) -> str:
+    """The repository work tree above `start`, else `start` itself."""
+    return repo_root(start) or os.path.abspath(start)
+
+
+def in_repository(root: str) -> bool:
+    return is_dotgit(os.path.join(root, ".git"))
+
+
+def is_inside(path: str, root: str) -> bool:
+    real = os.path.realpath(path)
+    real_root = os.path.realpath(root)
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def resolve_spec(arg: str, root: str | None = None, must_exist: bool = True) -> Spec:
+    """A SPEC argument (a folder or its `.progress.md`) as a Spec, refusing what escapes."""
+    path = os.path.abspath(arg)
+    if os.path.basename(path) == PROGRESS or (os.path.isfile(path) and path.endswith(".md")):
+        folder = os.path.dirname(path)
+    else:
+        folder = path
+    repo = os.path.abspath(root) if root else find_root(folder if os.path.isdir(folder)
+                                                        else os.path.dirname(folder))
+    if root is None and ".." in arg.replace("\\", "/").split("/") and not os.path.isabs(arg):
+        here = repo_root(os.getcwd())
+        if here is not None and repo_root(folder) is None:
+            # `specs/../../x` from inside a repository would land in no repository at all;
+            # that is a typo far more often than a wish (a symlink out is refused the same way)
+            raise InputError("PATH_OUTSIDE_REPOSITORY", f"{arg} leads out of the repository "
+                             f"{here} into a folder of no repository: mdgrill keeps specs "
+                             "inside one (give --root DIR to work in a plain folder)")
+    if must_exist and not os.path.isdir(folder):
+        raise InputError("NOT_FOUND", f"no spec at {arg}: give a spec folder (one holding "
+                         f"{PROGRESS}) or create it with `mdgrill init`")
+    if os.path.lexists(folder) and not is_inside(folder, repo):
+        raise InputError("PATH_OUTSIDE_REPOSITORY", f"{arg} resolves outside the repository "
+                         f"{repo} (through a symlink?): mdgrill only reads and writes inside it")
+    spec = Spec(folder, repo)
+    if must_exist and not os.path.lexists(spec.progress):
+        raise InputError("NOT_FOUND", f"{arg} has no {PROGRESS}: run `mdgrill init {arg} "
+                         "--goal TEXT` to start one")
+    return spec
+
+
+def read_file(path: str, display: str | None = None, root: str | None = None,
+              limit: int = MAX_FILE_BYTES) -> bytes:
+    """A regular file's bytes; folders, devices, symlinks out of `root` and huge files refused."""
+    shown = display or path
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise InputError("NOT_FOUND", f"{shown} does not exist") from None
+    except OSError as exc:
+        raise InputError("UNREADABLE", f"{shown} cannot be read: {exc.strerror}") from None
+    except ValueError:  # the path holds a NUL character
+        raise InputError("UNREADABLE", f"{shown!r} is not a usable path") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError("NOT_A_FILE", f"{shown} is a folder, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError("NOT_A_FILE", f"{shown} is not a regular file")
+    if root is not None and not is_inside(path, root):
+        raise InputError("PATH_OUTSIDE_REPOSITORY", f"{shown} resolves outside the repository "
+                         "(a symlink out of it?): refused")
+    if st.st_size > limit:
+        raise InputError("FILE_TOO_LARGE", f"{shown} is {st.st_size:,} bytes; mdgrill reads files "
+                         f"up to {limit:,} bytes", path=shown)
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(limit + 1)
+    except OSError as exc:
+        raise InputError("UNREADABLE", f"{shown} cannot be read: {exc.strerror}") from None
+
+
+class Lock:
+    """An exclusive flock on a folder, held for one read-check-write cycle."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self.fd = -1
+
+    def __enter__(self) -> Lock:
+        try:
+            self.fd = os.open(self.folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        except OSError as exc:
+            raise InputError("UNREADABLE", f"cannot open {self.folder}: {exc.strerror}") from None
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        remove_stale_temps(self.folder)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)  # closing releases the flock
+            self.fd = -1
+
+
+def remove_stale_temps(folder: str) -> None:
+    """Temp files left by a process killed mid-write (we hold the lock: none is in use)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(TEMP_PREFIX):
+            try:  # noqa: SIM105 - contextlib would cost 0.5 ms on every start
+                os.unlink(os.path.join(folder, name))
+            except OSError:
+                pass
+
+
+class FileChanged(InputError):
+    """The file is no longer the bytes a write was computed from (an editor saved meanwhile)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__("FILE_CHANGED", f"{path} changed while mdgrill was writing it (saved "
+                         "from an editor?): nothing was written, so that edit is kept; run the "
+                         "command again", path=path)
+
+
+def still(path: str, expect: bytes) -> bool:
+    """Whether `path` still holds exactly `expect` (the lock keeps mdgrill out, not editors)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(expect) + 1) == expect
+    except OSError:
+        return False
+
+
+def atomic_write(path: str, data: bytes, expect: bytes | None = None) -> None:
+    """Replace `path` with `data` so that a crash leaves either the old or the new file.
+
+    A process killed between creating its temporary file and renaming it leaves that file
+    behind; the next mdgrill call that takes the folder's lock removes it.
+
+    With `expect`, the file is compared with those bytes just before the rename, and
+    `FileChanged` is raised instead of replacing a save an editor made since they were read.
+    The window left is the rename itself, microseconds rather than the whole command.
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        mode = 0o644
+    temp = os.path.join(folder, f"{TEMP_PREFIX}{os.getpid()}-{os.path.basename(path)}")
+    fd = -1
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_EXCL, mode)
+        _write_all(fd, data)
+        os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        if expect is not None and not still(path, expect):
+            os.unlink(temp)
+            raise FileChanged(path)
+        os.replace(temp, path)
+    except OSError as exc:
+        if fd >= 0:
+            os.close(fd)
+        try:  # noqa: SIM105 - as above
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise InputError("WRITE_FAILED", f"cannot write {path}: {exc.strerror}") from None
+    _fsync_folder(folder)
+
+
+def sweep_temps(folder: str) -> None:
+    """Remove leftovers of a killed writer, if no writer holds the folder now."""
+    try:
+        if not any(name.startswith(TEMP_PREFIX) for name in os.listdir(folder)):
+            return
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return
+    try:
+        remove_stale_temps(folder)
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _fsync_folder(folder: str) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def find_specs(top: str) -> list[str]:
+    """Every folder under `top` holding a `.progress.md` (skipping .git and hidden folders)."""
+    found: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "node_modules")
+        if PROGRESS in filenames:
+            found.append(dirpath)
+    return found
