@@ -101,7 +101,7 @@ def check_record_against_log(prog: Progress) -> list[Diagnostic]:
     iv = prog.data.get("interview")
     out: list[Diagnostic] = []
     if prog.data.get("mode") == "quick":
-        from mdgrill.core.gate import quick_authorized
+        from mdgrill.model.interview import quick_authorized
 
         if not quick_authorized(prog):
             out.append(error(prog.path, key_line(prog, "mode"), "QUICK_NOT_AUTHORIZED",
@@ -111,7 +111,7 @@ def check_record_against_log(prog: Progress) -> list[Diagnostic]:
     if not isinstance(iv, dict):
         return out
     phase, status, iid = iv.get("phase"), iv.get("status"), iv.get("id")
-    from mdgrill.core.gate import interview_blocks
+    from mdgrill.model.interview import interview_blocks
 
     line = key_line(prog, "interview")
     blocks = [b for b in prog.block_headings() if b.phase == phase]
@@ -143,7 +143,7 @@ def check_phase_approval(prog: Progress) -> list[Diagnostic]:
     phase = prog.data.get("phase")
     if not isinstance(art, dict) or phase == art.get("phase"):
         return []
-    from mdgrill.core.artifact_gate import next_phase
+    from mdgrill.model.artifact import next_phase
 
     if phase != next_phase(str(art.get("phase"))):
         return []

@@ -52,7 +52,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "digest": ("interview", "Print the context digest the spec's phase would record now."),
     "node": ("content", "Edit the design tree: `node add SPEC ID --title T ...`."),
     "frontier": ("content", "Show the open, unblocked decisions in batches of at most four."),
-    "term": ("content", "Edit the glossary: `term add TERM --definition T ...`."),
+    "term": ("glossary", "Edit the glossary: `term add TERM --definition T ...`."),
     "validate": ("check",
         "Check specs, glossaries and prompts; print diagnostics (exit 1 on errors)."),
     "status": ("report", "One screen on a spec: phase, interview, pending questions, frontier."),

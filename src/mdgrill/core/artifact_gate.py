@@ -8,111 +8,64 @@ appends a `### <Phase> Artifact - ...` block. See docs/artifact-gate.md.
 
 from __future__ import annotations
 
-import copy
-
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Block, Change, block_heading, single_line
-from mdgrill.model.record import PHASES, SHA256_RE, TERMINAL, Problem, is_id
+from mdgrill.model.artifact import (  # noqa: F401 - the artifact record, kept in view here
+    APPROVE_SOURCE as APPROVE_SOURCE,
+)
+from mdgrill.model.artifact import (
+    APPROVED as APPROVED,
+)
+from mdgrill.model.artifact import (
+    ARTIFACT_KEYS as ARTIFACT_KEYS,
+)
+from mdgrill.model.artifact import (
+    ARTIFACT_NAME as ARTIFACT_NAME,
+)
+from mdgrill.model.artifact import (
+    ARTIFACT_STATUSES as ARTIFACT_STATUSES,
+)
+from mdgrill.model.artifact import (
+    AWAITING as AWAITING,
+)
+from mdgrill.model.artifact import (
+    NEXT_PHASE as NEXT_PHASE,
+)
+from mdgrill.model.artifact import (
+    OPEN as OPEN,
+)
+from mdgrill.model.artifact import (
+    RANK as RANK,
+)
+from mdgrill.model.artifact import (
+    REVISION as REVISION,
+)
+from mdgrill.model.artifact import (
+    _interview as _interview,
+)
+from mdgrill.model.artifact import (
+    _valid_path as _valid_path,
+)
+from mdgrill.model.artifact import (
+    artifact_of as artifact_of,
+)
+from mdgrill.model.artifact import (
+    check_artifact as check_artifact,
+)
+from mdgrill.model.artifact import (
+    expected_path as expected_path,
+)
+from mdgrill.model.artifact import (
+    gate_id as gate_id,
+)
+from mdgrill.model.artifact import (
+    gate_used as gate_used,
+)
+from mdgrill.model.artifact import (
+    next_phase as next_phase,
+)
+from mdgrill.model.record import PHASES, SHA256_RE, TERMINAL
 from mdgrill.model.replies import BARE_SKIP, CONTROL_ONLY, classify_reply
-
-APPROVE_SOURCE = "approve-artifact"
-AWAITING = "awaiting_approval"
-REVISION = "revision_requested"
-APPROVED = "approved"
-ARTIFACT_STATUSES = (AWAITING, REVISION, APPROVED)
-OPEN = frozenset({AWAITING, REVISION})
-ARTIFACT_KEYS = ("phase", "path", "sha256", "status", "feedback_round", "interview")
-
-# The file each phase normally produces, in the spec folder (an epic's triage: `epic.md`).
-ARTIFACT_NAME = {"research": "research.md", "requirements": "requirements.md",
-                 "design": "design.md", "tasks": "tasks.md", "triage": "epic.md"}
-# start -> research -> requirements -> design -> tasks. `tasks` is the last phase of a spec;
-# `triage` is the whole chain of an epic folder (its member specs start their own chains).
-NEXT_PHASE: dict[str, str | None] = {"start": "research", "research": "requirements",
-                                     "requirements": "design", "design": "tasks",
-                                     "tasks": None, "triage": None}
-RANK = {"start": 0, "triage": 0, "research": 1, "requirements": 2, "design": 3, "tasks": 4}
-
-
-def gate_id(art: dict[str, object]) -> str:
-    """`artifact:<repo-relative path>@<first 12 hex of its sha256>`."""
-    return f"artifact:{art.get('path')}@{str(art.get('sha256'))[:12]}"
-
-
-def artifact_of(data: dict[str, object]) -> dict[str, object] | None:
-    art = data.get("artifact")
-    return copy.deepcopy(art) if isinstance(art, dict) else None
-
-
-def gate_used(data: dict[str, object], blocks: list[Block]) -> bool:
-    """True once an artifact gate was ever opened in this spec (record or log says so)."""
-    return isinstance(data.get("artifact"), dict) or \
-        any(b.kind.startswith("artifact_") for b in blocks)
-
-
-def _interview(data: dict[str, object]) -> dict[str, object] | None:
-    iv = data.get("interview")
-    return iv if isinstance(iv, dict) else None
-
-
-def _valid_path(path: object) -> bool:
-    if not isinstance(path, str) or not path or path.startswith("/") or "\\" in path:
-        return False
-    return all(part not in ("", ".", "..") for part in path.split("/"))
-
-
-def check_artifact(data: dict[str, object]) -> list[Problem]:
-    """The `artifact:` front matter invariants; an empty list when they hold (or it is absent)."""
-    art = data.get("artifact")
-    if art is None:
-        return []
-    problems: list[Problem] = []
-
-    def bad(message: str) -> None:
-        problems.append(Problem("INVALID_STATE", message, "artifact"))
-
-    if not isinstance(art, dict):
-        bad("artifact must be a mapping {phase, path, sha256, status, feedback_round, interview}")
-        return problems
-    missing = [k for k in ARTIFACT_KEYS if k not in art]
-    if missing:
-        bad(f"artifact lacks {', '.join(missing)}")
-        return problems
-    if art["phase"] not in PHASES:
-        bad(f"artifact phase `{art['phase']}` is not one of {', '.join(PHASES)}")
-    if not _valid_path(art["path"]):
-        bad(f"artifact path `{art['path']}` must be a repository-relative POSIX path "
-            "(no leading `/`, no `..`)")
-    if not (isinstance(art["sha256"], str) and SHA256_RE.match(art["sha256"])):
-        bad("artifact sha256 must be 64 lowercase hex characters")
-    if art["status"] not in ARTIFACT_STATUSES:
-        bad(f"artifact status `{art['status']}` is not one of {', '.join(ARTIFACT_STATUSES)}")
-    rnd = art["feedback_round"]
-    if isinstance(rnd, bool) or not isinstance(rnd, int) or rnd < 0:
-        bad("artifact feedback_round must be a whole number >= 0")
-    elif art["status"] == REVISION and rnd < 1:
-        bad("a revision_requested artifact has feedback_round >= 1")
-    if not is_id(art["interview"]):
-        bad(f"artifact interview `{art['interview']}` is not a valid interview ID")
-    phase = data.get("phase")
-    if art["phase"] in PHASES:
-        # the spec's phase is the artifact's, or the next once that artifact was approved
-        # (whether it was is in the log: checks.check_phase_approval reads it)
-        allowed = {art["phase"], next_phase(str(art["phase"]))} - {None}
-        if phase not in allowed:
-            bad(f"`phase: {phase}` is not the artifact's phase ({art['phase']}) or the one "
-                "after it: a phase advances only by `mdgrill approve-artifact`; set the phase "
-                "back")
-    return problems
-
-
-def expected_path(spec_folder: str, phase: str) -> str | None:
-    """The repository-relative path of the phase's usual artifact, if it has one."""
-    name = ARTIFACT_NAME.get(phase)
-    if name is None:
-        return None
-    return name if spec_folder in ("", ".") else f"{spec_folder}/{name}"
-
 
 # -- verbs ---------------------------------------------------------------------------------
 
@@ -216,10 +169,6 @@ def _open_artifact(data: dict[str, object], verb: str) -> dict[str, object]:
                           f"{verb}: the {art['phase']} artifact {art['path']} is already "
                           "approved: submit a changed version with await-artifact-approval")
     return art
-
-
-def next_phase(phase: str) -> str | None:
-    return NEXT_PHASE.get(phase)
 
 
 def approve(data: dict[str, object], source: str, sha_now: str | None,

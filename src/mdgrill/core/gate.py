@@ -15,11 +15,19 @@ Pure: a parsed spec in, a list of problems out. `await-confirmation`, `confirm` 
 from __future__ import annotations
 
 from mdgrill.errors import GateRefusal
-from mdgrill.formats.progress import Block, Progress, split_ids
+from mdgrill.formats.progress import Progress, split_ids
+from mdgrill.model.interview import (  # noqa: F401 - part of the gate's vocabulary
+    NEW_INTERVIEW as NEW_INTERVIEW,
+)
+from mdgrill.model.interview import (
+    interview_blocks as interview_blocks,
+)
+from mdgrill.model.interview import (
+    quick_authorized as quick_authorized,
+)
 from mdgrill.model.tree import Frontier, spec_frontier
 
 # Blocks after which a phase's rounds belong to a new interview
-NEW_INTERVIEW = frozenset({"confirmed", "bypassed", "reset"})
 
 
 class GateProblem:
@@ -34,24 +42,6 @@ class GateProblem:
 
     def to_json(self) -> dict[str, object]:
         return {"code": self.code, "line": self.line, "message": self.message}
-
-
-def quick_authorized(prog: Progress) -> bool:
-    """Whether the log's last Mode block is the exact `--quick` authorization."""
-    for block in reversed(prog.block_headings()):
-        if block.kind == "mode":
-            return (prog.with_entries(block).first("Mode") or "").strip() == "quick"
-    return False
-
-
-def interview_blocks(blocks: list[Block], phase: str) -> list[Block]:
-    """Of the log's `blocks`, those of the interview now open for `phase` (since its last
-    Confirmed, Bypassed or Reset block)."""
-    start = 0
-    for index, block in enumerate(blocks):
-        if block.phase == phase and block.kind in NEW_INTERVIEW:
-            start = index + 1
-    return [b for b in blocks[start:] if b.phase == phase]
 
 
 def others_without_followup(prog: Progress, phase: str) -> list[tuple[str, int]]:

@@ -24,8 +24,8 @@ from mdgrill.formats.markdown import (
 )
 from mdgrill.formats.markdown import has_markup as markdown_has_markup
 from mdgrill.formats.patterns import lazy
+from mdgrill.formats.schema import BLOCK_LISTS, HEADING_WORD, ID_PATTERN, PHASE_OF_WORD, TOP_KEYS
 from mdgrill.formats.textfile import TextFile, apply_splices, split_lines
-from mdgrill.model.record import BLOCK_LISTS, HEADING_WORD, ID_PATTERN, PHASE_OF_WORD, TOP_KEYS
 
 GOAL = "goal"
 TREE = "design tree"

@@ -18,7 +18,7 @@ import os
 import re
 
 from mdgrill.errors import GateRefusal, InputError
-from mdgrill.shell.store import is_dotgit, repo_root
+from mdgrill.git.discovery import git_dirs, repo_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -207,24 +207,11 @@ def _not_a_repository(root: str) -> InputError:
 
 
 def _git_dirs(root: str) -> tuple[str, str]:
-    """(git dir, common dir) of the work tree at `root`, read from `.git` without git."""
-    dotgit = os.path.join(root, ".git")
-    if not is_dotgit(dotgit):
+    """(git dir, common dir) of the work tree at `root`; not one is an error."""
+    dirs = git_dirs(root)
+    if dirs is None:
         raise _not_a_repository(root)
-    if os.path.isdir(dotgit):
-        git_dir = dotgit
-    else:
-        with open(dotgit, "rb") as fh:
-            target = os.fsdecode(fh.read(4096)[len(b"gitdir: "):].strip())
-        git_dir = os.path.normpath(os.path.join(root, target))
-    common_dir = git_dir
-    try:
-        with open(os.path.join(git_dir, "commondir"), "rb") as fh:
-            common = os.fsdecode(fh.read().strip())
-        common_dir = os.path.normpath(os.path.join(git_dir, common))
-    except OSError:
-        pass
-    return git_dir, common_dir
+    return dirs
 
 
 def _cwd() -> str:

@@ -2,47 +2,52 @@
 
 from __future__ import annotations
 
-import re
-
-PHASES = ("start", "triage", "research", "requirements", "design", "tasks")
-STATUSES = ("collecting", "awaiting_confirmation", "complete", "skipped", "bypassed_quick")
-TERMINAL = frozenset({"complete", "skipped", "bypassed_quick"})
-CANONICAL_CONFIRMATION = "approve-and-delegate"
-QUICK_REASON = "Explicit --quick authorization"
-ID_PATTERN = r"[A-Za-z][A-Za-z0-9._-]*"  # a decision or node ID: D1, auth.users, x-1
-ID_RE = re.compile(ID_PATTERN + r"\Z")
-SHA256_RE = re.compile(r"[0-9a-f]{64}\Z")
-
-# Front matter keys in the order mdgrill writes them; others are the user's and stay put.
-TOP_KEYS = ["mdgrill", "spec", "goal", "phase", "mode", "discovery_revision",
-            "required_sections", "git", "interview", "skill_manifest", "skills", "artifact",
-            "log"]
-INTERVIEW_KEYS = ["id", "phase", "round", "status", "context_digest", "context", "asked",
-                  "pending", "approach", "confirmation", "bypass_reason", "assumptions"]
-BLOCK_LISTS = frozenset({"skills", "context"})
-
-HEADING_WORD = {"start": "Goal", "triage": "Triage", "research": "Research",
-                "requirements": "Requirements", "design": "Design", "tasks": "Tasks"}
-PHASE_OF_WORD = {w.lower(): p for p, w in HEADING_WORD.items()}
-PHASE_OF_WORD["start"] = "start"
-
-
-class Problem:
-    """An invariant that does not hold: a code, a message, and the front matter key at fault."""
-
-    __slots__ = ("code", "message", "key")
-
-    def __init__(self, code: str, message: str, key: str) -> None:
-        self.code = code
-        self.message = message
-        self.key = key
-
-    def __repr__(self) -> str:
-        return f"Problem({self.code}, {self.message!r})"
-
-
-def is_id(value: object) -> bool:
-    return isinstance(value, str) and ID_RE.match(value) is not None
+from mdgrill.formats.schema import (  # noqa: F401 - the record's names, kept here too
+    BLOCK_LISTS as BLOCK_LISTS,
+)
+from mdgrill.formats.schema import (
+    CANONICAL_CONFIRMATION as CANONICAL_CONFIRMATION,
+)
+from mdgrill.formats.schema import (
+    HEADING_WORD as HEADING_WORD,
+)
+from mdgrill.formats.schema import (
+    ID_PATTERN as ID_PATTERN,
+)
+from mdgrill.formats.schema import (
+    ID_RE as ID_RE,
+)
+from mdgrill.formats.schema import (
+    INTERVIEW_KEYS as INTERVIEW_KEYS,
+)
+from mdgrill.formats.schema import (
+    PHASE_OF_WORD as PHASE_OF_WORD,
+)
+from mdgrill.formats.schema import (
+    PHASES as PHASES,
+)
+from mdgrill.formats.schema import (
+    QUICK_REASON as QUICK_REASON,
+)
+from mdgrill.formats.schema import (
+    SHA256_RE as SHA256_RE,
+)
+from mdgrill.formats.schema import (
+    STATUSES as STATUSES,
+)
+from mdgrill.formats.schema import (
+    TERMINAL as TERMINAL,
+)
+from mdgrill.formats.schema import (
+    TOP_KEYS as TOP_KEYS,
+)
+from mdgrill.formats.schema import (
+    Problem as Problem,
+)
+from mdgrill.formats.schema import (
+    is_id as is_id,
+)
+from mdgrill.model.artifact import check_artifact
 
 
 def new_interview(phase: str, interview_id: str, round_number: int, status: str,
@@ -99,8 +104,6 @@ def check_record(data: dict[str, object]) -> list[Problem]:
                                 and SHA256_RE.match(str(log.get("sha256")))):
         bad("INVALID_STATE", "log must be `{blocks: N, sha256: <64 hex>}`", "log")
     if data.get("artifact") is not None:
-        from mdgrill.core.artifact_gate import check_artifact  # it imports this module
-
         problems.extend(check_artifact(data))
     interview = data.get("interview")
     if interview is not None:

@@ -26,6 +26,19 @@ def sha_now(root: str, rel: str) -> str | None:
         return None
 
 
+def guard_begin(spec: store.Spec, prog: Progress, phase: str) -> None:
+    """For `begin-interview`: refuse a later phase until the earlier artifact is approved
+    (and still holds the approved bytes)."""
+    from mdgrill.core import artifact_gate
+
+    art = prog.data.get("artifact")
+    sha: str | None = None
+    if isinstance(art, dict) and art.get("status") == artifact_gate.APPROVED and \
+            isinstance(art.get("path"), str):
+        sha = sha_now(spec.root, str(art["path"]))
+    artifact_gate.check_begin(prog.data, prog.block_headings(), phase, sha)
+
+
 def changed_approvals(prog: Progress, root: str) -> list[tuple[Standing, str | None]]:
     """Each standing artifact approval whose file no longer holds the approved bytes."""
     out = []

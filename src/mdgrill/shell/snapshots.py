@@ -11,27 +11,10 @@ from __future__ import annotations
 import os
 from hashlib import sha256
 
+from mdgrill.git.discovery import git_dir
 from mdgrill.shell import store
 
 SUBDIR = os.path.join("mdgrill", "last-good")
-
-
-def git_dir(root: str) -> str | None:
-    """The repository's git folder (`.git`, or where a worktree's `.git` file points)."""
-    dotgit = os.path.join(root, ".git")
-    if os.path.isdir(dotgit):
-        return dotgit
-    if os.path.isfile(dotgit):
-        try:
-            with open(dotgit, encoding="utf-8") as handle:
-                first = handle.readline().strip()
-        except (OSError, UnicodeDecodeError):
-            return None
-        if first.startswith("gitdir:"):
-            target = first[len("gitdir:"):].strip()
-            target = target if os.path.isabs(target) else os.path.join(root, target)
-            return os.path.normpath(target) if os.path.isdir(target) else None
-    return None
 
 
 def cache_home() -> str:
@@ -75,17 +58,14 @@ def load(root: str, progress: str) -> bytes | None:
 
 
 def head_version(root: str, progress: str) -> bytes | None:
-    """The file as committed at HEAD (via `git cat-file`), or None outside git / untracked."""
+    """The file as committed at HEAD, or None outside git / untracked."""
     if git_dir(root) is None:
         return None
-    import subprocess
+    from mdgrill.errors import MdgrillError
+    from mdgrill.git.vcs import blob_at
 
     rel = store.relpath_posix(os.path.abspath(progress), os.path.abspath(root))
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE")}
     try:
-        done = subprocess.run(["git", "-C", root, "cat-file", "blob", f"HEAD:{rel}"],
-                              capture_output=True, env=env, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired):
+        return blob_at(root, "HEAD", rel)
+    except MdgrillError:
         return None
-    return done.stdout if done.returncode == 0 else None

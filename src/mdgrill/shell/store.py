@@ -13,6 +13,18 @@ import stat
 
 from mdgrill.errors import InputError
 from mdgrill.formats.textfile import MAX_FILE_BYTES
+from mdgrill.git.discovery import (  # noqa: F401 - where a spec's repository is
+    find_root as find_root,
+)
+from mdgrill.git.discovery import (
+    in_repository as in_repository,
+)
+from mdgrill.git.discovery import (
+    is_dotgit as is_dotgit,
+)
+from mdgrill.git.discovery import (
+    repo_root as repo_root,
+)
 
 PROGRESS = ".progress.md"
 TEMP_PREFIX = ".mdgrill-tmp-"
@@ -34,40 +46,6 @@ class Spec:
 def relpath_posix(path: str, root: str) -> str:
     rel = os.path.relpath(path, root)
     return rel.replace(os.sep, "/")
-
-
-def is_dotgit(dotgit: str) -> bool:
-    """A `.git` folder (holding HEAD) or a `.git` file pointing at one (worktrees)."""
-    if os.path.isdir(dotgit):
-        return os.path.isfile(os.path.join(dotgit, "HEAD"))
-    if os.path.isfile(dotgit):
-        try:
-            with open(dotgit, "rb") as fh:
-                return fh.read(8) == b"gitdir: "
-        except OSError:
-            return False
-    return False
-
-
-def repo_root(path: str) -> str | None:
-    """The root of the git work tree that contains `path` (need not exist), or None."""
-    current = os.path.abspath(path)
-    while True:
-        if is_dotgit(os.path.join(current, ".git")):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            return None
-        current = parent
-
-
-def find_root(start: str) -> str:
-    """The repository work tree above `start`, else `start` itself."""
-    return repo_root(start) or os.path.abspath(start)
-
-
-def in_repository(root: str) -> bool:
-    return is_dotgit(os.path.join(root, ".git"))
 
 
 def is_inside(path: str, root: str) -> bool:

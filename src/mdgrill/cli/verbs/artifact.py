@@ -80,16 +80,6 @@ def _digest_of_interview(prog: Progress, spec: store.Spec, phase: object) -> str
     return digest
 
 
-def guard_begin(spec: store.Spec, prog: Progress, phase: str) -> None:
-    """For `begin-interview`: refuse a later phase until the earlier artifact is approved."""
-    art = prog.data.get("artifact")
-    sha: str | None = None
-    if isinstance(art, dict) and art.get("status") == artifact_gate.APPROVED and \
-            isinstance(art.get("path"), str):
-        sha = _sha_now(spec, str(art["path"]))
-    artifact_gate.check_begin(prog.data, prog.block_headings(), phase, sha)
-
-
 def _warnings_text(result: dict[str, object]) -> str:
     warnings = result.get("warnings") or []
     assert isinstance(warnings, list)

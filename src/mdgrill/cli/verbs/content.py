@@ -52,10 +52,6 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:
     elif verb == "frontier":
         p.add_argument("spec", metavar="SPEC")
         p.add_argument("--group", choices=["section"], help="keep each batch to one section")
-    elif verb == "term":
-        from mdgrill.cli.verbs.glossary import configure_term
-
-        configure_term(p)
 
 
 def run(args: argparse.Namespace) -> Outcome:
@@ -63,11 +59,7 @@ def run(args: argparse.Namespace) -> Outcome:
         return _init(args)
     if args.verb == "node":
         return _node_add(args)
-    if args.verb == "frontier":
-        return _frontier(args)
-    from mdgrill.cli.verbs.glossary import run_term
-
-    return run_term(args)
+    return _frontier(args)
 
 
 def _init(args: argparse.Namespace) -> Outcome:

@@ -122,3 +122,11 @@ def _record_in_round(spec: store.Spec, args: argparse.Namespace, rel: str) -> bo
         return change, {"recorded": bool(change.append_lines)}
 
     return bool(transaction(spec, step)["recorded"])
+
+
+def configure(verb: str, p: argparse.ArgumentParser) -> None:
+    configure_term(p)
+
+
+def run(args: argparse.Namespace) -> Outcome:
+    return run_term(args)

@@ -66,18 +66,13 @@ def decide(raw: bytes, root: str | None = None) -> tuple[str, str] | None:
 
 def _check(gate: hook.Gate, cwd: str, root: str | None) -> str:
     """Run check-delegation for one gate block in-process; raise its refusal."""
-    from mdgrill.cli.verbs.interview import check_delegation
     from mdgrill.core.machine import require_id, require_phase
-    from mdgrill.errors import InputError
+    from mdgrill.services.delegation import check_delegation
     from mdgrill.shell import store
 
     require_phase(gate.phase)
     require_id(gate.interview, "interview ID")
     path = gate.spec if os.path.isabs(gate.spec) else os.path.join(cwd, gate.spec)
     spec = store.resolve_spec(path, root)
-    args = argparse.Namespace(phase=gate.phase, interview_id=gate.interview,
-                              context_digest=gate.digest, discovery_revision=gate.revision)
-    outcome = check_delegation(spec, args)
-    if outcome.exit_code != 0:  # the verb raises on refusal; this is a second line of defence
-        raise InputError("NOT_ALLOWED", outcome.text)
-    return f"mdgrill: {outcome.text}"
+    _, text = check_delegation(spec, gate.phase, gate.interview, gate.digest, gate.revision)
+    return f"mdgrill: {text}"

@@ -198,8 +198,8 @@ def _record_skill_load(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 
 def _begin(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     def step(prog: Progress) -> tuple[Change, dict[str, object]]:
-        from mdgrill.cli.verbs.artifact import guard_begin
         from mdgrill.core.artifact_gate import check_phase_order
+        from mdgrill.shell.drift import guard_begin
 
         check_phase_order(prog.data, prog.blocks, args.phase, args.interview_id)
         guard_begin(spec, prog, args.phase)
@@ -426,19 +426,11 @@ def _revise(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     return Outcome(result, text)
 
 
-def check_delegation(spec: store.Spec, args: argparse.Namespace) -> Outcome:
-    prog = load(spec)
-    machine.check_skills(prog.data, args.phase, args.interview_id, args.discovery_revision,
-                         skills_stale(prog.data, spec))
-    digest, _ = context_sources(prog, spec, args.phase)
-    result = machine.check_delegation(prog, args.phase, args.interview_id,
-                                      args.context_digest, digest, args.discovery_revision)
-    from mdgrill.services.approvals import approval_binding
+def _check_delegation(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    from mdgrill.services.delegation import check_delegation
 
-    result.update(approval_binding(spec, prog, args.phase, args.interview_id))
-    text = f"allow: {args.phase} interview {args.interview_id} is {result['status']}"
-    if result.get("checked") == "digest-only":
-        text += " (not in a git repository: checked the digest alone)"
+    result, text = check_delegation(spec, args.phase, args.interview_id, args.context_digest,
+                                    args.discovery_revision)
     return Outcome(result, text)
 
 
@@ -470,5 +462,5 @@ _HANDLERS = {
     "record-fact": _record_fact, "out-of-scope": _out_of_scope,
     "await-confirmation": _await, "confirm": _confirm, "skip": _skip, "revise": _revise,
     "cancel": _cancel, "record-stop": _record_stop, "reopen": _reopen, "amend": _amend,
-    "check-delegation": check_delegation, "digest": _digest,
+    "check-delegation": _check_delegation, "digest": _digest,
 }

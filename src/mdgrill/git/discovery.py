@@ -1,0 +1,75 @@
+"""Where a repository is: the one reader of `.git` (a folder, or a worktree's `.git` file).
+
+Read from the file system, without starting git: every verb asks whether it is in a
+repository, and most never run git at all.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def is_dotgit(dotgit: str) -> bool:
+    """A `.git` folder (holding HEAD) or a `.git` file pointing at one (worktrees)."""
+    if os.path.isdir(dotgit):
+        return os.path.isfile(os.path.join(dotgit, "HEAD"))
+    if os.path.isfile(dotgit):
+        try:
+            with open(dotgit, "rb") as fh:
+                return fh.read(8) == b"gitdir: "
+        except OSError:
+            return False
+    return False
+
+
+def repo_root(path: str) -> str | None:
+    """The root of the git work tree that contains `path` (need not exist), or None."""
+    current = os.path.abspath(path)
+    while True:
+        if is_dotgit(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def find_root(start: str) -> str:
+    """The repository work tree above `start`, else `start` itself."""
+    return repo_root(start) or os.path.abspath(start)
+
+
+def in_repository(root: str) -> bool:
+    return is_dotgit(os.path.join(root, ".git"))
+
+
+def git_dirs(root: str) -> tuple[str, str] | None:
+    """(git dir, common dir) of the work tree at `root`, or None when it is not one."""
+    dotgit = os.path.join(root, ".git")
+    if not is_dotgit(dotgit):
+        return None
+    if os.path.isdir(dotgit):
+        git_dir = dotgit
+    else:
+        try:
+            with open(dotgit, "rb") as fh:
+                target = os.fsdecode(fh.read(4096)[len(b"gitdir: "):].strip())
+        except OSError:
+            return None
+        git_dir = os.path.normpath(os.path.join(root, target))
+        if not os.path.isdir(git_dir):
+            return None
+    common_dir = git_dir
+    try:
+        with open(os.path.join(git_dir, "commondir"), "rb") as fh:
+            common = os.fsdecode(fh.read().strip())
+        common_dir = os.path.normpath(os.path.join(git_dir, common))
+    except OSError:
+        pass
+    return git_dir, common_dir
+
+
+def git_dir(root: str) -> str | None:
+    """The repository's own git folder (`.git`, or where a worktree's `.git` file points)."""
+    dirs = git_dirs(root)
+    return dirs[0] if dirs else None
