@@ -7,14 +7,15 @@ nodes) once, so the cost stays linear in the file's size. A file that cannot be 
 
 from __future__ import annotations
 
+import re
+from typing import TYPE_CHECKING
+
 from mdgrill.diagnostics import Diagnostic, error, sort_diagnostics, warning
 from mdgrill.errors import InputError, MdgrillError
-from mdgrill.formats.patterns import lazy
 from mdgrill.formats.progress import GOAL, LOG, ROUND_EDITED_HINT, Block, Node, Progress, split_ids
 from mdgrill.model.record import TERMINAL, check_record, is_id
 from mdgrill.model.tree import prerequisites
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from mdgrill.formats.glossary import ContextMap, Glossary
 
@@ -46,7 +47,7 @@ _BLOCK_KEYS = {kind: {k.lower() for k in keys} for kind, keys in BLOCK_KEYS.item
 # A block after a round that proves the round was closed (a Reset may abandon it open).
 _CLOSES_ROUND = frozenset({"round", "awaiting", "confirmed", "skipped", "revised", "bypassed"})
 _NEW_SEQUENCE = frozenset({"confirmed", "skipped", "bypassed", "reset", "reopened"})
-_PREFIX = lazy(r"(?:[^\n]*?):(\d+):(\d+): ")
+_PREFIX = re.compile(r"(?:[^\n]*?):(\d+):(\d+): ")
 
 
 # ---------------------------------------------------------------------------------------

@@ -12,10 +12,10 @@ import gc
 import os
 import sys
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from mdgrill.errors import InputError, MdgrillError
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from mdgrill.cli.verbs import Outcome
 
@@ -284,20 +284,21 @@ def _require_text(args: list[str]) -> None:
 
 def _emit(outcome: Outcome, want_json: bool) -> None:
     if want_json:
-        from mdgrill.cli.jsonout import dumps
+        import json
 
         payload: dict[str, object] = {"ok": outcome.exit_code == 0}
         payload.update(outcome.result)
-        sys.stdout.write(dumps(payload) + "\n")
+        sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
     elif outcome.text:
         sys.stdout.write(outcome.text if outcome.text.endswith("\n") else outcome.text + "\n")
 
 
 def _fail(exc: MdgrillError, want_json: bool) -> int:
     if want_json:
-        from mdgrill.cli.jsonout import dumps
+        import json
 
-        sys.stdout.write(dumps({"ok": False, "error": exc.to_json()}) + "\n")
+        sys.stdout.write(json.dumps({"ok": False, "error": exc.to_json()},
+                                    ensure_ascii=False) + "\n")
     else:
         sys.stderr.write(f"mdgrill: error {exc.code}: {exc.message}\n")
     return exc.exit_code

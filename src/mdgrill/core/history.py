@@ -13,12 +13,12 @@ is also what reports a problem.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from mdgrill.diagnostics import Diagnostic, error, warning
 from mdgrill.errors import MdgrillError
 from mdgrill.formats.progress import LOG, Progress, normalize_log, read_progress
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 
 from mdgrill.errors import InputError
-from mdgrill.formats.patterns import lazy
 from mdgrill.formats.textfile import Edit, TextFile, content
 
 _MISSING = object()
@@ -117,12 +116,12 @@ class _NotSubset(Exception):
     pass
 
 
-_PLAIN_KEY = lazy(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
 _INT = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
 # What a plain scalar may look like for the subset parser to trust its meaning: no YAML
 # indicator at the start, no `: ` or ` #`, and not a word YAML 1.1 resolves to non-string.
-_SAFE_PLAIN = lazy(r"[A-Za-z_/.][A-Za-z0-9_ ./@()+,'-]*\Z")
-_SAFE_PLAIN_FLOW = lazy(r"[A-Za-z_/.][A-Za-z0-9_ ./@()+'-]*\Z")
+_SAFE_PLAIN = re.compile(r"[A-Za-z_/.][A-Za-z0-9_ ./@()+,'-]*\Z")
+_SAFE_PLAIN_FLOW = re.compile(r"[A-Za-z_/.][A-Za-z0-9_ ./@()+'-]*\Z")
 class _Words:
     """Words YAML 1.1 reads as booleans, nulls or special floats (a set: an alternation
     regex of them cost 4 ms to compile on every start)."""
@@ -286,7 +285,7 @@ def _parse_mapping(lines: list[str], i: int, indent: int, base: int,
     return result, i
 
 
-_TOKEN = lazy(r'\s*(?:([\[\]{},])|("(?:[^"\\]|\\.)*")|([^\[\]{},"]+))')
+_TOKEN = re.compile(r'\s*(?:([\[\]{},])|("(?:[^"\\]|\\.)*")|([^\[\]{},"]+))')
 
 
 # A flow list of plain words (`[D1, D3, auth.users]`: what `asked` and `pending` hold) is read

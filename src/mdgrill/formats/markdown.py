@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 
-from mdgrill.formats.patterns import lazy
-
 _fence_close_cache: dict[tuple[str, int], re.Pattern[str]] = {}
 
 
@@ -42,24 +40,24 @@ def _fence_close(char: str, size: int) -> re.Pattern[str]:
 _SCAN_BODY = r"( {0,3})(?:(#{%s})((?:[ \t\r][^\n]*)?)$|(`{3,}|~{3,})([^\n]*)|<!--)"
 # Anchored on the newline before a line, not on `^` with re.M: the engine then skips to the
 # next newline at C speed, four times faster on a large file. The first line is matched apart.
-_SCAN = lazy("\n" + _SCAN_BODY % "1,6", re.M)
-_SCAN_TOP = lazy("\n" + _SCAN_BODY % "1,2", re.M)
-_FIRST = lazy(_SCAN_BODY % "1,6", re.M)
-_FIRST_TOP = lazy(_SCAN_BODY % "1,2", re.M)
+_SCAN = re.compile("\n" + _SCAN_BODY % "1,6", re.M)
+_SCAN_TOP = re.compile("\n" + _SCAN_BODY % "1,2", re.M)
+_FIRST = re.compile(_SCAN_BODY % "1,6", re.M)
+_FIRST_TOP = re.compile(_SCAN_BODY % "1,2", re.M)
 # Without fences, comments or indented `#`s a heading line starts with `\n#`: its `#`s, then
 # a space, a tab, a CR or the line's end. `#(?!##)#?` turns down a `###` line at its first
 # `#` (the skeleton scan meets 10,000 of them); `#{1,2}` would backtrack through it.
 _FLUSH_BODY = r"(%s)(?![^ \t\r\n])([^\n]*)"
-_FLUSH = lazy("\n" + _FLUSH_BODY % "#{1,6}")
-_FLUSH_TOP = lazy("\n" + _FLUSH_BODY % "#(?!##)#?")
-_FLUSH_FIRST = lazy(_FLUSH_BODY % "#{1,6}")
-_FLUSH_FIRST_TOP = lazy(_FLUSH_BODY % "#(?!##)#?")
+_FLUSH = re.compile("\n" + _FLUSH_BODY % "#{1,6}")
+_FLUSH_TOP = re.compile("\n" + _FLUSH_BODY % "#(?!##)#?")
+_FLUSH_FIRST = re.compile(_FLUSH_BODY % "#{1,6}")
+_FLUSH_FIRST_TOP = re.compile(_FLUSH_BODY % "#(?!##)#?")
 # A line that opens a fence or an HTML comment; one whose `#` is indented
 _MARKUP = r" {0,3}(?:```|~~~|<!--)"
-_UNPLAIN_NL = lazy(rf"\n(?:{_MARKUP}| {{1,3}}#)")
-_UNPLAIN_FIRST = lazy(rf"{_MARKUP}| {{1,3}}#")
-_MARKUP_NL = lazy(rf"\n{_MARKUP}")
-_MARKUP_FIRST = lazy(_MARKUP)
+_UNPLAIN_NL = re.compile(rf"\n(?:{_MARKUP}| {{1,3}}#)")
+_UNPLAIN_FIRST = re.compile(rf"{_MARKUP}| {{1,3}}#")
+_MARKUP_NL = re.compile(rf"\n{_MARKUP}")
+_MARKUP_FIRST = re.compile(_MARKUP)
 
 
 def heading_text(after_hashes: str) -> str:
@@ -203,8 +201,8 @@ def sections(headings: list[Heading], level: int, total_lines: int,
 # Git writes `<<<<<<< ours`, optionally `||||||| base`, `=======`, `>>>>>>> theirs`, each at
 # the start of a line. Only a `<<<<<<<` closed by a later `>>>>>>>` counts, and never inside
 # fenced code, where a document may show markers on purpose.
-_CONFLICT = lazy(r"^(<{7}|>{7})(?:[ \t][^\n]*)?\r?$", re.M)
-_FENCE_LINE = lazy(r" {0,3}(`{3,}|~{3,})")
+_CONFLICT = re.compile(r"^(<{7}|>{7})(?:[ \t][^\n]*)?\r?$", re.M)
+_FENCE_LINE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
 
 def conflict_line(text: str) -> int | None:

@@ -9,10 +9,10 @@ of the file stays as it was.
 from __future__ import annotations
 
 import re
+from hashlib import sha256
 
 from mdgrill.errors import InputError
 from mdgrill.formats import frontmatter as frontmatter_io
-from mdgrill.formats.hashing import sha256
 from mdgrill.formats.markdown import (
     Heading,
     Section,
@@ -23,7 +23,6 @@ from mdgrill.formats.markdown import (
     sections,
 )
 from mdgrill.formats.markdown import has_markup as markdown_has_markup
-from mdgrill.formats.patterns import lazy
 from mdgrill.formats.schema import BLOCK_LISTS, HEADING_WORD, ID_PATTERN, PHASE_OF_WORD, TOP_KEYS
 from mdgrill.formats.textfile import TextFile, apply_splices, split_lines
 
@@ -39,11 +38,11 @@ def section_key(title: str) -> str:
     key = title.strip().lower()
     return SECTION_ALIASES.get(key, key)
 
-NODE_HEADING = lazy(rf"({ID_PATTERN})\s*:\s*(.*)\Z")
+NODE_HEADING = re.compile(rf"({ID_PATTERN})\s*:\s*(.*)\Z")
 BLOCK_HEADING = re.compile(
     r"(?P<phase>[A-Za-z]+) (?P<kind>Grill|Artifact) - "
     r"(?:Round (?P<round>[0-9]+)|(?P<word>[A-Za-z][A-Za-z ]*[A-Za-z]))\Z")
-LEGACY_HEADING = lazy(r"(?P<phase>[A-Za-z]+) Interview(?: \(from [^)]*\))?\Z")
+LEGACY_HEADING = re.compile(r"(?P<phase>[A-Za-z]+) Interview(?: \(from [^)]*\))?\Z")
 # Greedy groups, trimmed by the caller: a lazy `(.*?)[ \t]*\Z` backtracks once per character
 # (the key can only differ by trailing spaces, since neither `:` nor `*` may be in it).
 BULLET = re.compile(
@@ -185,10 +184,10 @@ class NodeInfo:
 
 
 # A node heading's ID in a plain tree, as _NODE_TUPLES reads it
-_NODE_ID_H3 = lazy(rf"\n###[ \t\r]+({ID_PATTERN})[^\S\n]*:")
+_NODE_ID_H3 = re.compile(rf"\n###[ \t\r]+({ID_PATTERN})[^\S\n]*:")
 # One tuple per line the frontier reads of the tree: (###, node ID, key, value); a heading's
 # ID is what NODE_HEADING would read from its title.
-_NODE_TUPLES = lazy(
+_NODE_TUPLES = re.compile(
     rf"^(?:( {{0,3}}###)(?:[ \t\r]+({ID_PATTERN})[^\S\n]*:[^\n]*|(?:[ \t\r][^\n]*)?)"
     r"|[-*+][ \t]+(?:\*\*)?((?i:section|depends on|spawned by|investigating))(?:\*\*)?"
     r"[ \t]*:(?:\*\*)?(?:[ \t]+([^\n]*))?\r?)$", re.M)
@@ -713,15 +712,15 @@ def parse_bullets(lines: list[str], start: int, end: int,
     return entries, stray
 
 
-_CR_RUN_LF = lazy(r"\r+\n")
+_CR_RUN_LF = re.compile(r"\r+\n")
 _H3 = re.compile(r" {0,3}###(?:[ \t\r\n]|\Z)")
 # `###` heading lines, each found from the newline before it
-_H3_FLUSH = lazy(r"\n(###(?:[ \t\r][^\n]*)?)(?=\n|\Z)")
-_H3_ANY = lazy(r"\n( {0,3}###(?:[ \t\r][^\n]*)?)(?=\n|\Z)")
+_H3_FLUSH = re.compile(r"\n(###(?:[ \t\r][^\n]*)?)(?=\n|\Z)")
+_H3_ANY = re.compile(r"\n( {0,3}###(?:[ \t\r][^\n]*)?)(?=\n|\Z)")
 # The same lines with `### <Phase> Grill - Round <N>` split into (title, phase word, number)
-_BLOCK_FLUSH = lazy(r"\n(?:### (([A-Za-z]+) Grill - Round ([0-9]+))\r?(?=\n|\Z)"
+_BLOCK_FLUSH = re.compile(r"\n(?:### (([A-Za-z]+) Grill - Round ([0-9]+))\r?(?=\n|\Z)"
                     r"|(###(?:[ \t\r][^\n]*)?)(?=\n|\Z))")
-_H3_INDENTED = lazy(r"\n {1,3}###(?:[ \t\r\n]|\Z)")
+_H3_INDENTED = re.compile(r"\n {1,3}###(?:[ \t\r\n]|\Z)")
 
 
 def _last_h3(text: str, start: int, end: int) -> int:

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING
 
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.git.discovery import git_dirs, repo_root
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
     from collections.abc import Generator, Iterable

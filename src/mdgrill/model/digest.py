@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mdgrill.formats.hashing import sha256
+from hashlib import sha256
 
 MARKER = b"mdgrill-context-v1"
 RALPH_MARKER = b"ralph-phase-context-v1"

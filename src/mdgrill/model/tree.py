@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from mdgrill.formats.patterns import lazy
+import re
+from typing import TYPE_CHECKING
+
 from mdgrill.formats.progress import Block, Node, NodeInfo, Progress, split_ids
 from mdgrill.model.record import ID_PATTERN, ID_RE, is_id
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Sequence
 
@@ -234,7 +235,7 @@ def ledger_of(prog: Progress) -> Ledger:  # noqa: C901 - read_ledger's rules, in
 # first character keeps `findall` at C speed): (decision ID, its answer, fact line, fact ID,
 # round number, other heading, other ledger line). The first five are the exact lines
 # mdgrill writes, already split; the last two are read by _LEDGER_HEAD and _LEDGER_LINE.
-_LEDGER_LINES = lazy(
+_LEDGER_LINES = re.compile(
     rf"\n(?:- Decisions: ({ID_PATTERN}) -> ([^\n]*)"
     rf"|- Facts resolved: (({ID_PATTERN}) -> [^\n]*)"
     r"|- Out of scope: none\r?(?=\n|\Z)"
@@ -244,20 +245,20 @@ _LEDGER_LINES = lazy(
     r"[^\n]*))")
 _NONE_LINE = r"none\r?(?:\n|\Z)"
 # A ledger line (as _LEDGER_LINE reads one) in any form but the four the bulk read accepts
-_ODD_LEDGER_LINE = lazy(
+_ODD_LEDGER_LINE = re.compile(
     rf"\n(?!- (?:(?:Decisions|Facts resolved): {ID_PATTERN} -> "
     rf"|(?:Decisions|Facts resolved|Out of scope): {_NONE_LINE}))"
     r"[-*+][ \t]+(?:\*\*)?(?i:decisions|facts resolved|out of scope|reopened|defaulted)")
-_SETTLING = lazy(rf"\n- (?:Decisions|Facts resolved): ({ID_PATTERN}) -> ")
+_SETTLING = re.compile(rf"\n- (?:Decisions|Facts resolved): ({ID_PATTERN}) -> ")
 # A line that amends an answer (read by the exact rules only)
-_AMENDED_LINE = lazy(r"\n[-*+][ \t]+(?:\*\*)?(?i:amended)")
+_AMENDED_LINE = re.compile(r"\n[-*+][ \t]+(?:\*\*)?(?i:amended)")
 # A line that _LEDGER_LINE might read as `Reopened`
-_REOPENED_LINE = lazy(r"\n[-*+][ \t]+(?:\*\*)?(?i:reopened)")
+_REOPENED_LINE = re.compile(r"\n[-*+][ \t]+(?:\*\*)?(?i:reopened)")
 # A heading is a round or a Revised block only in the exact form classify_block reads.
-_LEDGER_HEAD = lazy(
+_LEDGER_HEAD = re.compile(
     r" {0,3}###(?:[ \t\r]+[A-Za-z]+ Grill - (?:Round ([0-9]+)|((?i:revised))|((?i:skipped)))"
     r"(?:[ \t]+#+)?[ \t\r]*|(?:[ \t\r][^\n]*)?)\Z")
-_LEDGER_LINE = lazy(
+_LEDGER_LINE = re.compile(
     r"[-*+][ \t]+(?:\*\*)?((?i:decisions|facts resolved|out of scope|reopened|defaulted))"
     r"(?:\*\*)?"
     r"[ \t]*:(?:\*\*)?(?:[ \t]+([^\n]*))?\r?\Z")

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING
 
 from mdgrill.errors import GateRefusal, MdgrillError
 from mdgrill.formats.progress import Progress, read_progress
 from mdgrill.shell import store
 from mdgrill.shell.people import author
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from mdgrill.git.vcs import TransitionCommit
 

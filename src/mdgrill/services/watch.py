@@ -15,6 +15,7 @@ import os
 import threading
 import time
 from hashlib import sha256
+from typing import TYPE_CHECKING
 
 from mdgrill.core.artifact_gate import Standing, standing_approvals
 from mdgrill.diagnostics import Diagnostic, error, format_diagnostic
@@ -22,7 +23,6 @@ from mdgrill.errors import InputError
 from mdgrill.shell import store
 from mdgrill.shell.drift import changed_diagnostic, sha_now, stale_approval, stale_message
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 

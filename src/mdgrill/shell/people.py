@@ -9,18 +9,18 @@ decision), and an approval commit is authored by them.
 from __future__ import annotations
 
 import os
+import re
+from typing import TYPE_CHECKING
 
-from mdgrill.formats.patterns import lazy
 from mdgrill.formats.progress import Change, Progress, single_line
 from mdgrill.shell import store
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from mdgrill.shell.project import Owners
 
-_EMAIL = lazy(r"(.*?)\s*<([^<>\s]*)>\Z")  # compiled on first use: most calls never need it
+_EMAIL = re.compile(r"(.*?)\s*<([^<>\s]*)>\Z")  # compiled on first use: most calls never need it
 
 
 def who(spec: store.Spec, given: str | None) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import TYPE_CHECKING
 
 from mdgrill.errors import GateRefusal, InputError, MdgrillError
 from mdgrill.formats.progress import (
@@ -23,7 +24,6 @@ from mdgrill.formats.textfile import TextFile
 from mdgrill.model.record import check_record
 from mdgrill.shell import store
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from mdgrill.cli.verbs import Outcome, spec_of
 from mdgrill.core import machine
@@ -15,7 +16,6 @@ from mdgrill.shell.context import context_sources, skills_stale
 from mdgrill.shell.people import phase_rule, section_rule, signed, who
 from mdgrill.shell.session import load, transaction
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 

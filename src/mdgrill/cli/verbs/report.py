@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from mdgrill.cli.verbs import Outcome, spec_of
 from mdgrill.core import reports
@@ -14,7 +15,6 @@ from mdgrill.formats.progress import Progress
 from mdgrill.shell import store
 from mdgrill.shell.session import display, load
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from mdgrill.formats.glossary import Glossary
     from mdgrill.formats.textfile import TextFile

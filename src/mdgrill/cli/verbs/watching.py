@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from mdgrill.cli.verbs import Outcome
 from mdgrill.errors import InputError
 from mdgrill.shell import store
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from mdgrill.services.watch import Watcher
 
