@@ -8,7 +8,6 @@ refuses until it has.
 
 from __future__ import annotations
 
-import argparse
 import os
 from typing import TYPE_CHECKING
 
@@ -77,38 +76,26 @@ def transition_message(spec: store.Spec, iv: dict[str, object], transition: str,
     return vcs.format_message(subject, trailers)
 
 
-def _retry_command(spec: store.Spec, args: argparse.Namespace) -> str:
-    import shlex
-
-    where = getattr(args, "spec", None) or spec.rel_folder
-    if getattr(args, "verb", "") == "begin-interview":
-        return (f"mdgrill begin-interview {shlex.quote(where)} --phase "
-                f"{shlex.quote(str(args.phase))} --interview-id "
-                f"{shlex.quote(str(args.interview_id))}")
-    cid = getattr(args, "decision_id", None) or "CID"
-    return (f"mdgrill confirm {shlex.quote(where)} --decision-id {shlex.quote(str(cid))} "
-            "--source approve-and-delegate")
-
-
-def commit_transition(spec: store.Spec, args: argparse.Namespace, kind: str) -> dict[str, object]:
+def commit_transition(spec: store.Spec, kind: str, *, person: str | None = None,
+                      no_commit: bool = False, retry: str = "mdgrill confirm ...",
+                      ) -> dict[str, object]:
     """Commit `.progress.md` (and glossaries it touched) for a terminal interview."""
     from mdgrill.shell.session import load
 
     prog = load(spec)
     why_not = commit_blocker(prog, spec)
-    if why_not is not None or getattr(args, "no_commit", False):
+    if why_not is not None or no_commit:
         return {"commit": None, "commit_skipped": why_not or "--no-commit"}
     iv = prog.data.get("interview")
     assert isinstance(iv, dict)
     transition = TRANSITION_OF_STATUS.get(str(iv.get("status")), kind)
     from mdgrill.git import vcs
 
-    message = transition_message(spec, iv, transition, by=getattr(args, "person", None))
+    message = transition_message(spec, iv, transition, by=person)
     try:
         result = vcs.commit_paths(spec.root, touched_paths(spec, prog), message,
-                                  author=author(getattr(args, "person", None)))
+                                  author=author(person))
     except MdgrillError as exc:
-        retry = _retry_command(spec, args)
         raise type(exc)(
             exc.code,
             f"{exc.message}\nThe interview is recorded ({iv.get('status')}) in "
@@ -122,8 +109,8 @@ def commit_transition(spec: store.Spec, args: argparse.Namespace, kind: str) -> 
             "committed_paths": list(result.paths)}
 
 
-def commit_reopen(spec: store.Spec, args: argparse.Namespace,
-                  result: dict[str, object]) -> dict[str, object]:
+def commit_reopen(spec: store.Spec, result: dict[str, object],
+                  person: str | None = None) -> dict[str, object]:
     """Commit a reopening: `.progress.md`, with the trailers `verify` reads it by."""
     from mdgrill.shell.session import load
 
@@ -133,7 +120,6 @@ def commit_reopen(spec: store.Spec, args: argparse.Namespace,
         return {"commit": None, "commit_skipped": why_not}
     from mdgrill.git import vcs
 
-    person = getattr(args, "person", None)
     subject = f"grill({result['phase']}): reopen from {result['from_phase']}"
     trailers = [(vcs.TRAILER_SPEC, spec.rel_folder), (vcs.TRAILER_PHASE, str(result["phase"])),
                 (vcs.TRAILER_TRANSITION, "reopen"), ("Mdgrill-Reason", str(result["reason"]))]
@@ -170,23 +156,25 @@ def _confirmed_id(prog: Progress, interview_id: str) -> str | None:
     return None
 
 
-def retry_bypass(spec: store.Spec, args: argparse.Namespace) -> dict[str, object] | None:
+def retry_bypass(spec: store.Spec, phase: str, interview_id: str, *, person: str | None = None,
+                 retry: str = "") -> dict[str, object] | None:
     """Commit a quick-mode bypass whose commit failed (same phase and ID); None: not that case."""
     from mdgrill.shell.session import load
 
     prog = load(spec)
     iv = prog.data.get("interview")
     if not isinstance(iv, dict) or iv.get("status") != "bypassed_quick" or \
-            iv.get("id") != args.interview_id or iv.get("phase") != args.phase:
+            iv.get("id") != interview_id or iv.get("phase") != phase:
         return None
     if commit_blocker(prog, spec) is not None or find_approval(spec, iv)[0]:
         return None
-    commit = commit_transition(spec, args, "bypass")
+    commit = commit_transition(spec, "bypass", person=person, retry=retry)
     return {"status": iv["status"], "round": iv.get("round"), "resumed": True, "written": False,
             "retried_commit": True, **commit}
 
 
-def retry_confirm(spec: store.Spec, args: argparse.Namespace) -> dict[str, object] | None:
+def retry_confirm(spec: store.Spec, confirmation_id: str, source: str, *,
+                  person: str | None = None, retry: str = "") -> dict[str, object] | None:
     """Commit an already confirmed interview whose approval commit failed; None: not that case.
 
     Applies only to the same confirmation (same ID, the canonical source) of a `complete` or
@@ -196,17 +184,17 @@ def retry_confirm(spec: store.Spec, args: argparse.Namespace) -> dict[str, objec
     from mdgrill.model.record import CANONICAL_CONFIRMATION
     from mdgrill.shell.session import load
 
-    if args.source != CANONICAL_CONFIRMATION:
+    if source != CANONICAL_CONFIRMATION:
         return None
     prog = load(spec)
     iv = prog.data.get("interview")
     if not isinstance(iv, dict) or iv.get("status") not in ("complete", "skipped"):
         return None
-    if _confirmed_id(prog, str(iv.get("id"))) != args.decision_id:
+    if _confirmed_id(prog, str(iv.get("id"))) != confirmation_id:
         return None
     if commit_blocker(prog, spec) is not None or find_approval(spec, iv)[0]:
         return None
-    commit = commit_transition(spec, args, "approve")
+    commit = commit_transition(spec, "approve", person=person, retry=retry)
     return {"status": iv["status"], "round": iv.get("round"), "written": False,
             "retried_commit": True, **commit}
 

@@ -219,7 +219,7 @@ def _begin(spec: store.Spec, args: argparse.Namespace) -> Outcome:
         from mdgrill.services.approvals import retry_bypass
 
         retried = None if exc.code != "INTERVIEW_TERMINAL" or args.no_commit else \
-            retry_bypass(spec, args)
+            retry_bypass(spec, args.phase, args.interview_id, retry=_retry_text(spec, args))
         if retried is None:
             raise
         return Outcome(retried, f"{args.phase} interview {args.interview_id} is bypassed_quick "
@@ -238,7 +238,8 @@ def _begin(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     if result["status"] == "bypassed_quick" and not result["resumed"]:
         from mdgrill.services.approvals import commit_transition
 
-        commit = commit_transition(spec, args, "bypass")
+        commit = commit_transition(spec, "bypass", no_commit=args.no_commit,
+                                   retry=_retry_text(spec, args))
         result.update(commit)
         text += _commit_text(commit)
     return Outcome(result, text)
@@ -259,6 +260,20 @@ def _open_frontier(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 def _warnings(result: dict[str, object]) -> str:
     warnings = result.get("warnings") or []
     return "".join(f"\nwarning: {w}" for w in warnings) if isinstance(warnings, list) else ""
+
+
+def _retry_text(spec: store.Spec, args: argparse.Namespace) -> str:
+    """The command that, run again, commits an approval whose commit failed."""
+    import shlex
+
+    where = getattr(args, "spec", None) or spec.rel_folder
+    if args.verb == "begin-interview":
+        return (f"mdgrill begin-interview {shlex.quote(where)} --phase "
+                f"{shlex.quote(str(args.phase))} --interview-id "
+                f"{shlex.quote(str(args.interview_id))}")
+    cid = getattr(args, "decision_id", None) or "CID"
+    return (f"mdgrill confirm {shlex.quote(where)} --decision-id {shlex.quote(str(cid))} "
+            "--source approve-and-delegate")
 
 
 def _person(spec: store.Spec, args: argparse.Namespace) -> tuple[str | None, Owners]:
@@ -360,7 +375,8 @@ def _confirm(spec: store.Spec, args: argparse.Namespace) -> Outcome:
         from mdgrill.services.approvals import retry_confirm
 
         retried = None if exc.code != "ILLEGAL_TRANSITION" or args.no_commit else \
-            retry_confirm(spec, args)
+            retry_confirm(spec, args.decision_id, args.source,
+                          person=getattr(args, "person", None), retry=_retry_text(spec, args))
         if retried is None:
             raise
         return Outcome(retried, f"interview {retried['status']} (already recorded)"
@@ -369,7 +385,8 @@ def _confirm(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     if not args.no_commit:
         from mdgrill.services.approvals import commit_transition
 
-        commit = commit_transition(spec, args, "approve")
+        commit = commit_transition(spec, "approve", person=person,
+                                   retry=_retry_text(spec, args))
         result.update(commit)
         text += _commit_text(commit)
     exit_code = 0
@@ -398,7 +415,7 @@ def _reopen(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     if not args.no_commit:
         from mdgrill.services.approvals import commit_reopen
 
-        commit = commit_reopen(spec, args, result)
+        commit = commit_reopen(spec, result, person)
         result.update(commit)
         text += _commit_text(commit)
     else:
