@@ -1,4 +1,4 @@
-"""Approvals as commits (DESIGN §7, issue 4): what `confirm`, a quick `begin-interview` and
+"""Approvals as commits (docs/contract.md, issue 4): what `confirm`, a quick `begin-interview` and
 `check-delegation` do in real repositories, through the installed CLI."""
 
 from __future__ import annotations

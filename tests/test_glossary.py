@@ -71,7 +71,7 @@ def test_corpus_is_complete() -> None:
 
 
 # The only content errors in the corpus: agent-space lists other terms under _Avoid_
-# ("Workspace: _Avoid_: Project" while Project is itself a term), which DESIGN §2.2 calls an error.
+# ("Workspace: _Avoid_: Project" while Project is itself a term): a warning, naming both.
 EXPECTED_ERRORS = {
     "0human__agent-space__CONTEXT.md": [
         ("AVOID_IS_TERM", 29), ("AVOID_IS_TERM", 33), ("AVOID_IS_TERM", 41),

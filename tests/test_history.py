@@ -1,4 +1,4 @@
-"""`log`, `review` and `verify` (DESIGN §7, issue 4) over real histories, and the byte-level
+"""`log`, `review` and `verify` (docs/contract.md, issue 4) over real histories, and the byte-level
 fast path of `verify` against the full parse."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Hostile input (DESIGN §9): refused with a clear error, nothing written, nothing outside read.
+"""Hostile input: refused with a clear error, nothing written, nothing outside read.
 
 Each case starts from a real spec in a real repository, plants the hostile input, runs the
 CLI, and checks the exit code, the error code, that every file in the repository (and the

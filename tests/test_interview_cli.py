@@ -1,4 +1,4 @@
-"""The interview state machine end to end through the installed `mdgrill` (DESIGN §4, §5).
+"""The interview state machine end to end through the installed `mdgrill` (docs/contract.md).
 
 Every transition and every refusal with its exit code and error code, a full interview per
 phase, the issue's scripted session, crash-resume and concurrent writers.

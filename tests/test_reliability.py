@@ -1,4 +1,4 @@
-"""Crash safety and concurrency (DESIGN §9), through the installed CLI in real processes.
+"""Crash safety and concurrency (docs/contract.md), through the installed CLI in real processes.
 
 Crash safety: `record-answer`, `term add` and `confirm` are started and SIGKILLed at random
 moments; after every kill each file must parse and validate, and hold every answer whose

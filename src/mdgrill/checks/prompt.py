@@ -1,4 +1,4 @@
-"""`validate --prompt DRAFT`: provenance comments and the 15-row checklist (DESIGN §5).
+"""`validate --prompt DRAFT`: provenance comments and the 15-row checklist (docs/contract.md).
 
 Pure: text in, diagnostics out. Every sentence line of a built prompt carries a preceding
 `<!-- E<n>[.<m>] -->` comment naming the elicitation ledger entry it comes from (E1 is the

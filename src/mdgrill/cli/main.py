@@ -59,7 +59,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "tree": ("report", "Draw the design tree as text or as a Mermaid diagram."),
     "ledger": ("report",
         "List decisions as an elicitation ledger (E1 [section] question = answer)."),
-    "lint": ("report", "Glossary lint: _Avoid_ words used in rounds, the tree and artifacts."),
+    "lint": ("report", "Glossary lint: _Avoid_ words used in the design tree and the artifacts."),
     "log": ("history", "List the approved transitions of a spec from git commit trailers."),
     "review": ("history", "Print the rounds and terms added between two revisions, for a PR."),
     "verify": ("history", "Walk git history: fail where a recorded block or term was changed."),

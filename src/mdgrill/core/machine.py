@@ -1,6 +1,6 @@
 """The interview state machine: old record + command -> new record + lines to append, or a refusal.
 
-Pure: no files, no git. The semantics are smart-ralph's `phase_gate.py` (DESIGN §5) with the
+Pure: no files, no git. The semantics are smart-ralph's `phase_gate.py` (docs/contract.md) with the
 state kept in `.progress.md`; each transition also says what the log gains.
 """
 

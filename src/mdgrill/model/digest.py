@@ -1,4 +1,4 @@
-"""The context digest (DESIGN §3): which sources a phase reads, and their framed sha256."""
+"""The context digest (docs/contract.md): which sources a phase reads, and their framed sha256."""
 
 from __future__ import annotations
 

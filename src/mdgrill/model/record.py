@@ -1,4 +1,4 @@
-"""The interview record held in `.progress.md` front matter, and its invariants (DESIGN §2.1)."""
+"""The interview record held in `.progress.md` front matter, and its invariants."""
 
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ def check_record(data: dict[str, object]) -> list[Problem]:
 
 
 def check_interview(iv: dict[str, object], mode: object) -> list[Problem]:  # noqa: C901
-    """DESIGN §2.1's invariants, one line each (kept together: they read as the table they are)."""
+    """the contract's invariants, one line each (kept together: they read as the table they are)."""
     problems: list[Problem] = []
 
     def bad(code: str, message: str) -> None:

@@ -224,7 +224,7 @@ def classify(text: str, options: Sequence[str] = (), recommended: int | None = N
 
 
 def classify_reply(text: str) -> str:
-    """The class of a reply with no decision in view (DESIGN §5's `classify-reply`)."""
+    """The class of a reply with no decision in view (the contract's `classify-reply`)."""
     return classify(text).kind
 
 

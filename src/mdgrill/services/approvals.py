@@ -1,4 +1,4 @@
-"""Approvals as commits (DESIGN §7): commit a transition, and bind check-delegation to history.
+"""Approvals as commits: commit a transition, and bind check-delegation to history.
 
 `confirm` writes the interview first and commits it second, so a commit that fails (no
 identity, detached HEAD, a hook) leaves a terminal interview without its approval commit. The

@@ -617,7 +617,7 @@ def _h(text: str) -> str:
 
 
 def format_report(report: Report) -> str:
-    """One report as human text (the §6 diagnostic format where it has a place)."""
+    """One report as human text (the diagnostic format where it has a place)."""
     kind = report.get("kind")
     path = report.get("path", "")
     where = f"{path}:{report.get('line', 1)}:{report.get('col', 1)}"

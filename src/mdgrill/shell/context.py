@@ -1,4 +1,4 @@
-"""A phase's context around `.progress.md` (DESIGN §3, §5): the artifacts it reads, their
+"""A phase's context around `.progress.md` (docs/contract.md): the artifacts it reads, their
 digest, and whether the loaded skill files are still the ones recorded."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The skill-load manifest (DESIGN §5): read, normalize and check it against the files."""
+"""The skill-load manifest (docs/contract.md): read, normalize and check it against the files."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`term add`: write one glossary entry into the CONTEXT.md that owns it (DESIGN §2.2)."""
+"""`term add`: write one glossary entry into the CONTEXT.md that owns it (docs/contract.md)."""
 
 from __future__ import annotations
 

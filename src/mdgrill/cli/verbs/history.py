@@ -1,4 +1,4 @@
-"""History verbs (DESIGN §7): `log`, `review A..B`, `verify [SPEC]`."""
+"""History verbs (docs/contract.md): `log`, `review A..B`, `verify [SPEC]`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The interview verbs (DESIGN §4, §5): thin wrappers around `machine` inside a transaction."""
+"""The interview verbs (docs/contract.md): thin wrappers around `machine` inside a transaction."""
 
 from __future__ import annotations
 
