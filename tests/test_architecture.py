@@ -35,3 +35,13 @@ def test_no_import_cycle() -> None:
             if chain:
                 cycles.append(" -> ".join((module, *chain)))
     assert cycles == []
+
+
+def test_every_package_is_in_the_wheel() -> None:
+    """`pip install .` (the README's first command) ships only the packages pyproject lists."""
+    tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from 3.11")
+    listed = set(tomllib.loads((CHECKOUT / "pyproject.toml").read_text())["tool"]["setuptools"]
+                 ["packages"])
+    src = CHECKOUT / "src"
+    found = {".".join(p.parent.relative_to(src).parts) for p in src.rglob("__init__.py")}
+    assert found - listed == set()
