@@ -1,206 +1,49 @@
-"""`.progress.md`: read its layout (front matter, sections, design tree, log blocks) and write it.
-
-Reading is in two depths. `read_progress` scans headings only (cheap: what every command
-needs); nodes and block entries are parsed when asked for. Writing appends blocks and lines
-at the end of `## Interview Responses` and splices front matter values, so every other byte
-of the file stays as it was.
-"""
+"""`Progress`: one parsed `.progress.md`, read in two depths (headings first; nodes, block
+entries and the log's hash when asked for)."""
 
 from __future__ import annotations
 
-import re
 from hashlib import sha256
 
-from mdgrill.errors import InputError
 from mdgrill.formats import frontmatter as frontmatter_io
 from mdgrill.formats.markdown import (
     Heading,
     Section,
-    heading_text,
     is_plain,
     refuse_conflict,
     scan_headings,
     sections,
 )
 from mdgrill.formats.markdown import has_markup as markdown_has_markup
-from mdgrill.formats.schema import BLOCK_LISTS, HEADING_WORD, ID_PATTERN, PHASE_OF_WORD, TOP_KEYS
-from mdgrill.formats.textfile import TextFile, apply_splices, split_lines
-
-GOAL = "goal"
-TREE = "design tree"
-LOG = "interview responses"
-KNOWN_SECTIONS = (GOAL, TREE, LOG)
-# smart-ralph names the goal section `## Original Goal`; `import-ralph` reads the goal there
-SECTION_ALIASES = {"original goal": GOAL}
-
-
-def section_key(title: str) -> str:
-    key = title.strip().lower()
-    return SECTION_ALIASES.get(key, key)
-
-NODE_HEADING = re.compile(rf"({ID_PATTERN})\s*:\s*(.*)\Z")
-BLOCK_HEADING = re.compile(
-    r"(?P<phase>[A-Za-z]+) (?P<kind>Grill|Artifact) - "
-    r"(?:Round (?P<round>[0-9]+)|(?P<word>[A-Za-z][A-Za-z ]*[A-Za-z]))\Z")
-LEGACY_HEADING = re.compile(r"(?P<phase>[A-Za-z]+) Interview(?: \(from [^)]*\))?\Z")
-# Greedy groups, trimmed by the caller: a lazy `(.*?)[ \t]*\Z` backtracks once per character
-# (the key can only differ by trailing spaces, since neither `:` nor `*` may be in it).
-BULLET = re.compile(
-    r"[-*+][ \t]+(?:\*\*)?([A-Za-z][A-Za-z0-9 /_-]*)(?:\*\*)?[ \t]*:(?:\*\*)?(?:[ \t]+(.*))?\Z")
-SUB_BULLET = re.compile(r"([ \t]+)[-*+][ \t]+(.*)\Z")
-
-TRANSITION_WORDS = {
-    "awaiting confirmation": "awaiting", "confirmed": "confirmed", "revised": "revised",
-    "skipped": "skipped", "bypassed": "bypassed", "reset": "reset",
-    "approval resolved": "resolved", "cancelled": "cancelled", "mode": "mode",
-    "reopened": "reopened", "amended": "amended",
-}
-ARTIFACT_WORDS = {
-    "awaiting approval": "artifact_awaiting", "approved": "artifact_approved",
-    "revision requested": "artifact_revision",
-}
-
-
-class Entry:
-    """One `- Key: value` bullet of a node or a block, with its 0-based line."""
-
-    __slots__ = ("key", "value", "line", "children")
-
-    def __init__(self, key: str, value: str, line: int) -> None:
-        self.key = key
-        self.value = value
-        self.line = line
-        self.children: list[tuple[str, int]] = []  # nested bullets / continuation lines
-
-    def __repr__(self) -> str:
-        return f"Entry({self.key!r}, {self.value!r}, line={self.line})"
-
-
-class Block:
-    """A `### <Phase> Grill - ...` block of the log (or a legacy/unknown one)."""
-
-    __slots__ = ("kind", "phase", "round", "title", "line", "end", "entries", "stray")
-
-    def __init__(self, kind: str, phase: str | None, round_number: int | None, title: str,
-                 line: int, end: int) -> None:
-        self.kind = kind  # round, awaiting, confirmed, ..., artifact_*, legacy, unknown
-        self.phase = phase
-        self.round = round_number
-        self.title = title
-        self.line = line  # heading line, 0-based
-        self.end = end  # first line after the block
-        self.entries: list[Entry] = []
-        self.stray: list[tuple[int, str]] = []  # lines that are not `- Key: value`
-
-    def get(self, key: str) -> list[Entry]:
-        k = key.lower()
-        return [e for e in self.entries if e.key.lower() == k]
-
-    def first(self, key: str) -> str | None:
-        found = self.get(key)
-        return found[0].value if found else None
-
-    def __repr__(self) -> str:
-        return f"Block({self.kind}, {self.phase}, {self.round}, line={self.line})"
-
-
-class Option:
-    __slots__ = ("text", "recommended", "line")
-
-    def __init__(self, text: str, recommended: bool, line: int) -> None:
-        self.text = text
-        self.recommended = recommended
-        self.line = line
-
-
-class Node:
-    """A design tree node `### <ID>: <title>` and its bullets."""
-
-    __slots__ = ("id", "title", "line", "end", "entries", "options", "stray", "_first")
-
-    def __init__(self, node_id: str, title: str, line: int, end: int) -> None:
-        self.id = node_id
-        self.title = title
-        self.line = line
-        self.end = end
-        self.entries: list[Entry] = []
-        self.options: list[Option] = []
-        self.stray: list[tuple[int, str]] = []
-        self._first: dict[str, str] | None = None  # key -> value of its first entry
-
-    def first(self, key: str) -> str | None:
-        """The value of the node's first `key` entry (keys read case-insensitively)."""
-        first = self._first
-        if first is None:
-            first = self._first = {}
-            for e in self.entries:
-                first.setdefault(e.key.lower(), e.value)
-        return first.get(key.lower())
-
-    @property
-    def section(self) -> str | None:
-        return self.first("Section")
-
-    @property
-    def depends_on(self) -> list[str]:
-        return split_ids(self.first("Depends on"))
-
-    @property
-    def spawned_by(self) -> str | None:
-        ids = split_ids(self.first("Spawned by"))
-        return ids[0] if ids else None
-
-    @property
-    def investigating(self) -> str | None:
-        return self.first("Investigating")
-
-    def choices(self) -> tuple[list[str], int | None]:
-        """The options' texts, and the 1-based number of the recommended one (if any)."""
-        texts = [o.text for o in self.options]
-        recommended = next((i for i, o in enumerate(self.options, 1) if o.recommended), None)
-        return texts, recommended
-
-    def __repr__(self) -> str:
-        return f"Node({self.id!r}, {self.title!r}, line={self.line})"
-
-
-class NodeInfo:
-    """What the frontier needs of a node: its ID, section, dependencies and parent."""
-
-    __slots__ = ("id", "line", "section", "depends_on", "spawned_by", "investigating")
-
-    def __init__(self, node_id: str, line: int, section: str | None = None,
-                 depends_on: list[str] | None = None, spawned_by: str | None = None,
-                 investigating: str | None = None) -> None:
-        self.id = node_id
-        self.line = line
-        self.section = section
-        self.depends_on = depends_on or []
-        self.spawned_by = spawned_by
-        self.investigating = investigating
-
-    def __repr__(self) -> str:
-        return f"NodeInfo({self.id!r}, line={self.line})"
-
-
-# A node heading's ID in a plain tree, as _NODE_TUPLES reads it
-_NODE_ID_H3 = re.compile(rf"\n###[ \t\r]+({ID_PATTERN})[^\S\n]*:")
-# One tuple per line the frontier reads of the tree: (###, node ID, key, value); a heading's
-# ID is what NODE_HEADING would read from its title.
-_NODE_TUPLES = re.compile(
-    rf"^(?:( {{0,3}}###)(?:[ \t\r]+({ID_PATTERN})[^\S\n]*:[^\n]*|(?:[ \t\r][^\n]*)?)"
-    r"|[-*+][ \t]+(?:\*\*)?((?i:section|depends on|spawned by|investigating))(?:\*\*)?"
-    r"[ \t]*:(?:\*\*)?(?:[ \t]+([^\n]*))?\r?)$", re.M)
-
-def split_ids(value: str | None) -> list[str]:
-    """`D1, D2` -> [D1, D2]; `none`/empty -> []; `D4 -> the user's words` -> [D4]."""
-    if value is None:
-        return []
-    text = value.split(" -> ", 1)[0].strip()
-    if not text or text.lower() in ("none", "-", "n/a"):
-        return []
-    parts = text.split(",") if ";" not in text else re.split(r"[,;]", text)
-    return [part.strip() for part in parts if part.strip()]
+from mdgrill.formats.progress.blocks import (
+    _BLOCK_FLUSH,
+    _H3_ANY,
+    _H3_FLUSH,
+    _H3_INDENTED,
+    _PHASES_SEEN,
+    _heading_text,
+    _last_h3,
+    _phase_of,
+    classify_block,
+    lf_line_ends,
+    normalize_log,
+    parse_bullets,
+)
+from mdgrill.formats.progress.lines import (
+    _NODE_ID_H3,
+    _NODE_TUPLES,
+    KNOWN_SECTIONS,
+    LOG,
+    NODE_HEADING,
+    TREE,
+    Block,
+    Node,
+    NodeInfo,
+    Option,
+    section_key,
+    split_ids,
+)
+from mdgrill.formats.textfile import TextFile, split_lines
 
 
 class Progress:
@@ -649,284 +492,8 @@ class Progress:
         return next((n for n in self.nodes if n.id == node_id), None)
 
 
-_PHASES_SEEN: dict[str, str | None] = {}
-
-
-def _phase_of(word: str) -> str | None:
-    """The phase a heading's word names (`Requirements` -> requirements), memoized."""
-    try:
-        return _PHASES_SEEN[word]
-    except KeyError:
-        phase = _PHASES_SEEN[word] = PHASE_OF_WORD.get(word.lower())
-        return phase
-
-
-def classify_block(title: str, line: int, end: int) -> Block:
-    m = BLOCK_HEADING.match(title)
-    if m is not None:
-        phase_word, kind, number, word = m.groups()
-        phase = PHASE_OF_WORD.get(phase_word.lower())
-        if number is not None and kind == "Grill":
-            return Block("round", phase, int(number), title, line, end)
-        table = TRANSITION_WORDS if kind == "Grill" else ARTIFACT_WORDS
-        block_kind = table.get((word or "").lower())
-        if block_kind is not None:
-            return Block(block_kind, phase, None, title, line, end)
-    legacy = LEGACY_HEADING.match(title)
-    if legacy is not None:
-        return Block("legacy", PHASE_OF_WORD.get(legacy.group("phase").lower()), None, title,
-                     line, end)
-    return Block("unknown", None, None, title, line, end)
-
-
-def parse_bullets(lines: list[str], start: int, end: int,
-                  base: int = 0) -> tuple[list[Entry], list[tuple[int, str]]]:
-    """`- Key: value` bullets with nested bullets/continuations; other lines are stray.
-
-    Line numbers in the result are `base` + the index in `lines`.
-    """
-    entries: list[Entry] = []
-    stray: list[tuple[int, str]] = []
-    current: Entry | None = None
-    match = BULLET.match
-    sub_match = SUB_BULLET.match
-    for i in range(start, min(end, len(lines))):
-        text = lines[i]  # content() inlined: this loop runs once per line of the log
-        if text.endswith("\n"):
-            text = text[:-2] if text.endswith("\r\n") else text[:-1]
-        if not text or text.isspace():
-            continue
-        m = match(text)
-        if m is not None:
-            key, value = m.groups()
-            current = Entry(key.strip(), value.strip() if value else "", base + i)
-            entries.append(current)
-            continue
-        if current is not None and text[0] in " \t>":
-            sub = sub_match(text)
-            current.children.append(((sub.group(2).rstrip(" \t") if sub else text.strip()),
-                                     base + i))
-            continue
-        current = None
-        stray.append((base + i, text))
-    return entries, stray
-
-
-_CR_RUN_LF = re.compile(r"\r+\n")
-_H3 = re.compile(r" {0,3}###(?:[ \t\r\n]|\Z)")
-# `###` heading lines, each found from the newline before it
-_H3_FLUSH = re.compile(r"\n(###(?:[ \t\r][^\n]*)?)(?=\n|\Z)")
-_H3_ANY = re.compile(r"\n( {0,3}###(?:[ \t\r][^\n]*)?)(?=\n|\Z)")
-# The same lines with `### <Phase> Grill - Round <N>` split into (title, phase word, number)
-_BLOCK_FLUSH = re.compile(r"\n(?:### (([A-Za-z]+) Grill - Round ([0-9]+))\r?(?=\n|\Z)"
-                    r"|(###(?:[ \t\r][^\n]*)?)(?=\n|\Z))")
-_H3_INDENTED = re.compile(r"\n {1,3}###(?:[ \t\r\n]|\Z)")
-
-
-def _last_h3(text: str, start: int, end: int) -> int:
-    """Offset of the last `### ` heading line in [start, end), or -1 (no fences in between)."""
-    pos = end
-    while pos > start:
-        pos = text.rfind("###", start, pos)
-        if pos < 0:
-            return -1
-        line_start = max(text.rfind("\n", start, pos) + 1, start)
-        if _H3.match(text, line_start) is not None:
-            return line_start
-        pos = line_start
-    return -1
-
-
-def _heading_text(raw: str) -> str:
-    """The text of a `###` heading line."""
-    return heading_text(raw.strip(" \t\r")[3:])
-
-
-def normalize_log(text: str) -> str:
-    """The log as hashed: LF line ends, no leading or trailing blank lines (idempotent)."""
-    return lf_line_ends(text).strip()
-
-
-def lf_line_ends(text: str) -> str:
-    """CRLF (and CR…CRLF) line ends as LF. A single `replace` would leave `\r\r\n` as `\r\n`,
-    so normalizing twice would change the digest."""
-    text = text.replace("\r\n", "\n")
-    if "\r\n" in text:
-        text = _CR_RUN_LF.sub("\n", text)
-    return text
-
-
-def log_digest(text: str) -> str:
-    return sha256(normalize_log(text).encode("utf-8")).hexdigest()
-
-
-ROUND_EDITED_HINT = ("a recorded block under Interview Responses was edited or removed (its "
-                     "digest no longer matches `log:` in the front matter): undo the edit "
-                     "(`mdgrill restore`, or git) and record a correction as a new round")
-
-
-def block_heading(phase: str, what: str) -> str:
-    return f"### {HEADING_WORD.get(phase, phase.title())} {what}"
-
-
-# ---------------------------------------------------------------------------------------
-# Writing
-
-
-class Change:
-    """What a command does to `.progress.md`: front matter updates and lines appended."""
-
-    def __init__(self) -> None:
-        self.updates: dict[str, object] = {}
-        self.append_lines: list[str] = []  # to the last block of the log
-        self.new_blocks: list[tuple[str, list[str]]] = []  # (heading, lines) after it
-        self.insert_nodes: list[list[str]] = []  # design tree node blocks
-        self.log_span_after: tuple[int, int] | None = None  # set by apply_change
-
-    @property
-    def touches_log(self) -> bool:
-        return bool(self.append_lines or self.new_blocks)
-
-    def block(self, heading: str, lines: list[str]) -> None:
-        self.new_blocks.append((heading, lines))
-
-
-def apply_change(prog: Progress, change: Change) -> str:
-    """The file's new text: every byte outside the change stays as it was."""
-    text = prog.tf.text
-    nl = prog.tf.newline
-    splices: list[tuple[int, int, str]] = []
-    updates = dict(change.updates)
-
-    if change.insert_nodes:
-        splices.append(_tree_insertion(prog, change.insert_nodes, nl))
-
-    if change.touches_log:
-        span = prog.log_span()
-        added: list[str] = list(change.append_lines)
-        for heading, lines in change.new_blocks:
-            added.extend(["", heading, *lines])
-        if span is None:
-            at = len(text)
-            prefix = "" if not text or text.endswith("\n") else nl
-            if text and not text.endswith(("\n\n", "\r\n\r\n")):
-                prefix += nl
-            new_text = prefix + "## Interview Responses" + nl + nl.join(added) + nl
-            splices.append((at, at, new_text))
-            digest = log_digest("\n".join(_drop_leading_blank(added)))
-        else:
-            start, end = span
-            at = _end_of_content(text, start, end)
-            lead = "" if at == 0 or text[at - 1] == "\n" else nl
-            if at == start and start > 0 and text[start - 1] != "\n":
-                lead = nl  # the section heading is the file's last line, without a line end
-            insertion = lead + nl.join(added) + nl
-            splices.append((at, at, insertion))
-            old_end = end  # just after the old log's last non-space character
-            while old_end > start and text[old_end - 1].isspace():
-                old_end -= 1
-            if old_end > start:
-                # The old log is hashed already (load checked it): feed only what follows its
-                # last character, normalized as normalize_log would (the old last line's
-                # trailing spaces, kept now that it is no longer last, and the new lines).
-                tail = text[old_end:at] + insertion + text[at:end]
-                hasher = prog.log_hasher().copy()  # type: ignore[attr-defined]
-                hasher.update(lf_line_ends(tail).rstrip().encode("utf-8"))
-                digest = str(hasher.hexdigest())
-            else:
-                digest = log_digest("\n".join(added))
-        updates["log"] = {"blocks": _block_count(prog) + len(change.new_blocks),
-                          "sha256": digest}
-
-    head_text = ""
-    head_end = 0
-    if updates:
-        edits = frontmatter_io.splice(prog.tf, prog.fm, updates, TOP_KEYS, BLOCK_LISTS)
-        if prog.fm is not None:
-            head_text = frontmatter_io.apply_head_edits(prog.fm, edits, nl)
-            head_end = prog.fm.end_offset
-        else:
-            head_text = nl.join(edits[0].new_lines) + nl
-    elif prog.fm is not None:
-        head_end = 0
-    if updates:
-        splices.append((0, head_end, head_text))
-    change.log_span_after = _shift_span(prog.log_span(), splices) if change.touches_log else None
-    return apply_splices(text, splices)
-
-
-def _shift_span(span: tuple[int, int] | None,
-                splices: list[tuple[int, int, str]]) -> tuple[int, int] | None:
-    """Where the log's [start, end) lands after the splices (which never cut through it)."""
-    if span is None:
-        return None
-    start, end = span
-    new_start = start + sum(len(new) - (e - s) for s, e, new in splices if e <= start and s < start)
-    new_end = end + sum(len(new) - (e - s) for s, e, new in splices if s <= end)
-    return new_start, new_end
-
-
-def _block_count(prog: Progress) -> int:
-    log = prog.data.get("log")
-    recorded = log.get("blocks") if isinstance(log, dict) else None
-    if isinstance(recorded, int) and not isinstance(recorded, bool) and recorded >= 0:
-        return recorded
-    return len(prog.block_headings())
-
-
-def _drop_leading_blank(lines: list[str]) -> list[str]:
-    i = 0
-    while i < len(lines) and not lines[i]:
-        i += 1
-    return lines[i:]
-
-
-def _end_of_content(text: str, start: int, end: int) -> int:
-    """Offset just after the last non-blank line in [start, end) (or start if none)."""
-    i = end
-    while i > start and text[i - 1] in " \t\r\n":
-        i -= 1
-    if i == start:
-        return start
-    eol = text.find("\n", i)
-    return end if eol < 0 or eol >= end else eol + 1
-
-
-def _tree_insertion(prog: Progress, node_blocks: list[list[str]], nl: str) -> tuple[int, int, str]:
-    text = prog.tf.text
-    lines: list[str] = []
-    for block in node_blocks:
-        lines.extend(["", *block])
-    sec = prog.sections.get(TREE)
-    if sec is not None:
-        start, end = prog._section_offsets(sec)
-        at = _end_of_content(text, start, end)
-        lead = "" if at == 0 or text[at - 1] == "\n" else nl
-        return at, at, lead + nl.join(lines) + nl
-    # no tree yet: put it before the log, or at the end of the file
-    log = prog.sections.get(LOG)
-    section_lines = ["## Design Tree", *lines]
-    if log is not None:
-        head = next(h for h in prog.headings if h.line == log.heading_line)
-        return head.offset, head.offset, nl.join(section_lines) + nl + nl
-    prefix = "" if not text or text.endswith("\n") else nl
-    return len(text), len(text), prefix + nl + nl.join(section_lines) + nl
-
-
 def read_progress(data: bytes, path: str) -> Progress:
     """Decode and parse; malformed input raises InputError (never a traceback)."""
     from mdgrill.formats.textfile import decode
 
     return Progress(decode(data, path), path)
-
-
-def single_line(text: str, what: str) -> str:
-    """User or agent text made safe for one Markdown bullet line (no line breaks, no controls)."""
-    if not isinstance(text, str):
-        raise InputError("INVALID_INPUT", f"{what} must be text")
-    cleaned = " ".join(text.replace("\r", "\n").split())
-    if not cleaned:
-        raise InputError("INVALID_INPUT", f"{what} is empty: give it some text")
-    if any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in cleaned):
-        raise InputError("INVALID_INPUT", f"{what} holds control characters: remove them")
-    return cleaned

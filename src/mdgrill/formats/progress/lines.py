@@ -1,0 +1,184 @@
+"""The pieces of a `.progress.md`: its known sections, `- Key: value` entries, log blocks and
+design-tree nodes."""
+
+from __future__ import annotations
+
+import re
+
+from mdgrill.formats.schema import ID_PATTERN
+
+GOAL = "goal"
+TREE = "design tree"
+LOG = "interview responses"
+KNOWN_SECTIONS = (GOAL, TREE, LOG)
+# smart-ralph names the goal section `## Original Goal`; `import-ralph` reads the goal there
+SECTION_ALIASES = {"original goal": GOAL}
+
+
+def section_key(title: str) -> str:
+    key = title.strip().lower()
+    return SECTION_ALIASES.get(key, key)
+
+NODE_HEADING = re.compile(rf"({ID_PATTERN})\s*:\s*(.*)\Z")
+BLOCK_HEADING = re.compile(
+    r"(?P<phase>[A-Za-z]+) (?P<kind>Grill|Artifact) - "
+    r"(?:Round (?P<round>[0-9]+)|(?P<word>[A-Za-z][A-Za-z ]*[A-Za-z]))\Z")
+LEGACY_HEADING = re.compile(r"(?P<phase>[A-Za-z]+) Interview(?: \(from [^)]*\))?\Z")
+# Greedy groups, trimmed by the caller: a lazy `(.*?)[ \t]*\Z` backtracks once per character
+# (the key can only differ by trailing spaces, since neither `:` nor `*` may be in it).
+BULLET = re.compile(
+    r"[-*+][ \t]+(?:\*\*)?([A-Za-z][A-Za-z0-9 /_-]*)(?:\*\*)?[ \t]*:(?:\*\*)?(?:[ \t]+(.*))?\Z")
+SUB_BULLET = re.compile(r"([ \t]+)[-*+][ \t]+(.*)\Z")
+
+TRANSITION_WORDS = {
+    "awaiting confirmation": "awaiting", "confirmed": "confirmed", "revised": "revised",
+    "skipped": "skipped", "bypassed": "bypassed", "reset": "reset",
+    "approval resolved": "resolved", "cancelled": "cancelled", "mode": "mode",
+    "reopened": "reopened", "amended": "amended",
+}
+ARTIFACT_WORDS = {
+    "awaiting approval": "artifact_awaiting", "approved": "artifact_approved",
+    "revision requested": "artifact_revision",
+}
+
+
+class Entry:
+    """One `- Key: value` bullet of a node or a block, with its 0-based line."""
+
+    __slots__ = ("key", "value", "line", "children")
+
+    def __init__(self, key: str, value: str, line: int) -> None:
+        self.key = key
+        self.value = value
+        self.line = line
+        self.children: list[tuple[str, int]] = []  # nested bullets / continuation lines
+
+    def __repr__(self) -> str:
+        return f"Entry({self.key!r}, {self.value!r}, line={self.line})"
+
+
+class Block:
+    """A `### <Phase> Grill - ...` block of the log (or a legacy/unknown one)."""
+
+    __slots__ = ("kind", "phase", "round", "title", "line", "end", "entries", "stray")
+
+    def __init__(self, kind: str, phase: str | None, round_number: int | None, title: str,
+                 line: int, end: int) -> None:
+        self.kind = kind  # round, awaiting, confirmed, ..., artifact_*, legacy, unknown
+        self.phase = phase
+        self.round = round_number
+        self.title = title
+        self.line = line  # heading line, 0-based
+        self.end = end  # first line after the block
+        self.entries: list[Entry] = []
+        self.stray: list[tuple[int, str]] = []  # lines that are not `- Key: value`
+
+    def get(self, key: str) -> list[Entry]:
+        k = key.lower()
+        return [e for e in self.entries if e.key.lower() == k]
+
+    def first(self, key: str) -> str | None:
+        found = self.get(key)
+        return found[0].value if found else None
+
+    def __repr__(self) -> str:
+        return f"Block({self.kind}, {self.phase}, {self.round}, line={self.line})"
+
+
+class Option:
+    __slots__ = ("text", "recommended", "line")
+
+    def __init__(self, text: str, recommended: bool, line: int) -> None:
+        self.text = text
+        self.recommended = recommended
+        self.line = line
+
+
+class Node:
+    """A design tree node `### <ID>: <title>` and its bullets."""
+
+    __slots__ = ("id", "title", "line", "end", "entries", "options", "stray", "_first")
+
+    def __init__(self, node_id: str, title: str, line: int, end: int) -> None:
+        self.id = node_id
+        self.title = title
+        self.line = line
+        self.end = end
+        self.entries: list[Entry] = []
+        self.options: list[Option] = []
+        self.stray: list[tuple[int, str]] = []
+        self._first: dict[str, str] | None = None  # key -> value of its first entry
+
+    def first(self, key: str) -> str | None:
+        """The value of the node's first `key` entry (keys read case-insensitively)."""
+        first = self._first
+        if first is None:
+            first = self._first = {}
+            for e in self.entries:
+                first.setdefault(e.key.lower(), e.value)
+        return first.get(key.lower())
+
+    @property
+    def section(self) -> str | None:
+        return self.first("Section")
+
+    @property
+    def depends_on(self) -> list[str]:
+        return split_ids(self.first("Depends on"))
+
+    @property
+    def spawned_by(self) -> str | None:
+        ids = split_ids(self.first("Spawned by"))
+        return ids[0] if ids else None
+
+    @property
+    def investigating(self) -> str | None:
+        return self.first("Investigating")
+
+    def choices(self) -> tuple[list[str], int | None]:
+        """The options' texts, and the 1-based number of the recommended one (if any)."""
+        texts = [o.text for o in self.options]
+        recommended = next((i for i, o in enumerate(self.options, 1) if o.recommended), None)
+        return texts, recommended
+
+    def __repr__(self) -> str:
+        return f"Node({self.id!r}, {self.title!r}, line={self.line})"
+
+
+class NodeInfo:
+    """What the frontier needs of a node: its ID, section, dependencies and parent."""
+
+    __slots__ = ("id", "line", "section", "depends_on", "spawned_by", "investigating")
+
+    def __init__(self, node_id: str, line: int, section: str | None = None,
+                 depends_on: list[str] | None = None, spawned_by: str | None = None,
+                 investigating: str | None = None) -> None:
+        self.id = node_id
+        self.line = line
+        self.section = section
+        self.depends_on = depends_on or []
+        self.spawned_by = spawned_by
+        self.investigating = investigating
+
+    def __repr__(self) -> str:
+        return f"NodeInfo({self.id!r}, line={self.line})"
+
+
+# A node heading's ID in a plain tree, as _NODE_TUPLES reads it
+_NODE_ID_H3 = re.compile(rf"\n###[ \t\r]+({ID_PATTERN})[^\S\n]*:")
+# One tuple per line the frontier reads of the tree: (###, node ID, key, value); a heading's
+# ID is what NODE_HEADING would read from its title.
+_NODE_TUPLES = re.compile(
+    rf"^(?:( {{0,3}}###)(?:[ \t\r]+({ID_PATTERN})[^\S\n]*:[^\n]*|(?:[ \t\r][^\n]*)?)"
+    r"|[-*+][ \t]+(?:\*\*)?((?i:section|depends on|spawned by|investigating))(?:\*\*)?"
+    r"[ \t]*:(?:\*\*)?(?:[ \t]+([^\n]*))?\r?)$", re.M)
+
+def split_ids(value: str | None) -> list[str]:
+    """`D1, D2` -> [D1, D2]; `none`/empty -> []; `D4 -> the user's words` -> [D4]."""
+    if value is None:
+        return []
+    text = value.split(" -> ", 1)[0].strip()
+    if not text or text.lower() in ("none", "-", "n/a"):
+        return []
+    parts = text.split(",") if ";" not in text else re.split(r"[,;]", text)
+    return [part.strip() for part in parts if part.strip()]
