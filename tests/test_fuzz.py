@@ -23,7 +23,7 @@ from mdgrill.checks.spec import validate_glossary_bytes, validate_progress_bytes
 from mdgrill.core import machine
 from mdgrill.errors import MdgrillError
 from mdgrill.formats.glossary import check_context_map, parse_context_map, parse_glossary, set_term
-from mdgrill.formats.progress import Progress, apply_change, read_progress
+from mdgrill.formats.progress import Change, Progress, apply_change, read_progress
 from mdgrill.formats.textfile import decode
 from mdgrill.shell import store
 from mdgrill.shell.session import check_loaded
@@ -271,7 +271,7 @@ def _collecting_spec() -> Progress:
             "  bypass_reason: null\n  assumptions: []\nskills: []\n---\n# F\n\n## Goal\n\nFuzz\n"
             "\n## Interview Responses\n\n### Goal Grill - Round 1\n- Asked: D1\n")
     prog = read_progress(text.encode(), "p.md")
-    change = machine.Change()
+    change = Change()
     change.append_lines.append("- Facts resolved: none")  # seal the log once
     return read_progress(apply_change(prog, change).encode(), "p.md")
 

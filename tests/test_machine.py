@@ -8,6 +8,7 @@ from mdgrill.core import machine
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Progress, apply_change
 from mdgrill.formats.textfile import TextFile
+from mdgrill.model.interview import quick_authorized
 from mdgrill.model.record import check_record
 
 DIGEST = "a" * 64
@@ -90,7 +91,7 @@ def test_set_mode_resets_only_contradicting() -> None:
     # "Only exact `--quick` authorization may bypass the interview": it is recorded as a block
     assert r["authorization_recorded"] is True
     assert "### Goal Grill - Mode\n- Mode: quick\n" in new
-    assert machine.quick_authorized(Progress(TextFile(new), "p"))
+    assert quick_authorized(Progress(TextFile(new), "p"))
 
 
 def test_skip_requires_assumption() -> None:

@@ -37,18 +37,30 @@ Term column and a Definition column.
 
 from __future__ import annotations
 
-from mdgrill.formats.glossary.checks import check_glossary as check_glossary
-from mdgrill.formats.glossary.contextmap import check_context_map as check_context_map
-from mdgrill.formats.glossary.contextmap import parse_context_map as parse_context_map
-from mdgrill.formats.glossary.language import language_rules as language_rules
-from mdgrill.formats.glossary.model import ContextEntry as ContextEntry
-from mdgrill.formats.glossary.model import ContextMap as ContextMap
-from mdgrill.formats.glossary.model import Glossary as Glossary
-from mdgrill.formats.glossary.model import Shape as Shape
-from mdgrill.formats.glossary.model import Term as Term
-from mdgrill.formats.glossary.parse import parse_glossary as parse_glossary
-from mdgrill.formats.glossary.write import new_glossary as new_glossary
-from mdgrill.formats.glossary.write import set_term as set_term
+from mdgrill.formats.glossary.checks import (
+    check_glossary,
+)
+from mdgrill.formats.glossary.contextmap import (
+    check_context_map,
+    parse_context_map,
+)
+from mdgrill.formats.glossary.language import (
+    language_rules,
+)
+from mdgrill.formats.glossary.model import (
+    ContextEntry,
+    ContextMap,
+    Glossary,
+    Shape,
+    Term,
+)
+from mdgrill.formats.glossary.parse import (
+    parse_glossary,
+)
+from mdgrill.formats.glossary.write import (
+    new_glossary,
+    set_term,
+)
 
 __all__ = [
     "ContextEntry",

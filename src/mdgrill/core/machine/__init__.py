@@ -1,0 +1,101 @@
+"""The interview state machine: old record + command -> new record + lines to append, or a refusal.
+
+Pure: no files, no git. The semantics are smart-ralph's `phase_gate.py` (docs/contract.md) with the
+state kept in `.progress.md`; each transition also says what the log gains.
+"""
+
+from __future__ import annotations
+
+from mdgrill.core.machine.basics import (
+    MAX_DECISIONS,
+    ROUND_KEYS,
+    _close_open_round,
+    _current_round_block,
+    _ids,
+    _require_open_round,
+    _require_status,
+    _reset,
+    close_round_lines,
+    interview_of,
+    require_id,
+    require_phase,
+)
+from mdgrill.core.machine.begin import (
+    _errors_text,
+    _manifest_revision,
+    begin_interview,
+    check_skills,
+    record_skill_load,
+    require_fresh,
+    set_mode,
+    stale_context,
+)
+from mdgrill.core.machine.closing import (
+    APPROVAL_OPTIONS,
+    APPROVE_LABEL,
+    _dependents,
+    _reply_line,
+    await_confirmation,
+    cancel,
+    check_delegation,
+    confirm,
+    revise,
+    skip,
+)
+from mdgrill.core.machine.rounds import (
+    _answer_text,
+    _askable,
+    _refuse_unaskable,
+    _require_user_words,
+    amend,
+    domain_language,
+    open_frontier,
+    out_of_scope,
+    record_answer,
+    record_fact,
+    record_stop,
+)
+
+__all__ = [
+    "APPROVAL_OPTIONS",
+    "APPROVE_LABEL",
+    "MAX_DECISIONS",
+    "ROUND_KEYS",
+    "_answer_text",
+    "_askable",
+    "_close_open_round",
+    "_current_round_block",
+    "_dependents",
+    "_errors_text",
+    "_ids",
+    "_manifest_revision",
+    "_refuse_unaskable",
+    "_reply_line",
+    "_require_open_round",
+    "_require_status",
+    "_require_user_words",
+    "_reset",
+    "amend",
+    "await_confirmation",
+    "begin_interview",
+    "cancel",
+    "check_delegation",
+    "check_skills",
+    "close_round_lines",
+    "confirm",
+    "domain_language",
+    "interview_of",
+    "open_frontier",
+    "out_of_scope",
+    "record_answer",
+    "record_fact",
+    "record_skill_load",
+    "record_stop",
+    "require_fresh",
+    "require_id",
+    "require_phase",
+    "revise",
+    "set_mode",
+    "skip",
+    "stale_context",
+]

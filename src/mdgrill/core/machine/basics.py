@@ -1,0 +1,99 @@
+"""The interview record's basics: IDs and phases, the open round and how it closes, a reset."""
+
+from __future__ import annotations
+
+from mdgrill.errors import GateRefusal, InputError
+from mdgrill.formats.progress import Block, Change, Progress, block_heading
+from mdgrill.model.record import (
+    PHASES,
+    is_id,
+)
+
+ROUND_KEYS = ("Facts resolved", "Decisions", "Out of scope", "Domain language")
+# The most decisions one interview may ask. Measured (docs/guarantees.md): at 100,000 the
+# front matter lists are ~2.4 MB and a record-answer takes ~0.3 s; every call rewrites them.
+MAX_DECISIONS = 100_000
+
+
+def require_id(value: str, what: str = "decision ID") -> str:
+    if not is_id(value):
+        raise InputError("INVALID_ID", f"`{value}` is not a valid {what}: IDs start with a "
+                         "letter and hold letters, digits, `.`, `_` or `-` (e.g. D1, auth.users)")
+    return value
+
+
+def require_phase(phase: str) -> str:
+    if phase not in PHASES:
+        raise InputError("INVALID_PHASE", f"`{phase}` is not a phase: use one of "
+                         f"{', '.join(PHASES)}")
+    return phase
+
+
+def interview_of(data: dict[str, object]) -> dict[str, object]:
+    iv = data.get("interview")
+    if not isinstance(iv, dict):
+        raise GateRefusal("INTERVIEW_MISSING", "no interview is open in this spec: run "
+                          "`mdgrill begin-interview SPEC --phase P --interview-id ID` first")
+    # the interview holds scalars and flat lists (context: a list of flat dicts)
+    return {k: ([dict(x) if isinstance(x, dict) else x for x in v] if isinstance(v, list) else v)
+            for k, v in iv.items()}
+
+
+def _ids(iv: dict[str, object], key: str) -> list[str]:
+    value = iv[key]
+    assert isinstance(value, list)
+    return value
+
+
+def _require_status(iv: dict[str, object], verb: str, *allowed: str) -> None:
+    if iv["status"] not in allowed:
+        raise GateRefusal("ILLEGAL_TRANSITION",
+                          f"{verb} needs an interview that is {' or '.join(allowed)}; "
+                          f"interview {iv['id']} is {iv['status']}")
+
+
+def _current_round_block(prog: Progress, iv: dict[str, object]) -> Block | None:
+    last = prog.last_block()
+    if last is not None and last.kind == "round" and last.phase == iv["phase"] and \
+            last.round == iv["round"]:
+        return last
+    return None
+
+
+def _require_open_round(prog: Progress, iv: dict[str, object], verb: str) -> Block:
+    block = _current_round_block(prog, iv)
+    if block is None:
+        raise GateRefusal("ILLEGAL_TRANSITION",
+                          f"{verb} writes into the open round, and the log's last block is not "
+                          f"round {iv['round']} of {iv['phase']}: run `mdgrill open-frontier "
+                          f"SPEC --round {iv['round']} --decision-id ID` first")
+    return block
+
+
+def close_round_lines(prog: Progress, block: Block) -> list[str]:
+    """The lines that close a round: the five keys it lacks (as `none`) and the frontier."""
+    from mdgrill.model.tree import frontier_ids
+
+    present = {e.key.lower() for e in block.entries}
+    lines = [f"- {key}: none" for key in ROUND_KEYS if key.lower() not in present]
+    lines.append(f"- Frontier after round: {', '.join(frontier_ids(prog)) or 'none'}")
+    return lines
+
+
+def _close_open_round(prog: Progress, iv: dict[str, object], change: Change) -> None:
+    block = _current_round_block(prog, iv)
+    if block is not None and not block.get("Frontier after round"):
+        change.append_lines.extend(close_round_lines(prog, block))
+
+
+def _reset(data: dict[str, object], change: Change, reason: str) -> bool:
+    iv = data.get("interview")
+    if not isinstance(iv, dict):
+        return False
+    change.updates["interview"] = None
+    change.block(block_heading(str(iv["phase"]), "Grill - Reset"),
+                 [f"- Interview: {iv['id']}", f"- Reason: {reason}"])
+    return True
+
+
+# -- verbs ---------------------------------------------------------------------------------

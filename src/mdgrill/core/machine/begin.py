@@ -1,0 +1,198 @@
+"""Starting an interview: the mode, the skill load, beginning or resuming, and a context that
+must still be the one the interview began on."""
+
+from __future__ import annotations
+
+from mdgrill.core.gate import quick_authorized
+from mdgrill.core.machine.basics import _reset, require_id, require_phase
+from mdgrill.errors import GateRefusal, InputError
+from mdgrill.formats.progress import Change, Progress, block_heading
+from mdgrill.model.record import (
+    PHASES,
+    TERMINAL,
+    new_interview,
+)
+
+
+def set_mode(data: dict[str, object], prog: Progress, quick: bool,
+             now: str) -> tuple[Change, dict[str, object]]:
+    """Set the mode; `--quick` (only that exact flag reaches here) is recorded as a block,
+    and `--interactive` after it records the revocation."""
+    change = Change()
+    mode = "quick" if quick else "interactive"
+    change.updates["mode"] = mode
+    iv = data.get("interview")
+    reset = False
+    if isinstance(iv, dict):
+        incompatible = (quick and iv.get("status") != "bypassed_quick") or \
+            (not quick and iv.get("status") == "bypassed_quick")
+        if incompatible:
+            reset = _reset(data, change, f"mode changed to {mode}")
+    authorized = quick_authorized(prog)
+    if quick != authorized:
+        phase = str(data.get("phase") or "start")
+        change.block(block_heading(phase if phase in PHASES else "start", "Grill - Mode"),
+                     [f"- Mode: {mode}", "- Authorization: "
+                      + ("the exact `mdgrill mode --quick` flag" if quick else
+                         "`mdgrill mode --interactive` (quick mode revoked)"), f"- At: {now}"])
+    return change, {"mode": mode, "interview_reset": reset,
+                    "authorization_recorded": quick != authorized}
+
+
+def record_skill_load(data: dict[str, object], header: dict[str, object],
+                      skills: list[dict[str, object]]) -> tuple[Change, dict[str, object]]:
+    change = Change()
+    old = {"header": data.get("skill_manifest"), "skills": data.get("skills") or []}
+    change.updates["skill_manifest"] = header
+    change.updates["skills"] = skills
+    reset = False
+    changed = (old["header"], old["skills"]) != (header, skills)
+    if changed and (old["header"] is not None or old["skills"]):
+        reset = _reset(data, change, "the skill manifest changed")
+    failed_core = [s["name"] for s in skills if s.get("core") and s.get("status") == "failed"]
+    warnings = [f"domain skill {s['name']} failed to load: {_errors_text(s.get('errors'))}"
+                for s in skills if not s.get("core") and s.get("status") == "failed"]
+    return change, {"recorded": "skills", "interview_reset": reset, "core_failed": failed_core,
+                    "warnings": warnings}
+
+
+def _errors_text(errors: object) -> str:
+    return ", ".join(str(e) for e in errors) if isinstance(errors, list) else ""
+
+
+def check_skills(data: dict[str, object], phase: str, interview_id: str,
+                 discovery_revision: object, stale_files: list[str]) -> list[str]:
+    """Refuse on a stale or failed manifest; return warnings for failed domain skills."""
+    header = data.get("skill_manifest")
+    skills = data.get("skills") or []
+    assert isinstance(skills, list)
+    if isinstance(header, dict):
+        if header.get("phase") != phase or header.get("interview_id") != interview_id:
+            raise GateRefusal("SKILL_LOAD_STALE",
+                              f"the skill manifest was recorded for {header.get('phase')}/"
+                              f"{header.get('interview_id')}, not {phase}/{interview_id}: "
+                              "record the skills loaded for this interview")
+        if discovery_revision is not None and header.get("discovery_revision") is not None \
+                and str(header.get("discovery_revision")) != str(discovery_revision):
+            raise GateRefusal("SKILL_LOAD_STALE",
+                              f"the skill manifest is from discovery revision "
+                              f"{header.get('discovery_revision')}, not {discovery_revision}")
+    if stale_files:
+        raise GateRefusal("SKILL_LOAD_STALE", "skill files changed since they were loaded: "
+                          f"{', '.join(stale_files)}: load them again and record the manifest")
+    failed = [str(s.get("name")) for s in skills
+              if isinstance(s, dict) and s.get("core") and s.get("status") == "failed"]
+    if failed:
+        raise GateRefusal("SKILL_LOAD_FAILED", f"the core skill {', '.join(failed)} failed to "
+                          "load: fix it and record the manifest again")
+    return [f"domain skill {s.get('name')} failed to load" for s in skills
+            if isinstance(s, dict) and not s.get("core") and s.get("status") == "failed"]
+
+
+def _manifest_revision(data: dict[str, object]) -> str | None:
+    header = data.get("skill_manifest")
+    if isinstance(header, dict) and header.get("discovery_revision") is not None:
+        return str(header.get("discovery_revision"))
+    return None
+
+
+def begin_interview(data: dict[str, object], phase: str, interview_id: str,
+                    round_number: int | None, discovery_revision: str | None, digest: str,
+                    context: list[dict[str, str]],
+                    quick_ok: bool = False) -> tuple[Change, dict[str, object]]:
+    require_phase(phase)
+    require_id(interview_id, "interview ID")
+    if round_number is not None and round_number < 1:
+        raise InputError("INVALID_ROUND", "--round must be a positive whole number")
+    change = Change()
+    existing = data.get("interview")
+    if isinstance(existing, dict):
+        same = existing.get("phase") == phase and existing.get("id") == interview_id
+        stale = existing.get("context_digest") != digest
+        if same and not stale:
+            if existing.get("status") in TERMINAL:
+                raise GateRefusal("INTERVIEW_TERMINAL",
+                                  f"interview {interview_id} is {existing.get('status')}: a "
+                                  "finished interview is never reopened; begin a new one with "
+                                  "another --interview-id")
+            if round_number is not None and existing.get("round") != round_number:
+                raise GateRefusal("ROUND_MISMATCH",
+                                  f"interview {interview_id} is in round {existing.get('round')}, "
+                                  f"not {round_number}")
+            return change, {"status": existing["status"], "resumed": True,
+                            "round": existing["round"], "context_digest": digest}
+        if same and stale:
+            _reset(data, change, "the context changed (digest "
+                   f"{str(existing.get('context_digest'))[:12]}… -> {digest[:12]}…)")
+        elif existing.get("status") not in TERMINAL:
+            if not stale:
+                raise GateRefusal("INTERVIEW_STALE",
+                                  f"interview {existing.get('id')} ({existing.get('phase')}) is "
+                                  f"still {existing.get('status')}: finish, skip or revise it "
+                                  "before beginning another")
+            _reset(data, change, "the context changed while it was open")
+    quick = data.get("mode") == "quick"
+    if quick and not quick_ok:
+        raise GateRefusal("QUICK_NOT_AUTHORIZED",
+                          "`mode: quick` is in the front matter, but the log holds no quick-mode "
+                          "authorization: only the exact `mdgrill mode SPEC --quick` authorizes a "
+                          "bypass (a hand-typed or imported quick flag never does). Run it, or "
+                          "`mdgrill mode SPEC --interactive` to interview; nothing was written")
+    status = "bypassed_quick" if quick else "collecting"
+    iv = new_interview(phase, interview_id, round_number or 1, status, digest, context)
+    revision = discovery_revision if discovery_revision is not None else \
+        _manifest_revision(data)
+    if revision is None and data.get("discovery_revision") is not None:
+        revision = str(data.get("discovery_revision"))
+    if revision is not None:
+        value: object = int(revision) if revision.isdigit() else revision
+        iv["discovery_revision"] = value
+        change.updates["discovery_revision"] = value
+    change.updates["interview"] = iv
+    change.updates["phase"] = phase
+    if quick:
+        change.block(block_heading(phase, "Grill - Bypassed"),
+                     [f"- Interview: {interview_id}", "- Reason: Explicit --quick authorization",
+                      f"- Context digest: {digest}"])
+    return change, {"status": status, "resumed": False, "round": iv["round"],
+                    "context_digest": digest}
+
+
+def stale_context(iv: dict[str, object], digest: str,
+                  context: list[dict[str, str]]) -> str | None:
+    """What changed since the interview recorded its context, or None when nothing did."""
+    if iv.get("context_digest") == digest:
+        return None
+    recorded = iv.get("context")
+    old = {str(c.get("path")): c.get("sha256") for c in recorded
+           if isinstance(c, dict)} if isinstance(recorded, list) else {}
+    new = {c["path"]: c["sha256"] for c in context}
+    changes = []
+    for path in sorted(set(old) | set(new)):
+        if path not in new:
+            changes.append(f"{path} was removed")
+        elif path not in old:
+            changes.append(f"{path} appeared")
+        elif old[path] != new[path]:
+            changes.append(f"{path} changed")
+    return "; ".join(changes) or "the goal changed"
+
+
+def require_fresh(data: dict[str, object], digest: str, context: list[dict[str, str]],
+                  verb: str) -> None:
+    """Refuse when the context changed: "the helper re-reads those sources and recomputes the
+    digest at every gate"."""
+    iv = data.get("interview")
+    if not isinstance(iv, dict):
+        return
+    what = stale_context(iv, digest, context)
+    if what is None:
+        return
+    raise GateRefusal(
+        "CONTEXT_STALE",
+        f"{verb} refused: the context of interview {iv.get('id')} changed since it began "
+        f"({what}), so what the user would approve is not what the rounds were asked on; "
+        f"nothing was written. Run `mdgrill begin-interview SPEC --phase {iv.get('phase')} "
+        f"--interview-id {iv.get('id')}` again: it resets the interview to the new context "
+        "and keeps every recorded round (answered decisions stay answered)",
+        details={"recorded": iv.get("context_digest"), "current": digest, "changed": what})

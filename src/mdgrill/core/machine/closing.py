@@ -1,0 +1,305 @@
+"""Closing an interview: the brief, the explicit approval, cancel, skip, revise, and whether
+the agent may delegate."""
+
+from __future__ import annotations
+
+from mdgrill.core.gate import quick_authorized
+from mdgrill.core.machine.basics import (
+    _close_open_round,
+    _ids,
+    _require_status,
+    interview_of,
+    require_id,
+    require_phase,
+)
+from mdgrill.errors import GateRefusal, InputError
+from mdgrill.formats.progress import Change, Progress, block_heading, single_line
+from mdgrill.model.record import (
+    CANONICAL_CONFIRMATION,
+    TERMINAL,
+    check_record,
+)
+from mdgrill.model.tree import (
+    prerequisites,
+    spec_frontier,
+)
+
+
+def await_confirmation(data: dict[str, object], prog: Progress, confirmation_id: str,
+                       approach: str, brief: list[str]) -> tuple[Change, dict[str, object]]:
+    require_id(confirmation_id, "confirmation ID")
+    text = single_line(approach, "--approach")
+    iv = interview_of(data)
+    _require_status(iv, "await-confirmation", "collecting")
+    pending, asked = _ids(iv, "pending"), _ids(iv, "asked")
+    if pending:
+        raise GateRefusal("DECISIONS_PENDING", f"decisions {', '.join(pending)} are still "
+                          "pending: answer them (or mark them out of scope) first")
+    if confirmation_id in asked:
+        raise GateRefusal("DECISION_ALREADY_RECORDED",
+                          f"{confirmation_id} was already used in this interview: pick a new "
+                          "confirmation ID")
+    from mdgrill.core.gate import require_clear
+
+    require_clear(prog, iv, "await-confirmation")
+    change = Change()
+    _close_open_round(prog, iv, change)
+    asked.append(confirmation_id)
+    pending.append(confirmation_id)
+    iv["approach"] = text
+    iv["status"] = "awaiting_confirmation"
+    iv.pop("round_frontier", None)
+    change.updates["interview"] = iv
+    lines = [f"- Confirmation ID: {confirmation_id}", f"- Approach: {text}"]
+    if brief:
+        lines.append("")
+        lines.extend(("> " + line).rstrip() for line in brief)
+    change.block(block_heading(str(iv["phase"]), "Grill - Awaiting Confirmation"), lines)
+    return change, {"status": "awaiting_confirmation", "confirmation_id": confirmation_id,
+                    "question": APPROVAL_OPTIONS}
+
+
+# The final approval question, as the framework words it; only the first completes the gate.
+APPROVE_LABEL = "Approve and delegate"
+APPROVAL_OPTIONS = [f"{APPROVE_LABEL} (Recommended)", "Revise decisions", "Cancel"]
+
+
+def confirm(data: dict[str, object], prog: Progress, confirmation_id: str,
+            source: str, reply: str | None = None) -> tuple[Change, dict[str, object]]:
+    iv = interview_of(data)
+    _require_status(iv, "confirm", "awaiting_confirmation")
+    if source != CANONICAL_CONFIRMATION:
+        raise GateRefusal("INVALID_CONFIRMATION_SOURCE",
+                          f"confirm takes --source {CANONICAL_CONFIRMATION} (the user's explicit "
+                          f"approval), not `{source}`")
+    pending = _ids(iv, "pending")
+    if confirmation_id not in pending:
+        raise GateRefusal("CONFIRMATION_ID_MISMATCH",
+                          f"{confirmation_id} is not the pending confirmation "
+                          f"({', '.join(pending) or 'none'})")
+    words = None
+    if reply is not None:
+        from mdgrill.core.approval import APPROVE_AND_DELEGATE, approval_choice
+
+        words = single_line(reply, "--reply")
+        if approval_choice(words) != APPROVE_AND_DELEGATE:
+            raise GateRefusal("APPROVAL_NOT_EXPLICIT",
+                              f"`{words}` is not the explicit selection `{APPROVE_LABEL}`: "
+                              "only that choice approves (a `yes` or `proceed` does not). "
+                              "Ask the approval question again; nothing was written",
+                              details={"question": APPROVAL_OPTIONS})
+    from mdgrill.core.gate import require_clear
+
+    require_clear(prog, iv, "confirm")
+    pending.remove(confirmation_id)
+    iv["confirmation"] = source
+    iv["status"] = "skipped" if iv["bypass_reason"] is not None else "complete"
+    change = Change()
+    change.updates["interview"] = iv
+    lines = [f"- Interview: {iv['id']}", f"- Confirmation ID: {confirmation_id}",
+             f"- Source: {source}", f"- Status: {iv['status']}",
+             f"- Context digest: {iv['context_digest']}"]
+    if words is not None:
+        lines.append(_reply_line(words))
+    change.block(block_heading(str(iv["phase"]), "Grill - Confirmed"), lines)
+    return change, {"status": iv["status"], "round": iv["round"]}
+
+
+def _reply_line(words: str) -> str:
+    """The user's verbatim reply as a block line: a JSON string, so quotes cannot end it."""
+    import json
+
+    return f"- Reply: {json.dumps(words, ensure_ascii=False)}"
+
+
+def cancel(data: dict[str, object], reply: str | None) -> tuple[Change, dict[str, object]]:
+    """The user chose Cancel: "leave the interview nonterminal; stop without delegation"."""
+    iv = interview_of(data)
+    # Cancel answers the approval question; while collecting, the round stays open instead.
+    _require_status(iv, "cancel", "awaiting_confirmation")
+    pending = _ids(iv, "pending")
+    lines = [f"- Interview: {iv['id']}"]
+    if pending:
+        lines.append(f"- Confirmation ID: {pending[0]}")
+    if reply is not None:
+        lines.append(_reply_line(single_line(reply, "--reply")))
+    change = Change()
+    change.block(block_heading(str(iv["phase"]), "Grill - Cancelled"), lines)
+    return change, {"status": iv["status"], "cancelled": True,
+                    "next": "stop without delegating; the interview stays open for later"}
+
+
+def skip(data: dict[str, object], prog: Progress, reason: str, assumptions: list[str],
+         confirmation_id: str) -> tuple[Change, dict[str, object]]:
+    require_id(confirmation_id, "confirmation ID")
+    why = single_line(reason, "--reason")
+    notes = [single_line(a, "--assumption") for a in assumptions if a.strip()]
+    if not notes:
+        raise InputError("ASSUMPTION_REQUIRED", "skip needs at least one --assumption: say "
+                         "what you will assume in place of the skipped decisions")
+    iv = interview_of(data)
+    _require_status(iv, "skip", "collecting", "awaiting_confirmation")
+    if not _ids(iv, "asked"):
+        raise GateRefusal("NOTHING_ASKED",
+                          f"interview {iv['id']} has asked nothing yet: a bare `skip` defaults "
+                          "\"the remaining phase interview\" after the user has seen a question. "
+                          "Ask the frontier first (`mdgrill open-frontier`); to bypass an "
+                          "interview entirely, the user authorizes `mdgrill mode SPEC --quick`")
+    change = Change()
+    if iv["status"] == "collecting":
+        _close_open_round(prog, iv, change)
+    pending = _ids(iv, "pending")
+    answered_before = set(_ids(iv, "asked")) - set(pending)
+    retired = list(pending)
+    defaulted = list(dict.fromkeys(retired + spec_frontier(prog).open))
+    iv["asked"] = [i for i in _ids(iv, "asked") if i not in retired or i in answered_before]
+    asked = _ids(iv, "asked")
+    if confirmation_id not in asked:
+        asked.append(confirmation_id)
+    iv["pending"] = [confirmation_id]
+    iv["status"] = "awaiting_confirmation"
+    iv.pop("round_frontier", None)
+    if iv["approach"] is None:
+        iv["approach"] = "Skip remaining interview decisions"
+    iv["bypass_reason"] = why
+    recorded = _ids(iv, "assumptions")
+    for note in notes:
+        if note not in recorded:
+            recorded.append(note)
+    change.updates["interview"] = iv
+    lines = [f"- Confirmation ID: {confirmation_id}", f"- Reason: {why}",
+             f"- Retired: {', '.join(retired) or 'none'}",
+             f"- Defaulted: {', '.join(defaulted) or 'none'}"]
+    lines.extend(f"- Assumption: {note}" for note in notes)
+    change.block(block_heading(str(iv["phase"]), "Grill - Skipped"), lines)
+    return change, {"status": "awaiting_confirmation", "confirmation_id": confirmation_id,
+                    "defaulted": defaulted, "question": APPROVAL_OPTIONS}
+
+
+def _dependents(prog: Progress, ids: list[str], answered: set[str]) -> list[str]:
+    """Answered decisions that depend on `ids`, directly or through each other."""
+    children: dict[str, list[str]] = {}
+    for node in prog.node_index():
+        for parent in prerequisites(node):
+            children.setdefault(parent, []).append(node.id)
+    found: list[str] = []
+    queue = list(ids)
+    seen = set(ids)
+    while queue:
+        for child in children.get(queue.pop(0), []):
+            if child not in seen:
+                seen.add(child)
+                queue.append(child)
+                if child in answered:
+                    found.append(child)
+    return found
+
+
+def revise(data: dict[str, object], prog: Progress,
+           ids: list[str]) -> tuple[Change, dict[str, object]]:
+    """Reopen decisions and every answered decision that depends on them ("invalidate
+    dependent answers"); ask in the next round those whose prerequisites still stand."""
+    for node_id in ids:
+        require_id(node_id)
+    iv = interview_of(data)
+    _require_status(iv, "revise", "awaiting_confirmation")
+    from mdgrill.model.tree import ledger_of
+
+    ledger = ledger_of(prog)
+    named = list(dict.fromkeys(ids))
+    dependents = [d for d in _dependents(prog, named, set(ledger.answered)) if d not in named]
+    reopened = named + dependents
+    reopened_set = set(reopened)
+    index = {n.id: n for n in prog.node_index()}
+    ask_now: list[str] = []
+    for node_id in named:
+        node = index.get(node_id)
+        if node is None or not any(p in reopened_set for p in prerequisites(node)):
+            ask_now.append(node_id)
+    asked, pending = _ids(iv, "asked"), _ids(iv, "pending")
+    answered = [i for i in asked if i not in pending]
+    retired = list(pending)
+    # a reopened decision is unanswered again: asked anew when the frontier reaches it
+    iv["asked"] = [i for i in asked if (i not in retired or i in answered)
+                   and i not in reopened_set]
+    asked = _ids(iv, "asked")
+    for node_id in ask_now:
+        if node_id not in asked:
+            asked.append(node_id)
+    iv["pending"] = list(ask_now)
+    rnd = iv["round"]
+    assert isinstance(rnd, int)
+    iv["round"] = rnd + 1
+    iv["status"] = "collecting"
+    iv["approach"] = None
+    iv["confirmation"] = None
+    iv["bypass_reason"] = None
+    iv["round_frontier"] = list(ask_now)
+    change = Change()
+    change.updates["interview"] = iv
+    phase = str(iv["phase"])
+    lines = [f"- Retired: {', '.join(retired) or 'none'}", f"- Reopened: {', '.join(reopened)}"]
+    if dependents:
+        lines.append(f"- Dependents: {', '.join(dependents)} (answered on what is reopened: "
+                     "asked again once it is answered)")
+    lines.append(f"- Next round: {rnd + 1}")
+    change.block(block_heading(phase, "Grill - Revised"), lines)
+    change.block(block_heading(phase, f"Grill - Round {rnd + 1}"),
+                 [f"- Asked: {', '.join(ask_now)}"])
+    previous = {i: ledger.answers[i] for i in reopened if i in ledger.answers}
+    return change, {"status": "collecting", "round": rnd + 1, "pending": list(ask_now),
+                    "reopened": reopened, "dependents": dependents,
+                    "previous_answers": previous}
+
+
+def check_delegation(prog: Progress, phase: str, interview_id: str,
+                     given_digest: str | None, current_digest: str,
+                     discovery_revision: str | None = None) -> dict[str, object]:
+    require_phase(phase)
+    from mdgrill.core.artifact_gate import superseded_interviews
+
+    if interview_id in superseded_interviews(prog.blocks):
+        raise GateRefusal("INTERVIEW_SUPERSEDED",
+                          f"interview {interview_id} was set aside by a reopening (see the "
+                          "`Reopened` block): its approval is history; the gates run again "
+                          "from the reopened phase")
+    data = prog.data
+    iv = interview_of(data)
+    if iv.get("phase") != phase or iv.get("id") != interview_id:
+        raise GateRefusal("INTERVIEW_STALE",
+                          f"the spec's interview is {iv.get('phase')}/{iv.get('id')}, not "
+                          f"{phase}/{interview_id}")
+    status = iv.get("status")
+    if status not in TERMINAL:
+        raise GateRefusal("INTERVIEW_INCOMPLETE", f"interview {interview_id} is {status}: it "
+                          "must be approved (confirm), skipped or quick-bypassed first")
+    problems = [p for p in check_record(data) if p.key == "interview" or p.code != "INVALID_STATE"]
+    if problems:
+        raise GateRefusal(problems[0].code, problems[0].message)
+    if status == "bypassed_quick" and not quick_authorized(prog):
+        raise GateRefusal("QUICK_NOT_AUTHORIZED",
+                          "the interview is bypassed_quick, but the log holds no quick-mode "
+                          "authorization (`mdgrill mode SPEC --quick`): a hand-typed or imported "
+                          "quick flag never bypasses the gate")
+    recorded_revision = iv.get("discovery_revision")
+    if discovery_revision is not None and recorded_revision is not None and \
+            str(recorded_revision) != str(discovery_revision):
+        raise GateRefusal("DISCOVERY_STALE",
+                          f"the interview was begun at discovery revision {recorded_revision}, "
+                          f"not {discovery_revision}: run skill discovery's interview again")
+    if status != "bypassed_quick":
+        from mdgrill.core.gate import require_clear
+
+        require_clear(prog, iv, "check-delegation")
+    recorded = iv.get("context_digest")
+    if given_digest is not None and given_digest != recorded:
+        raise GateRefusal("CONTEXT_STALE", f"the digest you hold ({given_digest[:12]}…) is not "
+                          f"the one the interview recorded ({str(recorded)[:12]}…)")
+    if current_digest != recorded:
+        raise GateRefusal("CONTEXT_STALE",
+                          f"the context changed since the interview: recorded "
+                          f"{str(recorded)[:12]}…, now {current_digest[:12]}…: begin a new "
+                          "interview for the new context", details={"recorded": recorded,
+                                                                   "current": current_digest})
+    return {"decision": "allow", "path": "quick" if status == "bypassed_quick" else "interview",
+            "status": status, "context_digest": current_digest}

@@ -1,0 +1,350 @@
+"""Inside the rounds: asking the whole frontier, and recording what the user said (answers,
+facts, amendments, out of scope, the stop question, domain language)."""
+
+from __future__ import annotations
+
+from mdgrill.core.machine.basics import (
+    MAX_DECISIONS,
+    _close_open_round,
+    _current_round_block,
+    _ids,
+    _require_open_round,
+    _require_status,
+    interview_of,
+    require_id,
+)
+from mdgrill.errors import GateRefusal, InputError
+from mdgrill.formats.progress import Change, Progress, block_heading, single_line
+from mdgrill.model.record import (
+    TERMINAL,
+)
+from mdgrill.model.replies import (
+    ACCEPT_RECOMMENDATION,
+    BARE_SKIP,
+    CONTROL_ONLY,
+    NOT_AN_ANSWER,
+    SKIP_DECISION,
+    STOP,
+    classify,
+)
+from mdgrill.model.tree import (
+    INVESTIGATING,
+    OUT_OF_SCOPE,
+    RESOLVED,
+    Frontier,
+    spec_frontier,
+)
+
+
+def _askable(prog: Progress, ids: list[str]) -> tuple[Frontier, list[str]]:
+    """The frontier now, and a warning for each ID the tree does not hold; refuses an ID
+    whose node is resolved, out of scope, investigating or blocked."""
+    frontier = spec_frontier(prog)
+    warnings: list[str] = []
+    for node_id in ids:
+        if node_id not in frontier.statuses:
+            warnings.append(f"{node_id} is not a node of the design tree: asked as a decision "
+                            "kept elsewhere (add it with `mdgrill node add` to track it here)")
+            continue
+        _refuse_unaskable(node_id, frontier.statuses.get(node_id), frontier.blocked)
+    return frontier, warnings
+
+
+def _refuse_unaskable(node_id: str, status: str | None, blocked: dict[str, list[str]]) -> None:
+    if status == RESOLVED:
+        raise GateRefusal("DECISION_ALREADY_RECORDED",
+                          f"{node_id} is already resolved (answered, or by a recorded fact): to "
+                          "ask it again, `mdgrill revise` it after await-confirmation")
+    if status == OUT_OF_SCOPE:
+        raise GateRefusal("DECISION_OUT_OF_SCOPE",
+                          f"{node_id} was placed out of scope by the user: it is not asked "
+                          "again unless a `revise` reopens it")
+    if status == INVESTIGATING:
+        raise GateRefusal("DECISION_INVESTIGATING",
+                          f"{node_id} waits on a fact lookup (`Investigating:`): resolve the "
+                          "fact first (`mdgrill record-fact`), or drop the line from the node")
+    if node_id in blocked:
+        raise GateRefusal("DECISION_BLOCKED",
+                          f"{node_id} depends on {', '.join(blocked[node_id])}, still open: "
+                          "ask that first; a round asks only unblocked decisions")
+
+
+def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
+                  ids: list[str], spec_hint: str = "SPEC") -> tuple[Change, dict[str, object]]:
+    for node_id in ids:
+        require_id(node_id)
+    if len(set(ids)) != len(ids):
+        raise InputError("INVALID_INPUT", "--decision-id names the same ID twice")
+    iv = interview_of(data)
+    _require_status(iv, "open-frontier", "collecting")
+    current = iv["round"]
+    assert isinstance(current, int)
+    if round_number not in (current, current + 1):
+        raise GateRefusal("INVALID_ROUND_TRANSITION",
+                          f"open-frontier may stay in round {current} or open round "
+                          f"{current + 1}, not {round_number}")
+    asked, pending = _ids(iv, "asked"), _ids(iv, "pending")
+    if round_number == current + 1 and pending:
+        raise GateRefusal("DECISIONS_PENDING",
+                          f"round {current} still has pending decisions {', '.join(pending)}: "
+                          "record their answers (or mark them out of scope) before the next round")
+    pending_set, asked_set = set(pending), set(asked)
+    answered = asked_set - pending_set
+    for node_id in ids:
+        if node_id in answered:
+            raise GateRefusal("DECISION_ALREADY_RECORDED",
+                              f"{node_id} was already answered in this interview: to change it, "
+                              "use `mdgrill revise` after await-confirmation")
+    new_ids = [i for i in ids if i not in pending_set]
+    grows = sum(1 for i in new_ids if i not in asked_set)
+    if len(asked) + grows > MAX_DECISIONS:
+        raise InputError("TOO_MANY_DECISIONS",
+                         f"interview {iv['id']} would ask {len(asked) + grows:,} decisions; "
+                         f"mdgrill supports up to {MAX_DECISIONS:,} per interview: finish this "
+                         "interview and begin another for the rest")
+    frontier, warnings = _askable(prog, new_ids)
+    statuses = frontier.statuses
+    block = _current_round_block(prog, iv) if round_number == current else None
+    if block is None and round_number == current + 1:
+        from mdgrill.core.gate import unasked, unasked_refusal
+
+        missing = unasked(prog, iv, frontier)
+        if missing:
+            raise unasked_refusal(spec_hint, current, missing)
+    for node_id in new_ids:
+        if node_id not in asked_set:
+            asked.append(node_id)
+            asked_set.add(node_id)
+        pending.append(node_id)
+    iv["round"] = round_number
+    change = Change()
+    change.updates["interview"] = iv
+    if block is not None:
+        if new_ids:
+            change.append_lines.append(f"- Asked: {', '.join(new_ids)}")
+    else:
+        old = dict(iv)
+        old["round"] = current
+        _close_open_round(prog, old, change)
+        # what this round must ask before it closes: the frontier as the round opens
+        iv["round_frontier"] = list(frontier.frontier)
+        change.block(block_heading(str(iv["phase"]), f"Grill - Round {round_number}"),
+                     [f"- Asked: {', '.join(ids)}"])
+    if not change.touches_log and not new_ids:
+        change.updates.pop("interview")
+    wanted = iv.get("round_frontier")
+    still = [i for i in wanted if i not in asked_set and i in statuses and i not in answered] \
+        if isinstance(wanted, list) else []
+    return change, {"round": round_number, "pending": pending, "warnings": warnings,
+                    "frontier_not_yet_asked": still}
+
+
+def _answer_text(prog: Progress, decision_id: str, answer: str) -> str:
+    """What a reply records: the option it names, or the recommended option it accepts (the
+    user's words beside it), or the user's own words; refused if it answers nothing."""
+    # node_ids() reads only headings: a decision kept outside the tree costs no node parse
+    node = prog.node(decision_id) if decision_id in prog.node_ids() else None
+    options, recommended = node.choices() if node is not None else ([], None)
+    reply = classify(answer, options, recommended)
+    words = single_line(answer, "--answer")
+    if reply.kind in (CONTROL_ONLY, BARE_SKIP):
+        raise GateRefusal("CONTROL_ONLY_ANSWER",
+                          f"`{words}` is a {reply.kind.replace('_', ' ')} reply, not an answer "
+                          f"to {decision_id}: nothing was recorded; ask the same question again"
+                          + (", or `mdgrill skip` to default the rest with assumptions"
+                             if reply.kind == BARE_SKIP else ""))
+    if reply.kind == STOP:
+        raise GateRefusal("STOP_REQUESTED",
+                          f"`{words}` says the user is done, it answers nothing: nothing was "
+                          "recorded. Show what remains (`mdgrill frontier SPEC`); when it is "
+                          "due, ask Ready to build? (Ship / Keep asking / Refine a section) and "
+                          "record the choice with `mdgrill record-stop`")
+    if reply.kind == SKIP_DECISION:
+        raise GateRefusal("SKIP_DECISION_REQUESTED",
+                          f"`{words}` asks to leave {decision_id} without an answer: nothing "
+                          "was recorded. Ask the user which way: place it out of scope "
+                          f"(`mdgrill out-of-scope SPEC --decision-id {decision_id} --reply "
+                          "…`) or take a default (`mdgrill record-answer … --answer DEFAULT "
+                          "--assumption …`)")
+    if reply.kind == ACCEPT_RECOMMENDATION:
+        if reply.option is None:
+            raise GateRefusal("NO_RECOMMENDATION",
+                              f"`{words}` accepts the recommendation, but {decision_id} has "
+                              "none (no `(Recommended)` option): ask the user to choose")
+        return f"{reply.option} (accepted recommendation: \"{words}\")"
+    if reply.option is not None:
+        return reply.option if reply.how == "label" else \
+            f"{reply.option} (option {reply.index}: \"{words}\")"
+    return words
+
+
+def record_answer(data: dict[str, object], prog: Progress, decision_id: str, answer: str,
+                  assumption: str | None, other: bool = False) -> tuple[Change, dict[str, object]]:
+    require_id(decision_id)
+    iv = interview_of(data)
+    _require_status(iv, "record-answer", "collecting")
+    text = _answer_text(prog, decision_id, answer)
+    pending = _ids(iv, "pending")
+    if decision_id not in pending:
+        raise GateRefusal("DECISION_NOT_PENDING",
+                          f"{decision_id} is not pending (pending: {', '.join(pending) or 'none'})"
+                          ": open it with `mdgrill open-frontier` first")
+    _require_open_round(prog, iv, "record-answer")
+    pending.remove(decision_id)
+    change = Change()
+    change.append_lines.append(f"- Decisions: {decision_id} -> {text}")
+    if other:
+        change.append_lines.append(f"- Other: {decision_id}")
+    if assumption:
+        note = single_line(assumption, "--assumption")
+        assumptions = _ids(iv, "assumptions")
+        if note not in assumptions:
+            assumptions.append(note)
+        change.append_lines.append(f"- Assumptions: {note}")
+    change.updates["interview"] = iv
+    result: dict[str, object] = {"status": "collecting", "pending": pending, "recorded": text}
+    if other:
+        result["next"] = (f"add the decision this `Other` answer leads to: `mdgrill node add "
+                          f"SPEC ID --title T --spawned-by {decision_id}`")
+    return change, result
+
+
+def record_fact(data: dict[str, object], prog: Progress, text: str,
+                decision_id: str | None) -> tuple[Change, dict[str, object]]:
+    iv = interview_of(data)
+    _require_status(iv, "record-fact", "collecting")
+    fact = single_line(text, "the fact")
+    _require_open_round(prog, iv, "record-fact")
+    change = Change()
+    pending = _ids(iv, "pending")
+    if decision_id is not None:
+        require_id(decision_id)
+        status = spec_frontier(prog).statuses.get(decision_id)
+        if status in (RESOLVED, OUT_OF_SCOPE):
+            raise GateRefusal("DECISION_ALREADY_RECORDED",
+                              f"{decision_id} is already {status.lower().replace('_', ' ')}: a "
+                              "fact resolves an open decision, it never replaces the user's "
+                              "answer; record it without --decision-id to keep it beside")
+        fact = f"{decision_id} -> {fact}"
+        if decision_id in pending:
+            pending.remove(decision_id)
+            change.updates["interview"] = iv
+    change.append_lines.append(f"- Facts resolved: {fact}")
+    return change, {"pending": pending}
+
+
+def _require_user_words(reply: str, what: str) -> str:
+    words = single_line(reply, "--reply")
+    kind = classify(words).kind
+    if kind in NOT_AN_ANSWER:
+        raise GateRefusal("CONTROL_ONLY_ANSWER",
+                          f"`{words}` is a {kind.replace('_', ' ')} reply: it does not {what}; "
+                          "nothing was written. Ask the user")
+    return words
+
+
+def amend(data: dict[str, object], prog: Progress, decision_id: str, answer: str,
+          reason: str) -> tuple[Change, dict[str, object]]:
+    """`amend`: correct the wording of a recorded answer without reopening anything.
+
+    The log stays append-only: an `- Amended: ID -> words` line (in the open round, or in an
+    `Amended` block when no round is open) says how the answer reads from now on, with what it
+    said before and why. Only before approval: once the interview is terminal, its record was
+    approved as it stands, and changing it is a reopening.
+    """
+    require_id(decision_id)
+    iv = interview_of(data)
+    phase = str(iv["phase"])
+    if iv["status"] in TERMINAL:
+        raise GateRefusal("AMEND_AFTER_APPROVAL",
+                          f"the {phase} interview {iv['id']} is {iv['status']}: its answers were "
+                          f"approved as they read. To change what {decision_id} says, go back "
+                          f"with `mdgrill reopen SPEC --phase {phase} --reason TEXT` and ask "
+                          "again (before approval, `amend` corrects wording and `revise` "
+                          "reopens a decision whose substance changes)")
+    from mdgrill.model.tree import DEFAULTED_ANSWER, ledger_of
+
+    ledger = ledger_of(prog)
+    was = ledger.answers.get(decision_id)
+    if was is None or was == DEFAULTED_ANSWER:
+        raise GateRefusal("NOT_ANSWERED",
+                          f"{decision_id} has no recorded answer to amend: record one with "
+                          "`record-answer`")
+    if classify(answer).kind in (CONTROL_ONLY, BARE_SKIP):
+        raise GateRefusal("CONTROL_ONLY_ANSWER",
+                          f"`{answer.strip()}` is not a wording of {decision_id}'s answer: give "
+                          "the corrected text itself")
+    text = single_line(answer, "--answer")
+    why = single_line(reason, "--reason")
+    old = was[len(decision_id) + 4:] if was.startswith(f"{decision_id} -> ") else was
+    if text == old:
+        raise InputError("NOTHING_TO_AMEND", f"{decision_id} already reads `{text}`")
+    lines = [f"- Amended: {decision_id} -> {text}", f"- Was: {decision_id} -> {old}",
+             f"- Reason: {decision_id} -> {why}"]
+    change = Change()
+    if _current_round_block(prog, iv) is not None and iv["status"] == "collecting":
+        change.append_lines.extend(lines)
+    else:
+        change.block(block_heading(phase, "Grill - Amended"), lines)
+    return change, {"decision": decision_id, "answer": text, "was": old, "reason": why,
+                    "status": iv["status"]}
+
+
+def out_of_scope(data: dict[str, object], prog: Progress, decision_id: str,
+                 reply: str) -> tuple[Change, dict[str, object]]:
+    """The user's words place an asked decision out of scope ("every branch is resolved or
+    the user has explicitly placed it out of scope")."""
+    require_id(decision_id)
+    iv = interview_of(data)
+    _require_status(iv, "out-of-scope", "collecting")
+    words = _require_user_words(reply, f"place {decision_id} out of scope")
+    if decision_id not in _ids(iv, "asked"):
+        raise GateRefusal("DECISION_NOT_ASKED",
+                          f"{decision_id} has not been asked in this interview: out of scope "
+                          "is the user's call on a question they saw; ask it first "
+                          "(`mdgrill open-frontier`)")
+    _require_open_round(prog, iv, "out-of-scope")
+    change = Change()
+    pending = _ids(iv, "pending")
+    if decision_id in pending:
+        pending.remove(decision_id)
+        change.updates["interview"] = iv
+    change.append_lines.append(f"- Out of scope: {decision_id} -> {words}")
+    return change, {"pending": pending}
+
+
+def record_stop(data: dict[str, object], prog: Progress, choice: str,
+                section: str | None) -> tuple[Change, dict[str, object]]:
+    """The user's answer to "Ready to build?": ship, keep asking, or refine a section."""
+    iv = interview_of(data)
+    _require_status(iv, "record-stop", "collecting")
+    _require_open_round(prog, iv, "record-stop")
+    if choice == "refine" and not section:
+        raise InputError("USAGE", "--choice refine names the section to refine: add --section S")
+    line = f"- Stop: {choice}" + (f" (section: {single_line(section, '--section')})"
+                                  if section else "")
+    change = Change()
+    change.append_lines.append(line)
+    frontier = spec_frontier(prog)
+    if choice == "ship":
+        nxt = ("`mdgrill await-confirmation`" if not frontier.open else
+               f"decisions {', '.join(frontier.open)} are still open: the user places each out "
+               "of scope (`out-of-scope --reply`), or `skip` with assumptions, before "
+               "await-confirmation")
+    elif choice == "refine":
+        nxt = f"ask the open decisions of section {section} (`mdgrill frontier SPEC`)"
+    else:
+        nxt = "ask the next frontier (`mdgrill frontier SPEC`)"
+    return change, {"choice": choice, "open": frontier.open, "next": nxt}
+
+
+def domain_language(data: dict[str, object], prog: Progress, term: str,
+                    definition: str) -> Change:
+    """The `Domain language:` line a `term add --spec` adds to the open round, if one is open."""
+    change = Change()
+    iv = data.get("interview")
+    if isinstance(iv, dict) and iv.get("status") == "collecting" and \
+            _current_round_block(prog, iv) is not None:
+        change.append_lines.append(f"- Domain language: {single_line(term, 'term')} -> "
+                                   f"{single_line(definition, '--definition')}")
+    return change
