@@ -1,0 +1,276 @@
+"""Reading history: transition commits, a file's versions, blobs at revisions."""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING
+
+from mdgrill.errors import InputError
+
+if TYPE_CHECKING:
+    import subprocess
+    from collections.abc import Generator
+    from typing import TypedDict
+
+    class HeadState(TypedDict):
+        branch: str | None
+        detached: bool
+        unborn: bool
+        shallow: bool
+        head: str | None
+from mdgrill.git.vcs.repo import (
+    Repo,
+    _bad_rev,
+    _check,
+    _exe,
+    _head_sha,
+    _literal,
+    _open,
+    _repo_path,
+    _run,
+    _shallow,
+)
+from mdgrill.git.vcs.trailers import (
+    _HEX_OID,
+    _LOG_CONFIG,
+    _NULL_OIDS,
+    _RECORD_START,
+    TRAILER_SPEC,
+    TRAILER_TRANSITION,
+    TransitionCommit,
+    TransitionList,
+    escape_value,
+    parse_trailers,
+)
+
+# --------------------------------------------------------------------------- history
+
+_LOG_FORMAT = "--format=%x1e%H%x00%aI%x00%an%x00%ae%x00%B"
+
+
+def _log_records(out: bytes) -> list[list[bytes]]:
+    """Split `_LOG_FORMAT` output into [sha, date, name, email, body] records."""
+    records: list[bytes] = []
+    for chunk in out.split(b"\x1e")[1:]:
+        # A record separator inside a foreign commit's message belongs to that message.
+        if records and not re.match(_RECORD_START, chunk):
+            records[-1] += b"\x1e" + chunk
+        else:
+            records.append(chunk)
+    return [r.split(b"\x00", 4) for r in records if r.count(b"\x00") >= 4]
+
+
+def _transitions(repo_root: str, spec: str | None, rev: str) -> TransitionList:
+    if _bad_rev(rev):
+        raise InputError("BAD_REVISION", f"{rev!r} is not a revision name.")
+    greps = ["--fixed-strings", f"--grep={TRAILER_TRANSITION}:"]
+    if spec is not None:
+        greps += ["--all-match", f"--grep={TRAILER_SPEC}: {escape_value(spec)}"]
+    with _open(repo_root) as repo:
+        status, out, err = _run(repo, *_LOG_CONFIG, "log", "--encoding=UTF-8", "--no-color",
+                                _LOG_FORMAT, *greps, rev, "--")
+        if status != 0:
+            if rev == "HEAD" and _head_sha(repo) is None:
+                return TransitionList([], _shallow(repo_root))  # unborn: no commits yet
+            raise InputError("GIT_COMMAND_FAILED", f"git log {rev} failed: {err.strip()}")
+    commits: list[TransitionCommit] = []
+    for sha, date, name, email, body in _log_records(out):
+        message = body.decode("utf-8", "replace")
+        trailers = parse_trailers(message)
+        if TRAILER_TRANSITION not in trailers:
+            continue
+        if spec is not None and _norm_spec(trailers.get(TRAILER_SPEC, "")) != spec:
+            continue
+        subject = " ".join(message.split("\n\n", 1)[0].split())
+        commits.append(TransitionCommit(
+            sha.decode("ascii"), date.decode("ascii"), name.decode("utf-8", "replace"),
+            email.decode("utf-8", "replace"), subject, trailers))
+    return TransitionList(commits, _shallow(repo_root))
+
+
+def _norm_spec(spec: str) -> str:
+    return spec.replace("\\", "/").strip("/")
+
+
+def approval_commits(repo_root: str, spec_rel: str, rev: str = "HEAD") -> TransitionList:
+    """Transition commits for the spec folder `spec_rel` reachable from `rev`, newest first."""
+    return _transitions(repo_root, _norm_spec(spec_rel), rev)
+
+
+def all_transitions(repo_root: str, rev: str = "HEAD") -> TransitionList:
+    """Transition commits of every spec reachable from `rev`, newest first."""
+    return _transitions(repo_root, None, rev)
+
+
+class _BlobReader:
+    """One `git cat-file --batch` process, asked one object at a time (no pipe deadlock)."""
+
+    __slots__ = ("_proc",)
+
+    def __init__(self, repo: Repo) -> None:
+        import subprocess
+
+        try:
+            self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+                [_exe(), "cat-file", "--batch"], cwd=repo.root, env=repo.env,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        except OSError as exc:
+            raise InputError("GIT_NOT_AVAILABLE",
+                             f"git cannot be run ({exc.strerror}): install git or fix PATH."
+                             ) from exc
+
+    def read(self, name: bytes) -> tuple[bytes, bytes] | None:
+        """(object type, content) of `name` (an oid or `rev:path`), None if it is missing."""
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(name + b"\n")
+        proc.stdin.flush()
+        header = proc.stdout.readline()
+        parts = header.rstrip(b"\n").rsplit(b" ", 2)
+        if len(parts) != 3 or not parts[2].isdigit() or not re.match(_HEX_OID, parts[0]):
+            if header.endswith((b" missing\n", b" ambiguous\n")):
+                return None
+            raise InputError("GIT_COMMAND_FAILED",
+                             f"git cat-file stopped answering (got {header[:200]!r}).")
+        size = int(parts[2])
+        data = proc.stdout.read(size + 1)
+        if len(data) != size + 1:
+            raise InputError("GIT_COMMAND_FAILED", "git cat-file ended in the middle of an object.")
+        return parts[1], data[:size]
+
+    def close(self) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        self._proc = None
+        import subprocess
+        try:
+            if proc.stdin is not None:
+                proc.stdin.close()  # cat-file exits at end of input
+            proc.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            proc.kill()
+            proc.wait()
+        finally:
+            for stream in (proc.stdout, proc.stderr):
+                if stream is not None:
+                    stream.close()
+
+
+def _path_log(repo: Repo, rel: str, rev_range: str | None,
+              first_parent: bool) -> list[tuple[str, bytes | None]]:
+    """(commit, new blob id or None when deleted) per commit touching `rel`, oldest first."""
+    args = [*_LOG_CONFIG, "log", "-z", "-m", "--format=%H", "--raw", "--no-abbrev",
+            "--no-renames", "--reverse"]
+    if first_parent:
+        args.append("--first-parent")
+    status, out, err = _run(repo, *args, rev_range or "HEAD", "--", _literal(rel))
+    if status != 0:
+        if rev_range is None and _head_sha(repo) is None:
+            return []  # unborn branch: no history yet
+        raise InputError("BAD_REVISION", f"cannot read the history of {rel}: {err.strip()}")
+    want = os.fsencode(rel)
+    entries: list[tuple[str, bytes | None]] = []
+    sha = ""
+    tokens = out.split(b"\x00")
+    i = 0
+    while i < len(tokens):
+        token = tokens[i].lstrip(b"\n")
+        if token.startswith(b":"):
+            path = tokens[i + 1] if i + 1 < len(tokens) else b""
+            i += 2
+            # `-m` repeats a merge once per parent; its new blob is the same each time.
+            if path == want and not (entries and entries[-1][0] == sha):
+                meta = token.split(b" ")  # :old_mode new_mode old_oid new_oid status
+                oid = meta[3] if len(meta) > 4 else b""
+                gitlink = meta[1] == b"160000" if len(meta) > 1 else False
+                blob = None if oid in _NULL_OIDS or gitlink else oid
+                entries.append((sha, blob))
+            continue
+        if token:
+            sha = token.decode("ascii")
+        i += 1
+    return entries
+
+
+def iter_file_history(repo_root: str, rel_path: str, rev_range: str | None = None, *,
+                      first_parent: bool = False) -> Generator[tuple[str, bytes], None, None]:
+    """Like `file_history`, yielding one version at a time (close it if you stop early)."""
+    rel = _repo_path(repo_root, rel_path)
+    if rev_range is not None and _bad_rev(rev_range):
+        raise InputError("BAD_REVISION", f"{rev_range!r} is not a revision range.")
+    return _iter_history(repo_root, rel, rev_range, first_parent)
+
+
+def _iter_history(repo_root: str, rel: str, rev_range: str | None,
+                  first_parent: bool) -> Generator[tuple[str, bytes], None, None]:
+    with _open(repo_root) as repo:
+        entries = _path_log(repo, rel, rev_range, first_parent)
+        if not entries:
+            return
+        reader = _BlobReader(repo)
+        try:
+            for sha, blob in entries:
+                if blob is None:
+                    yield sha, b""
+                    continue
+                found = reader.read(blob)
+                if found is None:
+                    raise InputError(
+                        "GIT_OBJECT_MISSING",
+                        f"the version of {rel} at {sha} is not in this clone (blob "
+                        f"{blob.decode('ascii')}); fetch the full history and try again.")
+                yield sha, found[1]
+        finally:
+            reader.close()
+
+
+def file_history(repo_root: str, rel_path: str, rev_range: str | None = None, *,
+                 first_parent: bool = False) -> list[tuple[str, bytes]]:
+    """(commit sha, file bytes or b"" when deleted) per commit touching the file, oldest first."""
+    return list(iter_file_history(repo_root, rel_path, rev_range, first_parent=first_parent))
+
+
+def blobs_at(repo_root: str, wanted: list[tuple[str, str]]) -> list[bytes | None]:
+    """`blob_at` for many (rev, path) pairs through one `git cat-file` process."""
+    names = []
+    for rev, rel_path in wanted:
+        rel = _repo_path(repo_root, rel_path)
+        # A path with a newline cannot be named to `git cat-file --batch`: it reads as None.
+        names.append(None if _bad_rev(rev) or "\n" in rel or "\n" in rev
+                     else f"{rev}:{rel}".encode("utf-8", "surrogateescape"))
+    results: list[bytes | None] = []
+    with _open(repo_root) as repo:
+        reader = _BlobReader(repo)
+        try:
+            for name in names:
+                found = reader.read(name) if name is not None else None
+                results.append(found[1] if found is not None and found[0] == b"blob" else None)
+        finally:
+            reader.close()
+    return results
+
+
+def blob_at(repo_root: str, rev: str, rel_path: str) -> bytes | None:
+    """The file's bytes as stored at `rev` (no eol/smudge filters), or None if absent."""
+    return blobs_at(repo_root, [(rev, rel_path)])[0]
+
+
+def tracked_files(repo_root: str) -> list[str]:
+    """Repo-relative POSIX paths of every file in the index (what `git ls-files` lists)."""
+    with _open(repo_root) as repo:
+        out = _check(repo, "ls-files", "-z")
+    return [os.fsdecode(p) for p in out.split(b"\x00") if p]
+
+
+def ignored(repo_root: str, path: str) -> bool:
+    """Whether git ignores `path` (it need not exist), so `git add` of it would fail."""
+    root = os.path.abspath(repo_root)
+    try:
+        repo = _open(root)
+        rel = _repo_path(root, path)
+    except InputError:
+        return False
+    status, _, _ = _run(repo, "check-ignore", "-q", "--", rel)  # a tracked file never is
+    return status == 0
