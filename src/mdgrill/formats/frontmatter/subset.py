@@ -1,0 +1,337 @@
+"""The strict subset of YAML mdgrill writes, parsed in well under a millisecond."""
+
+from __future__ import annotations
+
+import re
+
+from mdgrill.errors import InputError
+from mdgrill.formats.frontmatter.safe_yaml import _MAX_DEPTH, _MAX_NODES
+
+# ---------------------------------------------------------------------------------------
+# The strict subset parser
+
+
+class _NotSubset(Exception):
+    pass
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+_INT = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
+# What a plain scalar may look like for the subset parser to trust its meaning: no YAML
+# indicator at the start, no `: ` or ` #`, and not a word YAML 1.1 resolves to non-string.
+_SAFE_PLAIN = re.compile(r"[A-Za-z_/.][A-Za-z0-9_ ./@()+,'-]*\Z")
+_SAFE_PLAIN_FLOW = re.compile(r"[A-Za-z_/.][A-Za-z0-9_ ./@()+'-]*\Z")
+class _Words:
+    """Words YAML 1.1 reads as booleans, nulls or special floats (a set: an alternation
+    regex of them cost 4 ms to compile on every start)."""
+
+    WORDS = frozenset((  # noqa: SIM905 - a list literal of 34 words reads worse
+        "y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF "
+        "null Null NULL ~ .inf .Inf .INF .nan .NaN .NAN +.inf +.Inf +.INF -.inf -.Inf -.INF"
+    ).split())
+
+    def match(self, text: str) -> bool:
+        return text in self.WORDS
+
+
+_YAML11_SPECIAL = _Words()
+_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?:[ \t]+(.*))?\Z")
+
+
+def _parse_subset(lines: list[str], base: int, path: str) -> dict[str, object]:
+    for line in lines:
+        if "#" in line and _has_comment(line):
+            raise _NotSubset
+        if "\t" in line:
+            raise _NotSubset
+    value, i = _parse_block(lines, 0, 0, base, path)
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    if i != len(lines):
+        raise _NotSubset
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InputError("MALFORMED_FILE",
+                         f"{path}:{base + 1}:1: the front matter must be a mapping of keys "
+                         "(`key: value` lines)", path=path, line=base + 1)
+    _check_size(value, lines, base, path)
+    return value
+
+
+def _check_size(value: dict[str, object], lines: list[str], base: int, path: str) -> None:
+    """The limits PyYAML's path enforces, counted the same way (a key is a value too)."""
+    count = 0
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        count += 1
+        if depth > _MAX_DEPTH or count > _MAX_NODES:
+            line = _deepest_line(lines) if depth > _MAX_DEPTH else len(lines)
+            raise InputError("MALFORMED_FILE", f"{path}:{base + line}:1: the front matter nests "
+                             f"deeper than {_MAX_DEPTH} levels or holds more than "
+                             f"{_MAX_NODES:,} values: simplify it", path=path, line=base + line)
+        if isinstance(node, dict):
+            count += len(node)  # the keys
+            stack.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node)
+
+
+def _deepest_line(lines: list[str]) -> int:
+    """The 1-based line (within the front matter) with the deepest indent."""
+    return max(range(len(lines)),
+               key=lambda i: _indent_of(lines[i]) if lines[i].strip() else -1) + 1
+
+
+def _has_comment(line: str) -> bool:
+    in_dq = False
+    prev = " "
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if in_dq:
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                in_dq = False
+        elif ch == '"':
+            in_dq = True
+        elif ch == "#" and prev in " \t":
+            return True
+        prev = ch
+        i += 1
+    return False
+
+
+def _indent_of(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _parse_block(lines: list[str], i: int, indent: int, base: int,
+                 path: str) -> tuple[object, int]:
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    if i >= len(lines):
+        return None, i
+    first = lines[i]
+    if _indent_of(first) != indent:
+        raise _NotSubset
+    if first[indent:].startswith("- ") or first[indent:] == "-":
+        return _parse_sequence(lines, i, indent, base, path)
+    return _parse_mapping(lines, i, indent, base, path)
+
+
+def _parse_sequence(lines: list[str], i: int, indent: int, base: int,
+                    path: str) -> tuple[list[object], int]:
+    items: list[object] = []
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip():
+            i += 1
+            continue
+        ind = _indent_of(line)
+        if ind < indent:
+            break
+        if ind != indent or not (line[indent:].startswith("- ") or line[indent:] == "-"):
+            raise _NotSubset
+        text = line[indent + 2:].strip()
+        if not text or _KEY_LINE.match(text):
+            raise _NotSubset  # nested block under a dash: leave it to PyYAML
+        items.append(_parse_inline(text))
+        i += 1
+    return items, i
+
+
+def _parse_mapping(lines: list[str], i: int, indent: int, base: int,
+                   path: str) -> tuple[dict[str, object], int]:
+    result: dict[str, object] = {}
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip():
+            i += 1
+            continue
+        ind = _indent_of(line)
+        if ind < indent:
+            break
+        if ind != indent:
+            raise _NotSubset
+        m = _KEY_LINE.match(line[indent:])
+        if m is None:
+            raise _NotSubset
+        key, rest = m.group(1), m.group(2)
+        if _YAML11_SPECIAL.match(key):
+            raise _NotSubset  # a YAML 1.1 word as a key is not a string to PyYAML
+        if key in result:
+            raise InputError("MALFORMED_FILE",
+                             f"{path}:{base + i + 1}:{indent + 1}: the key `{key}` appears twice "
+                             "in the front matter: keep one", path=path, line=base + i + 1)
+        i += 1
+        if rest is None or not rest.strip():
+            j = i
+            while j < len(lines) and not lines[j].strip():
+                j += 1
+            if j < len(lines) and _indent_of(lines[j]) > indent:
+                value, i = _parse_block(lines, j, _indent_of(lines[j]), base, path)
+            elif j < len(lines) and _indent_of(lines[j]) == indent and \
+                    lines[j][indent:].startswith("- "):
+                value, i = _parse_sequence(lines, j, indent, base, path)
+            else:
+                value = None
+            result[key] = value
+        else:
+            result[key] = _parse_inline(rest.strip())
+    return result, i
+
+
+_TOKEN = re.compile(r'\s*(?:([\[\]{},])|("(?:[^"\\]|\\.)*")|([^\[\]{},"]+))')
+
+
+# A flow list of plain words (`[D1, D3, auth.users]`: what `asked` and `pending` hold) is read
+# and written without the tokenizer, which costs ~10 us an item: at 10,000 decisions that is
+# most of a command's time. Anything else takes the general path.
+_WORD_LIST = re.compile(r"\[(?:[A-Za-z_][A-Za-z0-9_.-]*(?:, [A-Za-z_][A-Za-z0-9_.-]*)*)?\]\Z")
+_YAML11_WORDS = frozenset([
+    "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false",
+    "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL"])
+
+
+def _parse_inline(text: str) -> object:
+    if text[0] == "[" and _WORD_LIST.match(text):
+        items = text[1:-1].split(", ") if len(text) > 2 else []
+        if _YAML11_WORDS.isdisjoint(items):
+            return items
+    if text[0] in "[{":
+        tokens = _tokenize(text)
+        value, pos = _parse_flow(tokens, 0)
+        if pos != len(tokens):
+            raise _NotSubset
+        return value
+    return _scalar(text, flow=False)
+
+
+def _tokenize(text: str) -> list[tuple[str, str]]:
+    tokens: list[tuple[str, str]] = []
+    pos = 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None or m.end() == pos:
+            if not text[pos:].strip():
+                break
+            raise _NotSubset
+        if m.group(1):
+            tokens.append(("p", m.group(1)))
+        elif m.group(2):
+            tokens.append(("s", m.group(2)))
+        else:
+            raw = m.group(3).strip()
+            if raw:
+                tokens.append(("w", raw))
+        pos = m.end()
+    return tokens
+
+
+def _flow_guard(tokens: list[tuple[str, str]], pos: int, depth: int) -> None:
+    # Too deep for this recursive reader: PyYAML's C parser reads it and refuses it with a
+    # line number, where recursion here would end in a RecursionError traceback.
+    if pos >= len(tokens) or depth > _MAX_DEPTH:
+        raise _NotSubset
+
+
+def _parse_flow(tokens: list[tuple[str, str]], pos: int,  # noqa: C901 - a branch per token
+                depth: int = 0) -> tuple[object, int]:
+    _flow_guard(tokens, pos, depth)
+    kind, tok = tokens[pos]
+    if kind == "p" and tok == "[":
+        items: list[object] = []
+        pos += 1
+        if pos < len(tokens) and tokens[pos] == ("p", "]"):
+            return items, pos + 1
+        while True:
+            item, pos = _parse_flow(tokens, pos, depth + 1)
+            items.append(item)
+            if pos >= len(tokens):
+                raise _NotSubset
+            if tokens[pos] == ("p", ","):
+                pos += 1
+                continue
+            if tokens[pos] == ("p", "]"):
+                return items, pos + 1
+            raise _NotSubset
+    if kind == "p" and tok == "{":
+        mapping: dict[str, object] = {}
+        pos += 1
+        if pos < len(tokens) and tokens[pos] == ("p", "}"):
+            return mapping, pos + 1
+        while True:
+            if pos >= len(tokens) or tokens[pos][0] != "w":
+                raise _NotSubset
+            word = tokens[pos][1]
+            # `key: value` arrives as one word `key: value` or `key:` then a string token
+            key, sep, rest = word.partition(":")
+            if not sep or not _PLAIN_KEY.match(key) or key in mapping or \
+                    _YAML11_SPECIAL.match(key):
+                raise _NotSubset
+            rest = rest.strip()
+            pos += 1
+            if rest:
+                mapping[key] = _scalar(rest, flow=True)
+            else:
+                value, pos = _parse_flow(tokens, pos, depth + 1)
+                mapping[key] = value
+            if pos >= len(tokens):
+                raise _NotSubset
+            if tokens[pos] == ("p", ","):
+                pos += 1
+                continue
+            if tokens[pos] == ("p", "}"):
+                return mapping, pos + 1
+            raise _NotSubset
+    if kind == "s":
+        return _unquote(tok), pos + 1
+    if kind == "w":
+        if ":" in tok:
+            raise _NotSubset
+        return _scalar(tok, flow=True), pos + 1
+    raise _NotSubset
+
+
+def _scalar(text: str, flow: bool) -> object:
+    if text.startswith('"'):
+        if not text.endswith('"') or len(text) < 2:
+            raise _NotSubset
+        return _unquote(text)
+    if text in ("null", "~"):
+        return None
+    if text == "true":
+        return True
+    if text == "false":
+        return False
+    if _INT.match(text):
+        return int(text)
+    if len(text) == 64 and all(c in "0123456789abcdef" for c in text) and \
+            any(c in "abcdef" for c in text):
+        return text
+    pattern = _SAFE_PLAIN_FLOW if flow else _SAFE_PLAIN
+    if not pattern.match(text) or _YAML11_SPECIAL.match(text) or text.endswith((" ", ":")):
+        raise _NotSubset
+    if ": " in text or " #" in text or "  " in text:
+        raise _NotSubset
+    return text
+
+
+def _unquote(token: str) -> str:
+    inner = token[1:-1]
+    if "\\" not in inner:
+        return inner
+    if re.search(r"\\[^\"\\/bfnrtu]", inner):
+        raise _NotSubset  # YAML-only escapes (\x, \e, \N, \_ ...): let PyYAML read them
+    try:
+        import json
+
+        value = json.loads(token)
+    except ValueError:
+        raise _NotSubset from None
+    if not isinstance(value, str):
+        raise _NotSubset
+    return value
