@@ -1,12 +1,5 @@
-"""Watch mode: revalidate specs and glossaries on every save and report what changed.
-
-One watchdog observer (recursive) feeds paths to `Watcher.notify`; one worker thread keeps a
-heap of due times, one entry per target (a spec folder or a glossary file), and checks a
-target once it has been quiet for `debounce` seconds (at most `max_wait` after its first
-event). So a save that makes 3-24 file-system events is checked once, and the check reads
-the file as the last event left it. Reports are plain dicts handed to a sink (the CLI prints
-them); the engine never prints.
-"""
+"""The watch engine: a debounced queue of targets, one worker thread, and what each check
+reports (only what changed)."""
 
 from __future__ import annotations
 
@@ -18,7 +11,7 @@ from hashlib import sha256
 from typing import TYPE_CHECKING
 
 from mdgrill.core.artifact_gate import Standing, standing_approvals
-from mdgrill.diagnostics import Diagnostic, error, format_diagnostic
+from mdgrill.diagnostics import Diagnostic
 from mdgrill.errors import InputError
 from mdgrill.shell import store
 from mdgrill.shell.drift import changed_diagnostic, sha_now, stale_approval, stale_message
@@ -28,131 +21,22 @@ if TYPE_CHECKING:
 
     from watchdog.events import FileSystemEventHandler
 
-    from mdgrill.formats.progress import Entry, Progress
+    from mdgrill.formats.progress import Progress
 
     Report = dict[str, object]
     Sink = Callable[[Report], None]
-
-ARTIFACTS = frozenset({"research.md", "requirements.md", "design.md", "tasks.md"})
-GLOSSARY = "CONTEXT.md"
-CONTEXT_MAP = "CONTEXT-MAP.md"
-JB_SUFFIXES = ("___jb_tmp___", "___jb_old___")
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv"})
-SPEC, GLOSS, MAP, DIR = "spec", "glossary", "map", "dir"
-MAX_BLOCK_CACHES = 8  # parsed logs kept for the specs checked most recently
-MISSING_GRACE = 0.15  # a rename-save leaves the name absent for a moment: look again once
-
-
-def target_of(path: str) -> tuple[str, str] | None:
-    """The (kind, path) an event on `path` makes due, or None when it concerns no target."""
-    folder, name = os.path.split(path)
-    for suffix in JB_SUFFIXES:
-        if name.endswith(suffix):
-            name = name[:-len(suffix)]
-    if not name.endswith(".md"):
-        return None
-    if any(part in SKIP_DIRS for part in folder.split(os.sep)):
-        return None
-    if name == store.PROGRESS or name in ARTIFACTS:
-        return SPEC, folder
-    if name == GLOSSARY:
-        return GLOSS, os.path.join(folder, name)
-    if name == CONTEXT_MAP:
-        return MAP, os.path.join(folder, name)
-    return None
-
-
-def find_targets(top: str) -> list[tuple[str, str]]:
-    """Every spec folder, CONTEXT.md and CONTEXT-MAP.md under `top`."""
-    found: list[tuple[str, str]] = []
-    for dirpath, dirnames, filenames in os.walk(top):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
-        names = set(filenames)
-        if store.PROGRESS in names:
-            found.append((SPEC, dirpath))
-        for name, kind in ((GLOSSARY, GLOSS), (CONTEXT_MAP, MAP)):
-            if name in names:
-                found.append((kind, os.path.join(dirpath, name)))
-    return found
-
-
-def display(path: str) -> str:
-    from mdgrill.shell.session import display as shown
-
-    return shown(path)
-
-
-# --------------------------------------------------------------------------- checking a spec
-
-
-def validate_progress(data: bytes, path: str, cache: BlockCache | None = None
-                      ) -> tuple[list[Diagnostic], Progress | None]:
-    """Diagnostics for one `.progress.md`'s bytes (what `validate` says), and the parsed file."""
-    from mdgrill.checks.spec import check_progress, from_input_error
-    from mdgrill.formats.progress import read_progress
-
-    if not data.strip():
-        return [error(path, 1, "EMPTY_FILE", "the file is empty: `mdgrill restore` puts its "
-                      "rounds back from the last good copy")], None
-    try:
-        prog = read_progress(data, path)
-        if cache is not None:
-            cache.fill(prog)
-        return check_progress(prog), prog
-    except InputError as exc:
-        return [from_input_error(exc, path)], None
-    except RecursionError:
-        return [error(path, 1, "MALFORMED_FILE", "the file nests too deeply to read")], None
-
-
-class BlockCache:
-    """The parsed entries of a spec's log blocks, reused while a block's lines stay put.
-
-    The log is append-only, so between two saves almost every block is where it was with the
-    same lines: parsing only the new or changed ones keeps a check of a 1,000-round file
-    within the latency budget.
-    """
-
-    __slots__ = ("entries",)
-
-    def __init__(self) -> None:
-        self.entries: dict[tuple[int, int, int], tuple[list[Entry], list[tuple[int, str]]]] = {}
-
-    def fill(self, prog: Progress) -> None:
-        from mdgrill.formats.progress import parse_bullets
-
-        blocks = prog.block_headings()
-        lines = prog.lines
-        fresh: dict[tuple[int, int, int], tuple[list[Entry], list[tuple[int, str]]]] = {}
-        for block in blocks:
-            key = (block.line, block.end, hash(tuple(lines[block.line + 1:block.end])))
-            got = self.entries.get(key)
-            if got is None:
-                got = parse_bullets(lines, block.line + 1, block.end)
-            block.entries, block.stray = got
-            fresh[key] = got
-        prog.use_blocks(blocks)
-        self.entries = fresh
-
-
-def _ready(prog: Progress) -> bool:
-    """Ready for approval: a spec (front matter whose record holds) with nothing left open.
-    A file that is no longer a spec is broken, never ready."""
-    from mdgrill.model.record import check_record
-    from mdgrill.model.tree import spec_frontier
-
-    if prog.fm is None or check_record(prog.data):
-        return False
-    return spec_frontier(prog).ready
-
-
-# --------------------------------------------------------------------------- state
-
-
-def _key(d: Diagnostic) -> tuple[str, str, str, str]:
-    # Identity without the position: a problem that moves down when lines are added above
-    # it is the same problem, not a fixed one and a new one.
-    return (d.path, d.severity, d.code, d.message)
+from mdgrill.services.watch.checking import BlockCache, _key, _ready, validate_progress
+from mdgrill.services.watch.targets import (
+    DIR,
+    MAP,
+    MAX_BLOCK_CACHES,
+    MISSING_GRACE,
+    SKIP_DIRS,
+    SPEC,
+    display,
+    find_targets,
+    target_of,
+)
 
 
 class TargetState:
@@ -611,43 +495,6 @@ class Watcher:
 
 def _h(text: str) -> str:
     return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-# --------------------------------------------------------------------------- output
-
-
-def format_report(report: Report) -> str:
-    """One report as human text (the diagnostic format where it has a place)."""
-    kind = report.get("kind")
-    path = report.get("path", "")
-    where = f"{path}:{report.get('line', 1)}:{report.get('col', 1)}"
-    if kind == "problem":
-        return format_diagnostic(Diagnostic(str(path), int(report["line"]),  # type: ignore[call-overload]
-                                            int(report["col"]), str(report["severity"]),  # type: ignore[call-overload]
-                                            str(report["code"]), str(report["message"])))
-    if kind == "fixed":
-        return f"{where}: fixed {report['code']}: {report['message']}"
-    if kind == "stale":
-        return f"{where}: stale INTERVIEW_STALE: {report['message']}"
-    if kind == "lost":
-        return f"{where}: lost {report['code']}: {report['message']}"
-    if kind == "edited":
-        what = "deleted" if report.get("deleted") else "edited"
-        label = "term" if "term" in report else "recorded block"
-        head = f"{where}: {what} {label} \"{report['block']}\"; it had:"
-        old = str(report.get("old_text") or "").splitlines()
-        shown = old[:20] + ([f"... ({len(old) - 20} more lines)"] if len(old) > 20 else [])
-        return "\n".join([head, *(f"    | {line}" for line in shown)])
-    if kind == "ready":
-        return f"{where}: ready: {report['message']}"
-    if kind == "error":
-        return f"{path}: error {report['code']}: {report['message']}"
-    if kind == "started":
-        return (f"watching {report['dir']} ({report['specs']} specs, {report['glossaries']} "
-                "glossaries); Ctrl-C stops")
-    if kind == "stopped":
-        return "stopped"
-    return str(report)
 
 
 def _handler(watcher: Watcher) -> FileSystemEventHandler:
