@@ -1,0 +1,104 @@
+"""What `validate` checks in a `.progress.md` and a glossary: parsed model -> diagnostics.
+
+Pure: no files. Each check walks what `progress.Progress` already found (headings, blocks,
+nodes) once, so the cost stays linear in the file's size. A file that cannot be read at all
+(bad YAML, binary, too large) is one error diagnostic, never an exception.
+"""
+
+from __future__ import annotations
+
+from mdgrill.checks.spec.blocks import (
+    _KIND_NAME,
+    _check_headings,
+    _check_round,
+    _check_round_number,
+    _check_transition,
+    _clip,
+    _decision_pair,
+    _head,
+    _stray,
+    _unknown_keys,
+    check_blocks,
+)
+from mdgrill.checks.spec.entry import (
+    check_phase_approval,
+    check_progress,
+    check_record_against_log,
+    from_input_error,
+    validate_progress_bytes,
+)
+from mdgrill.checks.spec.front import (
+    check_front_matter,
+    check_log_digest,
+    check_sections,
+    key_line,
+)
+from mdgrill.checks.spec.glossaries import (
+    check_context_map_model,
+    check_glossary_model,
+    validate_glossary_bytes,
+)
+from mdgrill.checks.spec.keys import (
+    _BLOCK_KEYS,
+    _CLOSES_ROUND,
+    _NEW_SEQUENCE,
+    _NODE_KEYS,
+    _PREFIX,
+    BLOCK_KEYS,
+    CLOSING_KEYS,
+    MAX_OPTIONS,
+    MIN_OPTIONS,
+    NODE_KEYS,
+    ROUND_KEYS,
+)
+from mdgrill.checks.spec.tree import (
+    _check_node,
+    _check_options,
+    _cycles,
+    check_ledger,
+    check_nodes,
+    ledger_ids,
+)
+
+__all__ = [
+    "BLOCK_KEYS",
+    "CLOSING_KEYS",
+    "MAX_OPTIONS",
+    "MIN_OPTIONS",
+    "NODE_KEYS",
+    "ROUND_KEYS",
+    "_BLOCK_KEYS",
+    "_CLOSES_ROUND",
+    "_KIND_NAME",
+    "_NEW_SEQUENCE",
+    "_NODE_KEYS",
+    "_PREFIX",
+    "_check_headings",
+    "_check_node",
+    "_check_options",
+    "_check_round",
+    "_check_round_number",
+    "_check_transition",
+    "_clip",
+    "_cycles",
+    "_decision_pair",
+    "_head",
+    "_stray",
+    "_unknown_keys",
+    "check_blocks",
+    "check_context_map_model",
+    "check_front_matter",
+    "check_glossary_model",
+    "check_ledger",
+    "check_log_digest",
+    "check_nodes",
+    "check_phase_approval",
+    "check_progress",
+    "check_record_against_log",
+    "check_sections",
+    "from_input_error",
+    "key_line",
+    "ledger_ids",
+    "validate_glossary_bytes",
+    "validate_progress_bytes",
+]

@@ -1,0 +1,183 @@
+"""The log's blocks: their headings and numbering, each round's structure, unknown keys."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mdgrill.diagnostics import Diagnostic, error, warning
+from mdgrill.formats.progress import Block, Progress
+
+if TYPE_CHECKING:
+    pass
+from mdgrill.checks.spec.keys import (
+    _BLOCK_KEYS,
+    _CLOSES_ROUND,
+    _NEW_SEQUENCE,
+    BLOCK_KEYS,
+    CLOSING_KEYS,
+)
+
+# ---------------------------------------------------------------------------------------
+# Blocks of the log
+
+
+def check_blocks(prog: Progress) -> list[Diagnostic]:
+    """Structure of every block; a sealed log needs only its headings checked.
+
+    mdgrill writes only well-formed blocks and seals the log with their digest, so while the
+    digest matches, the bullets of 10,000 recorded rounds need no second reading (the
+    numbering and kinds of their headings are still checked, first without line numbers).
+    """
+    path = prog.path
+    if prog.log_seal() is True:  # as mdgrill wrote them
+        # The light look's last field is an offset, not a line: it only decides whether
+        # the headings need a second look, with lines, to report something.
+        light = prog.block_heads()
+        if light is not None and not _check_headings(path, light):
+            return []
+        return _check_headings(path, [_head(b) for b in prog.block_headings()])
+    blocks = prog.blocks
+    out = _check_headings(path, [_head(b) for b in blocks])
+    for index, block in enumerate(blocks):
+        if block.kind not in BLOCK_KEYS or block.phase is None:
+            continue
+        if block.kind == "round":
+            nxt = blocks[index + 1].kind if index + 1 < len(blocks) else None
+            out.extend(_check_round(path, block, nxt))
+        else:
+            out.extend(_check_transition(path, block))
+    return out
+
+
+def _head(block: Block) -> tuple[str, str | None, int | None, str, int]:
+    return block.kind, block.phase, block.round, block.title, block.line
+
+
+def _check_headings(path: str,
+                    heads: list[tuple[str, str | None, int | None, str, int]]) -> list[Diagnostic]:
+    """What a block's heading alone can get wrong: its kind, and the numbering of rounds
+    (1, 2, 3… per phase; a Confirmed, Skipped, Bypassed or Reset block starts a new count)."""
+    out: list[Diagnostic] = []
+    last_round: dict[str, int] = {}
+    ours = False  # an mdgrill block came before: notes above the first are history
+    for kind, phase, number, title, line in heads:
+        if kind == "unknown" and not ours:
+            continue  # an imported log's own notes (smart-ralph's `### Grill-Me Source`, …)
+        ours = ours or kind in BLOCK_KEYS
+        if kind == "unknown" or (kind in BLOCK_KEYS and phase is None):
+            out.append(warning(path, line + 1, "UNKNOWN_BLOCK",
+                               f"`### {title}` is not a block mdgrill knows: rounds are "
+                               "`### <Phase> Grill - Round <N>`, transitions `### <Phase> Grill "
+                               "- Awaiting Confirmation|Confirmed|Revised|Skipped|Bypassed`; "
+                               "move other notes out of Interview Responses"))
+        elif kind == "round":
+            if phase is not None and number is not None and \
+                    number == last_round.get(phase, 0) + 1:
+                last_round[phase] = number  # the next round, as nearly always: nothing to say
+            else:
+                out.extend(_check_round_number(path, phase, number, line, last_round))
+        elif kind in _NEW_SEQUENCE and phase is not None:
+            last_round.pop(phase, None)
+    return out
+
+
+def _check_round(path: str, block: Block, next_kind: str | None) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    keys = [e.key.lower() for e in block.entries]
+    if "asked" not in keys:
+        # smart-ralph's rounds have no Asked line; read them, but say what mdgrill expects
+        out.append(warning(path, block.line + 1, "ROUND_NO_ASKED",
+                           f"round {block.round} has no `- Asked:` line: read as a smart-ralph "
+                           "round; mdgrill's rounds open with `- Asked: <IDs>` "
+                           "(`mdgrill open-frontier` writes it)"))
+        return out
+    if keys[0] != "asked":
+        first = block.entries[0]
+        out.append(error(path, first.line + 1, "ROUND_STRUCTURE",
+                         f"round {block.round} must open with its `- Asked:` line, but its first "
+                         f"line is `{first.key}:`: restore the round from git (`mdgrill "
+                         "restore`); rounds are append-only"))
+    closed = "frontier after round" in keys or next_kind in _CLOSES_ROUND
+    if closed:
+        missing = [k for k in CLOSING_KEYS if k.lower() not in keys]
+        if missing:
+            out.append(error(path, block.line + 1, "ROUND_INCOMPLETE",
+                             f"round {block.round} is closed but lacks "
+                             f"{', '.join('`' + k + ':`' for k in missing)}: a closed round "
+                             "records all five (`none` where there is nothing); record a "
+                             "correction in a new round"))
+    out.extend(_unknown_keys(path, block, "round"))
+    for entry in block.get("Decisions"):
+        if _decision_pair(entry.value) is None and entry.value.strip().lower() != "none":
+            out.append(warning(path, entry.line + 1, "DECISION_FORMAT",
+                               f"`Decisions: {entry.value}` has no `->`: write one decision per "
+                               "line as `<ID> -> <answer>`"))
+    out.extend(_stray(path, block))
+    return out
+
+
+def _decision_pair(value: str) -> tuple[str, str] | None:
+    from mdgrill.model.tree import split_decision
+
+    return split_decision(value)
+
+
+def _check_round_number(path: str, phase: str | None, number: int | None, line: int,
+                        last_round: dict[str, int]) -> list[Diagnostic]:
+    if phase is None or number is None:
+        return []
+    prev = last_round.get(phase)
+    last_round[phase] = number
+    if prev is None:
+        if number != 1:
+            return [warning(path, line + 1, "ROUND_NUMBER",
+                            f"the {phase} rounds start at round {number}, not 1 (an interview "
+                            "begun with `--round`?): check that no round is missing")]
+        return []
+    if number == prev:
+        return [error(path, line + 1, "ROUND_NUMBER",
+                      f"round {number} of {phase} appears twice: number rounds 1, 2, 3… per "
+                      "phase; record a correction as the next round")]
+    if number != prev + 1:
+        what = "skips" if number > prev else "goes back from"
+        return [error(path, line + 1, "ROUND_NUMBER",
+                      f"round {number} of {phase} {what} round {prev}: the next round is "
+                      f"{prev + 1} (rounds go 1, 2, 3… per phase; a Confirmed, Skipped, "
+                      "Bypassed or Reset block starts a new count)")]
+    return []
+
+
+def _check_transition(path: str, block: Block) -> list[Diagnostic]:
+    known = _BLOCK_KEYS[block.kind]
+    if block.entries and not any(e.key.lower() in known for e in block.entries):
+        return []  # smart-ralph's own form (`Shared understanding: confirmed` ...): accepted
+    return _unknown_keys(path, block, block.kind) + _stray(path, block)
+
+
+def _unknown_keys(path: str, block: Block, kind: str) -> list[Diagnostic]:
+    known = _BLOCK_KEYS[kind]
+    out: list[Diagnostic] = []
+    for entry in block.entries:
+        if entry.key.lower() not in known:
+            out.append(warning(path, entry.line + 1, "UNKNOWN_BLOCK_KEY",
+                               f"`{entry.key}:` is not a key of a {_KIND_NAME[kind]} block "
+                               f"(known: {', '.join(BLOCK_KEYS[kind])}): check the spelling"))
+    return out
+
+
+_KIND_NAME = {"cancelled": "Cancelled", "mode": "Mode",
+              "round": "round", "awaiting": "Awaiting Confirmation", "confirmed": "Confirmed",
+              "revised": "Revised", "skipped": "Skipped", "bypassed": "Bypassed",
+              "reset": "Reset"}
+
+
+def _stray(path: str, block: Block) -> list[Diagnostic]:
+    return [warning(path, line + 1, "STRAY_LINE",
+                    f"`{_clip(text)}` is not a `- Key: value` line of this block: mdgrill "
+                    "ignores it; write it as a bullet or move it out of Interview Responses")
+            for line, text in block.stray]
+
+
+def _clip(text: str, width: int = 40) -> str:
+    text = text.strip()
+    return text if len(text) <= width else text[:width - 1] + "…"

@@ -1,0 +1,124 @@
+"""`validate`'s entry points for a `.progress.md`, and the checks that compare the record with
+its log."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mdgrill.diagnostics import Diagnostic, error, sort_diagnostics
+from mdgrill.errors import InputError, MdgrillError
+from mdgrill.formats.progress import Progress
+from mdgrill.model.record import TERMINAL
+
+if TYPE_CHECKING:
+    pass
+from mdgrill.checks.spec.blocks import check_blocks
+from mdgrill.checks.spec.front import check_front_matter, check_log_digest, check_sections, key_line
+from mdgrill.checks.spec.keys import _PREFIX
+from mdgrill.checks.spec.tree import check_ledger, check_nodes
+
+# ---------------------------------------------------------------------------------------
+# Entry points
+
+
+def validate_progress_bytes(data: bytes, path: str) -> list[Diagnostic]:
+    """Decode, parse and check a `.progress.md`; unreadable input is one error diagnostic."""
+    from mdgrill.formats.progress import read_progress
+
+    if not data or data.isspace():  # not data.strip(): no copy of a large file
+        return [error(path, 1, "EMPTY_FILE", "the file is empty: create it with `mdgrill init "
+                      "SPEC --goal TEXT`, or restore it from git")]
+    try:
+        prog = read_progress(data, path)
+        return sort_diagnostics(check_progress(prog))
+    except InputError as exc:
+        return [from_input_error(exc, path)]
+    except RecursionError:
+        return [error(path, 1, "MALFORMED_FILE", "the file nests too deeply to read")]
+
+
+def from_input_error(exc: MdgrillError, path: str) -> Diagnostic:
+    """An InputError raised while reading a file, as an error diagnostic at its line."""
+    message = exc.message
+    line = exc.line or 1
+    col = 1
+    m = _PREFIX.match(message)
+    if m is not None and message.startswith(path + ":"):
+        line, col = int(m.group(1)), int(m.group(2))
+        message = message[m.end():]
+    return error(path, line, exc.code, message, col)
+
+
+def check_progress(prog: Progress) -> list[Diagnostic]:
+    """Every problem of a parsed `.progress.md`: record, log, blocks, tree, ledger."""
+    out: list[Diagnostic] = []
+    out.extend(check_front_matter(prog))
+    out.extend(check_sections(prog))
+    out.extend(check_log_digest(prog))
+    out.extend(check_blocks(prog))
+    out.extend(check_nodes(prog))
+    out.extend(check_ledger(prog))
+    out.extend(check_phase_approval(prog))
+    out.extend(check_record_against_log(prog))
+    return out
+
+
+def check_record_against_log(prog: Progress) -> list[Diagnostic]:
+    """The interview record agrees with the log: its round is the log's open round, a
+    terminal status has the block that recorded it, quick mode has its authorization."""
+    iv = prog.data.get("interview")
+    out: list[Diagnostic] = []
+    if prog.data.get("mode") == "quick":
+        from mdgrill.model.interview import quick_authorized
+
+        if not quick_authorized(prog):
+            out.append(error(prog.path, key_line(prog, "mode"), "QUICK_NOT_AUTHORIZED",
+                             "`mode: quick` without its authorization block: only `mdgrill "
+                             "mode SPEC --quick` authorizes a bypass; set `mode: interactive`, "
+                             "or run that command"))
+    if not isinstance(iv, dict):
+        return out
+    phase, status, iid = iv.get("phase"), iv.get("status"), iv.get("id")
+    from mdgrill.model.interview import interview_blocks
+
+    line = key_line(prog, "interview")
+    blocks = [b for b in prog.block_headings() if b.phase == phase]
+    if status in TERMINAL:
+        kind = "bypassed" if status == "bypassed_quick" else "confirmed"
+        recorded = [prog.with_entries(b) for b in blocks if b.kind == kind]
+        # smart-ralph's own Confirmed blocks name no interview: read as this one's
+        if not any(b.first("Interview") in (iid, None) for b in recorded):
+            word = "Bypassed" if kind == "bypassed" else "Confirmed"
+            out.append(error(prog.path, line, "APPROVAL_NOT_RECORDED",
+                             f"interview {iid} is {status}, but the log has no `{word}` block "
+                             f"for it: a status typed by hand is not an approval; set it back "
+                             "and run `mdgrill confirm` (or restore the file from git)"))
+        return out
+    # headings are enough here: a 10,000-round log is not parsed line by line
+    rounds = [b for b in interview_blocks(blocks, str(phase)) if b.kind == "round"]
+    if status == "collecting" and rounds and rounds[-1].round != iv.get("round"):
+        out.append(error(prog.path, line, "ROUND_MISMATCH",
+                         f"the record says round {iv.get('round')} but the log's last round of "
+                         f"this interview is {rounds[-1].round}: the next verb would write a "
+                         "round out of sequence; restore the front matter from git (`mdgrill "
+                         "restore`) or set `round:` to the log's"))
+    return out
+
+
+def check_phase_approval(prog: Progress) -> list[Diagnostic]:
+    """A spec past its artifact's phase has the `Approved` block of that artifact."""
+    art = prog.data.get("artifact")
+    phase = prog.data.get("phase")
+    if not isinstance(art, dict) or phase == art.get("phase"):
+        return []
+    from mdgrill.model.artifact import next_phase
+
+    if phase != next_phase(str(art.get("phase"))):
+        return []
+    if any(b.kind == "artifact_approved" and b.phase == art.get("phase")
+           for b in prog.block_headings()):
+        return []
+    return [error(prog.path, key_line(prog, "phase"), "PHASE_NOT_APPROVED",
+                  f"`phase: {phase}` is past the {art.get('phase')} artifact, but the log has "
+                  f"no `{str(art.get('phase')).title()} Artifact - Approved` block: a phase "
+                  "advances only by `mdgrill approve-artifact`; set the phase back")]

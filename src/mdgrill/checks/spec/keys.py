@@ -1,0 +1,40 @@
+"""The keys a node and each kind of block may hold, and the limits of a node's options."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    pass
+
+
+NODE_KEYS = ("Section", "Depends on", "Spawned by", "Evidence", "Investigating", "Options",
+             "Recommendation", "Rationale", "Tradeoffs", "Consequences")
+_NODE_KEYS = {k.lower() for k in NODE_KEYS}
+MIN_OPTIONS = 2
+MAX_OPTIONS = 4
+
+CLOSING_KEYS = ("Facts resolved", "Decisions", "Out of scope", "Domain language",
+                "Frontier after round")
+ROUND_KEYS = ("Asked", *CLOSING_KEYS, "Assumptions", "Other", "Stop", "By", "Amended", "Was",
+              "Reason")
+BLOCK_KEYS: dict[str, tuple[str, ...]] = {
+    "round": ROUND_KEYS,
+    "awaiting": ("Confirmation ID", "Approach"),
+    "confirmed": ("Interview", "Confirmation ID", "Source", "Status", "Context digest",
+                  "Reply", "By"),
+    "revised": ("Retired", "Reopened", "Dependents", "Next round"),
+    "skipped": ("Confirmation ID", "Reason", "Retired", "Defaulted", "Assumption", "By"),
+    "bypassed": ("Interview", "Reason", "Context digest"),
+    "reset": ("Interview", "Reason"),
+    "cancelled": ("Interview", "Confirmation ID", "Reply", "By"),
+    "mode": ("Mode", "Authorization", "At"),
+    "reopened": ("From phase", "Reason", "Superseded", "By"),
+    "amended": ("Amended", "Was", "Reason", "By"),
+}
+_BLOCK_KEYS = {kind: {k.lower() for k in keys} for kind, keys in BLOCK_KEYS.items()}
+# A block after a round that proves the round was closed (a Reset may abandon it open).
+_CLOSES_ROUND = frozenset({"round", "awaiting", "confirmed", "skipped", "revised", "bypassed"})
+_NEW_SEQUENCE = frozenset({"confirmed", "skipped", "bypassed", "reset", "reopened"})
+_PREFIX = re.compile(r"(?:[^\n]*?):(\d+):(\d+): ")

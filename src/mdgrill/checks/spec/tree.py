@@ -1,0 +1,162 @@
+"""The design tree and the ledger: node structure, references, cycles, settled decisions."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mdgrill.diagnostics import Diagnostic, error, warning
+from mdgrill.formats.progress import Node, Progress, split_ids
+from mdgrill.model.record import TERMINAL, is_id
+from mdgrill.model.tree import prerequisites
+
+if TYPE_CHECKING:
+    pass
+from mdgrill.checks.spec.front import key_line
+from mdgrill.checks.spec.keys import _NODE_KEYS, MAX_OPTIONS, MIN_OPTIONS, NODE_KEYS
+
+# ---------------------------------------------------------------------------------------
+# Design tree nodes
+
+
+def check_nodes(prog: Progress) -> list[Diagnostic]:
+    path = prog.path
+    out: list[Diagnostic] = []
+    nodes = prog.nodes
+    first_of: dict[str, Node] = {}
+    for node in nodes:
+        first = first_of.get(node.id)
+        if first is not None:
+            out.append(error(path, node.line + 1, "DUPLICATE_ID",
+                             f"{node.id} is already a node at line {first.line + 1}: IDs are "
+                             "unique and stable; give this node a new ID"))
+        else:
+            first_of[node.id] = node
+    for sec in prog.node_headings_without_id():
+        out.append(warning(path, sec.heading_line + 1, "NODE_HEADING",
+                           f"`### {sec.title}` under Design Tree is not a node heading: write "
+                           "`### <ID>: <question>` (IDs like D1 or auth.users)"))
+    for node in nodes:
+        out.extend(_check_node(path, node, first_of))
+    out.extend(_cycles(path, nodes, first_of))
+    return out
+
+
+def _check_node(path: str, node: Node, known: dict[str, Node]) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for entry in node.entries:
+        key = entry.key.lower()
+        if key not in _NODE_KEYS:
+            out.append(warning(path, entry.line + 1, "UNKNOWN_NODE_KEY",
+                               f"`{entry.key}:` is not a node key (known: "
+                               f"{', '.join(NODE_KEYS)}): check the spelling"))
+        elif key in ("depends on", "spawned by"):
+            verb = "depends on" if key == "depends on" else "was spawned by"
+            ids = split_ids(entry.value)
+            if key == "spawned by" and len(ids) > 1:
+                out.append(error(path, entry.line + 1, "INVALID_REFERENCE",
+                                 f"{node.id} names {len(ids)} parents in `Spawned by:`: a "
+                                 "sub-question has one parent"))
+            for ref in ids:
+                if not is_id(ref):
+                    out.append(error(path, entry.line + 1, "INVALID_REFERENCE",
+                                     f"{node.id} {verb} `{ref}`, which is not an ID: list IDs "
+                                     "separated by commas, or `none`"))
+                elif ref not in known:
+                    out.append(error(path, entry.line + 1, "MISSING_REFERENCE",
+                                     f"{node.id} {verb} {ref}, which does not exist: add a node "
+                                     f"for {ref} or fix the reference"))
+        elif key == "options":
+            out.extend(_check_options(path, node, entry.line, entry.value))
+    return out
+
+
+def _check_options(path: str, node: Node, line: int, inline: str) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    options = node.options
+    if not MIN_OPTIONS <= len(options) <= MAX_OPTIONS:
+        how = " (write them as nested `  - ` bullets)" if inline and not options else ""
+        out.append(error(path, line + 1, "NODE_OPTIONS",
+                         f"{node.id} has {len(options)} option(s){how}: a node offers "
+                         f"{MIN_OPTIONS} to {MAX_OPTIONS} options"))
+    recommended = [o for o in options if o.recommended]
+    if len(recommended) > 1:
+        out.append(error(path, recommended[1].line + 1, "NODE_RECOMMENDED",
+                         f"{node.id} marks {len(recommended)} options `(Recommended)`: keep the "
+                         "mark on one option only"))
+    elif recommended and recommended[0] is not options[0]:
+        out.append(error(path, recommended[0].line + 1, "NODE_RECOMMENDED",
+                         f"{node.id}'s `(Recommended)` option is not listed first: move it to "
+                         "the top of the options"))
+    return out
+
+
+def _cycles(path: str, nodes: list[Node], known: dict[str, Node]) -> list[Diagnostic]:
+    """Nodes that wait on each other forever (Depends on / Spawned by forming a loop)."""
+    edges: dict[str, list[str]] = {}
+    for node_id, node in known.items():
+        refs = prerequisites(node)
+        edges[node_id] = [r for r in refs if r in known]
+    indegree = dict.fromkeys(edges, 0)
+    for refs in edges.values():
+        for ref in refs:
+            indegree[ref] += 1
+    queue = [n for n, d in indegree.items() if d == 0]
+    while queue:
+        current = queue.pop()
+        for ref in edges[current]:
+            indegree[ref] -= 1
+            if indegree[ref] == 0:
+                queue.append(ref)
+    looped = [n.id for n in nodes if indegree.get(n.id, 0) > 0 and known[n.id] is n]
+    if not looped:
+        return []
+    first = known[looped[0]]
+    return [error(path, first.line + 1, "DEPENDENCY_CYCLE",
+                  f"{', '.join(looped)} depend on each other in a loop, so none of them can "
+                  "ever be asked: remove one `Depends on`/`Spawned by` reference")]
+
+
+# ---------------------------------------------------------------------------------------
+# The elicitation ledger
+
+
+def check_ledger(prog: Progress) -> list[Diagnostic]:
+    """Required sections resolved and no open sub-thread: errors once the interview asks
+    for approval, warnings while it is still collecting."""
+    from mdgrill.model.tree import spec_frontier
+
+    nodes = prog.nodes
+    frontier = spec_frontier(prog)
+    iv = prog.data.get("interview")
+    status = iv.get("status") if isinstance(iv, dict) else None
+    bypass = iv.get("bypass_reason") if isinstance(iv, dict) else None
+    # A skip or a quick bypass leaves decisions open on purpose (with recorded assumptions).
+    strict = status in ("awaiting_confirmation", "complete") and bypass is None
+    make = error if strict else warning
+    if strict:
+        when = f"the interview is {status}: "
+    elif status in TERMINAL:
+        when = f"the interview was {status} with assumptions; "
+    else:
+        when = "the interview is still collecting; before approval, "
+    out: list[Diagnostic] = []
+    path = prog.path
+    at = key_line(prog, "required_sections")
+    for section in frontier.unresolved_sections:
+        out.append(make(path, at, "REQUIRED_SECTION_UNRESOLVED",
+                        f"required section `{section}` has no resolved node: {when}ask a "
+                        f"decision in `{section}` (a node with `Section: {section}`)"))
+    line_of = {n.id: n.line for n in reversed(nodes)}
+    for parent, children in frontier.open_subthreads.items():
+        for child in children:
+            out.append(make(path, line_of.get(child, 0) + 1, "OPEN_SUBTHREAD",
+                            f"{parent} is resolved but its sub-question {child} is still open: "
+                            f"{when}ask {child} (or mark it out of scope)"))
+    return out
+
+
+def ledger_ids(prog: Progress) -> list[str]:
+    """The decisions in the order they were settled: E1 is the first, E2 the second…"""
+    from mdgrill.model.tree import ledger_of
+
+    return ledger_of(prog).order
