@@ -4,19 +4,8 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING
 
 from mdgrill.errors import GateRefusal, InputError
-
-if TYPE_CHECKING:
-    from typing import TypedDict
-
-    class HeadState(TypedDict):
-        branch: str | None
-        detached: bool
-        unborn: bool
-        shallow: bool
-        head: str | None
 from mdgrill.git.vcs.repo import (
     Repo,
     _check,

@@ -11,14 +11,6 @@ from mdgrill.errors import InputError
 if TYPE_CHECKING:
     import subprocess
     from collections.abc import Generator
-    from typing import TypedDict
-
-    class HeadState(TypedDict):
-        branch: str | None
-        detached: bool
-        unborn: bool
-        shallow: bool
-        head: str | None
 from mdgrill.git.vcs.repo import (
     Repo,
     _bad_rev,

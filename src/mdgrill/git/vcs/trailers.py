@@ -8,14 +8,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
-    from typing import TypedDict
-
-    class HeadState(TypedDict):
-        branch: str | None
-        detached: bool
-        unborn: bool
-        shallow: bool
-        head: str | None
 
 
 TRAILER_SPEC = "Mdgrill-Spec"

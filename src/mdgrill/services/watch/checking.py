@@ -9,12 +9,8 @@ from mdgrill.diagnostics import Diagnostic, error
 from mdgrill.errors import InputError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
     from mdgrill.formats.progress import Entry, Progress
-
-    Report = dict[str, object]
-    Sink = Callable[[Report], None]
 
 
 # --------------------------------------------------------------------------- checking a spec

@@ -17,14 +17,11 @@ from mdgrill.shell import store
 from mdgrill.shell.drift import changed_diagnostic, sha_now, stale_approval, stale_message
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
     from watchdog.events import FileSystemEventHandler
 
     from mdgrill.formats.progress import Progress
-
-    Report = dict[str, object]
-    Sink = Callable[[Report], None]
+    from mdgrill.services.watch.output import Report, Sink
 from mdgrill.services.watch.checking import BlockCache, _key, _ready, validate_progress
 from mdgrill.services.watch.targets import (
     DIR,

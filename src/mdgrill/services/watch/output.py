@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from mdgrill.diagnostics import Diagnostic, format_diagnostic
 
-if TYPE_CHECKING:
-    from collections.abc import Callable
+Report = dict[str, object]  # one line of `watch --json`
+Sink = Callable[[Report], None]  # where the engine sends its reports
 
-
-
-    Report = dict[str, object]
-    Sink = Callable[[Report], None]
 
 # --------------------------------------------------------------------------- output
 

@@ -9,11 +9,9 @@ from typing import TYPE_CHECKING
 from mdgrill.shell import store
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
 
-    Report = dict[str, object]
-    Sink = Callable[[Report], None]
+    pass
 
 
 ARTIFACTS = frozenset({"research.md", "requirements.md", "design.md", "tasks.md"})
