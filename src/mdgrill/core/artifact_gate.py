@@ -9,7 +9,7 @@ appends a `### <Phase> Artifact - ...` block. See docs/artifact-gate.md.
 from __future__ import annotations
 
 from mdgrill.errors import GateRefusal, InputError
-from mdgrill.formats.progress import Block, Change, block_heading, single_line
+from mdgrill.formats.progress import Block, Change, Progress, block_heading, single_line
 from mdgrill.model.artifact import (  # noqa: F401 - the artifact record, kept in view here
     APPROVE_SOURCE as APPROVE_SOURCE,
 )
@@ -295,6 +295,15 @@ class Standing:
 
     def __repr__(self) -> str:
         return f"Standing({self.phase}, {self.path}, {self.sha256[:12]})"
+
+
+def log_blocks(prog: Progress, kinds: frozenset[str]) -> list[Block]:
+    """The log's blocks of these kinds with their entries, without parsing the others (a
+    10,000-round log has few blocks of the kinds an approval check reads)."""
+    return [prog.with_entries(b) for b in prog.block_headings() if b.kind in kinds]
+
+
+STANDING_KINDS = frozenset({"artifact_approved", "artifact_awaiting", "reopened"})
 
 
 def standing_approvals(blocks: list[Block]) -> list[Standing]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from mdgrill.core.artifact_gate import Standing, standing_approvals
+from mdgrill.core.artifact_gate import STANDING_KINDS, Standing, log_blocks, standing_approvals
 from mdgrill.diagnostics import Diagnostic, error, warning
 from mdgrill.errors import InputError
 from mdgrill.formats.progress import Progress
@@ -42,7 +42,7 @@ def guard_begin(spec: store.Spec, prog: Progress, phase: str) -> None:
 def changed_approvals(prog: Progress, root: str) -> list[tuple[Standing, str | None]]:
     """Each standing artifact approval whose file no longer holds the approved bytes."""
     out = []
-    for standing in standing_approvals(prog.blocks):
+    for standing in standing_approvals(log_blocks(prog, STANDING_KINDS)):
         now = sha_now(root, standing.path)
         if now != standing.sha256:
             out.append((standing, now))
@@ -165,7 +165,7 @@ def history_diagnostics(root: str, spec_rel: str, prog: Progress) -> list[Diagno
     from mdgrill.model.digest import file_sha256
 
     out = []
-    for standing in standing_approvals(prog.blocks):
+    for standing in standing_approvals(log_blocks(prog, STANDING_KINDS)):
         commit = approval_commit(root, spec_rel, standing)
         if commit is None:
             continue  # nothing to reason from: `validate` reports the file as it is

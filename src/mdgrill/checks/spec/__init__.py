@@ -26,6 +26,7 @@ from mdgrill.checks.spec.entry import (
     check_record_against_log,
     from_input_error,
     validate_progress_bytes,
+    validate_progress_parsed,
 )
 from mdgrill.checks.spec.front import (
     check_front_matter,
@@ -101,4 +102,5 @@ __all__ = [
     "ledger_ids",
     "validate_glossary_bytes",
     "validate_progress_bytes",
+    "validate_progress_parsed",
 ]

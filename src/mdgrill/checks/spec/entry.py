@@ -23,18 +23,24 @@ from mdgrill.checks.spec.tree import check_ledger, check_nodes
 
 def validate_progress_bytes(data: bytes, path: str) -> list[Diagnostic]:
     """Decode, parse and check a `.progress.md`; unreadable input is one error diagnostic."""
+    return validate_progress_parsed(data, path)[0]
+
+
+def validate_progress_parsed(data: bytes, path: str) -> tuple[list[Diagnostic], Progress | None]:
+    """`validate_progress_bytes`, and the parse it checked (None when the file does not read),
+    for the checks that go on to read the files it names."""
     from mdgrill.formats.progress import read_progress
 
     if not data or data.isspace():  # not data.strip(): no copy of a large file
         return [error(path, 1, "EMPTY_FILE", "the file is empty: create it with `mdgrill init "
-                      "SPEC --goal TEXT`, or restore it from git")]
+                      "SPEC --goal TEXT`, or restore it from git")], None
     try:
         prog = read_progress(data, path)
-        return sort_diagnostics(check_progress(prog))
+        return sort_diagnostics(check_progress(prog)), prog
     except InputError as exc:
-        return [from_input_error(exc, path)]
+        return [from_input_error(exc, path)], None
     except RecursionError:
-        return [error(path, 1, "MALFORMED_FILE", "the file nests too deeply to read")]
+        return [error(path, 1, "MALFORMED_FILE", "the file nests too deeply to read")], None
 
 
 def from_input_error(exc: MdgrillError, path: str) -> Diagnostic:

@@ -11,12 +11,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from mdgrill.cli.verbs import Outcome
 from mdgrill.diagnostics import Diagnostic, error, format_diagnostic, sort_diagnostics, warning
 from mdgrill.errors import InputError
 from mdgrill.shell import store
 from mdgrill.shell.session import display
+
+if TYPE_CHECKING:
+    from mdgrill.formats.progress import Progress
 
 GLOSSARY = "CONTEXT.md"
 MAP = "CONTEXT-MAP.md"
@@ -166,14 +170,14 @@ def _check_target(target: _Target, targets: list[_Target], seen: set[str]) -> li
     if isinstance(data, Diagnostic):
         return [data]
     if target.kind == "progress":
-        from mdgrill.checks.spec import validate_progress_bytes
+        from mdgrill.checks.spec import validate_progress_parsed
 
-        found = validate_progress_bytes(data, shown)
+        found, prog = validate_progress_parsed(data, shown)
         if target.found and found and found[0].code in _NOT_OURS:
             # a smart-ralph (or other) progress file met on a walk: not an mdgrill spec yet
             return [warning(shown, 1, "NOT_MDGRILL", "not an mdgrill spec (no `mdgrill: 1` "
                             "front matter): skipped; convert it with `mdgrill import-ralph`")]
-        return found + _drift(target, data, shown, found)
+        return found + _drift(target, prog, found)
     from mdgrill.checks.spec import validate_glossary_bytes
 
     if target.kind == "glossary":
@@ -181,17 +185,14 @@ def _check_target(target: _Target, targets: list[_Target], seen: set[str]) -> li
     return _check_map(target, data, shown, targets, seen)
 
 
-def _drift(target: _Target, data: bytes, shown: str,
+def _drift(target: _Target, prog: Progress | None,
            found: list[Diagnostic]) -> list[Diagnostic]:
     """What changed under the spec's approvals: the files they name, read from disk."""
-    if any(d.code in ("MALFORMED_FILE", "MERGE_CONFLICT", "EMPTY_FILE", "NO_FRONT_MATTER")
-           for d in found):
+    if prog is None or prog.fm is None or any(d.code == "MERGE_CONFLICT" for d in found):
         return []
-    from mdgrill.formats.progress import read_progress
     from mdgrill.shell.drift import spec_diagnostics
 
     try:
-        prog = read_progress(data, shown)
         return spec_diagnostics(prog, store.Spec(os.path.dirname(target.path), target.root))
     except InputError:
         return []

@@ -256,9 +256,9 @@ def check_delegation(prog: Progress, phase: str, interview_id: str,
                      given_digest: str | None, current_digest: str,
                      discovery_revision: str | None = None) -> dict[str, object]:
     require_phase(phase)
-    from mdgrill.core.artifact_gate import superseded_interviews
+    from mdgrill.core.artifact_gate import log_blocks, superseded_interviews
 
-    if interview_id in superseded_interviews(prog.blocks):
+    if interview_id in superseded_interviews(log_blocks(prog, frozenset({"reopened"}))):
         raise GateRefusal("INTERVIEW_SUPERSEDED",
                           f"interview {interview_id} was set aside by a reopening (see the "
                           "`Reopened` block): its approval is history; the gates run again "

@@ -10,7 +10,7 @@ import time
 from hashlib import sha256
 from typing import TYPE_CHECKING
 
-from mdgrill.core.artifact_gate import Standing, standing_approvals
+from mdgrill.core.artifact_gate import STANDING_KINDS, Standing, log_blocks, standing_approvals
 from mdgrill.diagnostics import Diagnostic
 from mdgrill.errors import InputError
 from mdgrill.shell import store
@@ -277,7 +277,7 @@ class Watcher:
                 state.iv_line = span[0] + 1 if span else 1
                 self._edits(state, spec, prog, diags)
                 lost = self._went_back(state, spec, prog, diags)
-                state.standing = standing_approvals(prog.blocks)
+                state.standing = standing_approvals(log_blocks(prog, STANDING_KINDS))
         state.sha = sha
         self._artifacts(state, spec, shown)
         if state.data is not None:
