@@ -1,4 +1,5 @@
-"""Where a repository is: the one reader of `.git` (a folder, or a worktree's `.git` file).
+"""Where a repository is: the one reader of `.git` (a folder, or a worktree's `.git` file),
+and how every git process is started (`executable`, `QUIET`).
 
 Read from the file system, without starting git: every verb asks whether it is in a
 repository, and most never run git at all.
@@ -7,6 +8,15 @@ repository, and most never run git at all.
 from __future__ import annotations
 
 import os
+
+# What every git process mdgrill starts gets on top of its environment: messages it can
+# parse (C locale), and never a prompt for a terminal nobody watches.
+QUIET = {"LC_ALL": "C", "LANGUAGE": "C", "GIT_TERMINAL_PROMPT": "0"}
+
+
+def executable() -> str:
+    """The git to run (`GIT_PYTHON_GIT_EXECUTABLE`, as GitPython users already set, else git)."""
+    return os.environ.get("GIT_PYTHON_GIT_EXECUTABLE") or "git"
 
 
 def is_dotgit(dotgit: str) -> bool:

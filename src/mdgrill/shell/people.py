@@ -8,11 +8,11 @@ decision), and an approval commit is authored by them.
 
 from __future__ import annotations
 
-import os
 import re
 from typing import TYPE_CHECKING
 
 from mdgrill.formats.progress import Change, Progress, single_line
+from mdgrill.git.identity import git_identity
 from mdgrill.shell import store
 
 if TYPE_CHECKING:
@@ -28,29 +28,6 @@ def who(spec: store.Spec, given: str | None) -> str | None:
     if given is not None:
         return single_line(given, "--by")
     return git_identity(spec.root)
-
-
-def git_identity(root: str) -> str | None:
-    """`Name <email>` as git would author a commit here, or None when git has no identity.
-
-    Here rather than in `vcs`, whose import costs more than this whole lookup: every answer
-    asks it, and most answers make no commit.
-    """
-    name, email = os.environ.get("GIT_AUTHOR_NAME"), os.environ.get("GIT_AUTHOR_EMAIL")
-    if name and email is not None:  # what `git var` would answer, without starting git
-        return f"{name} <{email}>"
-    import subprocess
-
-    env = {**os.environ, "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
-    try:
-        proc = subprocess.run([os.environ.get("GIT_PYTHON_GIT_EXECUTABLE") or "git", "var",
-                               "GIT_AUTHOR_IDENT"], cwd=root, env=env,
-                              stdin=subprocess.DEVNULL, capture_output=True, check=False)
-    except OSError:
-        return None
-    ident = proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else ""
-    # "Name <email> 1700000000 +0000": the timestamp and zone are not the person
-    return ident.rsplit(" ", 2)[0] if ident.count(" ") >= 2 else ident or None
 
 
 def author(person: str | None) -> str | None:

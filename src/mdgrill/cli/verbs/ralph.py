@@ -292,16 +292,9 @@ def _tracked_clean(spec: store.Spec) -> bool:
     """True when git holds the file exactly as it is (so git history is the backup)."""
     if not store.in_repository(spec.root):
         return False
-    import subprocess
+    from mdgrill.git.vcs import committed_as_is
 
-    try:
-        listed = subprocess.run(["git", "-C", spec.root, "ls-files", "--error-unmatch", "--",
-                                 spec.rel_progress], capture_output=True, check=False)
-        status = subprocess.run(["git", "-C", spec.root, "status", "--porcelain", "--",
-                                 spec.rel_progress], capture_output=True, check=False)
-    except OSError:
-        return False
-    return listed.returncode == 0 and status.returncode == 0 and not status.stdout.strip()
+    return committed_as_is(spec.root, spec.progress)
 
 
 def _backup(spec: store.Spec, raw: bytes) -> str | None:

@@ -35,6 +35,7 @@ from mdgrill.git.vcs.history import (
     approval_commits,
     blob_at,
     blobs_at,
+    committed_as_is,
     file_history,
     ignored,
     iter_file_history,
@@ -96,6 +97,7 @@ from mdgrill.git.vcs.trailers import (
 )
 
 __all__ = [
+    "committed_as_is",
     "CommitResult",
     "Repo",
     "TRAILER_ARTIFACT_SHA256",

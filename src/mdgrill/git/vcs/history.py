@@ -266,3 +266,17 @@ def ignored(repo_root: str, path: str) -> bool:
         return False
     status, _, _ = _run(repo, "check-ignore", "-q", "--", rel)  # a tracked file never is
     return status == 0
+
+
+def committed_as_is(repo_root: str, path: str) -> bool:
+    """True when git tracks `path` and it holds exactly what is committed (history is then
+    its backup)."""
+    root = os.path.abspath(repo_root)
+    try:
+        repo = _open(root)
+        rel = _repo_path(root, path)
+    except InputError:
+        return False
+    listed, _, _ = _run(repo, "ls-files", "--error-unmatch", "--", rel)
+    status, out, _ = _run(repo, "status", "--porcelain", "--", rel)
+    return listed == 0 and status == 0 and not out.strip()

@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 from mdgrill.errors import InputError
-from mdgrill.git.discovery import git_dirs, repo_root
+from mdgrill.git.discovery import QUIET, executable, git_dirs, repo_root
 
 if TYPE_CHECKING:
     from typing import TypedDict
@@ -101,12 +101,12 @@ def _open(repo_root: str) -> Repo:
     env = dict(os.environ)
     env.update(_env_pins(root, git_dir, common_dir))
     # git's messages are parsed here and hooks must never wait for a terminal
-    env.update({"LC_ALL": "C", "LANGUAGE": "C", "GIT_TERMINAL_PROMPT": "0"})
+    env.update(QUIET)
     return Repo(root, env)
 
 
 def _exe() -> str:
-    return os.environ.get("GIT_PYTHON_GIT_EXECUTABLE") or "git"
+    return executable()
 
 
 def _run(repo: Repo, *args: str) -> tuple[int, bytes, str]:
