@@ -256,27 +256,31 @@ def tracked_files(repo_root: str) -> list[str]:
     return [os.fsdecode(p) for p in out.split(b"\x00") if p]
 
 
-def ignored(repo_root: str, path: str) -> bool:
-    """Whether git ignores `path` (it need not exist), so `git add` of it would fail."""
+def _file_in(repo_root: str, path: str) -> tuple[Repo, str] | None:
+    """The repository and `path` within it, or None when either is not usable."""
     root = os.path.abspath(repo_root)
     try:
-        repo = _open(root)
-        rel = _repo_path(root, path)
+        return _open(root), _repo_path(root, path)
     except InputError:
+        return None
+
+
+def ignored(repo_root: str, path: str) -> bool:
+    """Whether git ignores `path` (it need not exist), so `git add` of it would fail."""
+    found = _file_in(repo_root, path)
+    if found is None:
         return False
-    status, _, _ = _run(repo, "check-ignore", "-q", "--", rel)  # a tracked file never is
+    status, _, _ = _run(found[0], "check-ignore", "-q", "--", found[1])  # tracked: never
     return status == 0
 
 
 def committed_as_is(repo_root: str, path: str) -> bool:
     """True when git tracks `path` and it holds exactly what is committed (history is then
     its backup)."""
-    root = os.path.abspath(repo_root)
-    try:
-        repo = _open(root)
-        rel = _repo_path(root, path)
-    except InputError:
+    found = _file_in(repo_root, path)
+    if found is None:
         return False
+    repo, rel = found
     listed, _, _ = _run(repo, "ls-files", "--error-unmatch", "--", rel)
     status, out, _ = _run(repo, "status", "--porcelain", "--", rel)
     return listed == 0 and status == 0 and not out.strip()
