@@ -86,3 +86,20 @@ def test_scan_from_offset_and_sections() -> None:
     secs = sections(heads, 2, 10)
     assert [(s.title, s.heading_line, s.start, s.end) for s in secs] == \
         [("Goal", 4, 5, 7), ("Log", 7, 8, 10)]
+
+
+# The glossary's line classifier and the `.progress.md` scanner read headings by one rule
+# (issue 15: one Markdown scanner); the glossary's own pattern of before is the reference.
+_GLOSSARY_HEADING_BEFORE = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+
+
+@given(st.text(alphabet=st.sampled_from("# \tab`~-x"), max_size=14))
+def test_one_line_heading_rule_is_the_scanner_rule(line: str) -> None:
+    from mdgrill.formats.markdown import atx_heading, scan_headings
+
+    found = atx_heading(line)
+    scanned = scan_headings(line + "\n")
+    assert found == ((scanned[0].level, scanned[0].text) if scanned else None)
+    before = _GLOSSARY_HEADING_BEFORE.match(line)
+    assert found == ((len(before.group(1)), (before.group(2) or "").strip()) if before
+                     else None)

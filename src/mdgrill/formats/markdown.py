@@ -1,8 +1,9 @@
-"""A fence-aware line scanner for ATX headings: the cheap way to find every block of a file.
+"""The Markdown line rules mdgrill reads by: ATX headings, code fences, HTML comments.
 
-A regular expression finds the few candidate lines (headings, fence openers, HTML comment
-openers) at C speed; only those are looked at in Python. Headings inside fenced code or an
-HTML comment block are not headings.
+One home for them: `.progress.md` is scanned here whole (a regular expression finds the few
+candidate lines at C speed; headings inside fenced code or an HTML comment block are not
+headings), and the glossary's line classifier asks the same rules one line at a time
+(`atx_heading`, `fence_opener`, `fence_closer`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ class Heading:
         return f"Heading({self.level}, {self.text!r}, line={self.line})"
 
 
-def _fence_close(char: str, size: int) -> re.Pattern[str]:
+def fence_closer(char: str, size: int) -> re.Pattern[str]:
+    """The line that closes a fence of `size` `char`s: at least as many, then only spaces.
+    Anchored per line (`re.M`): `.search` finds it in a text, `.match` tests one line."""
     key = (char, size)
     pattern = _fence_close_cache.get(key)
     if pattern is None:
@@ -35,6 +38,28 @@ def _fence_close(char: str, size: int) -> re.Pattern[str]:
                              re.M)
         _fence_close_cache[key] = pattern
     return pattern
+
+
+def is_opener(run: str, info: str) -> bool:
+    """Whether a fence run opens code: a backtick fence's info string may not hold a backtick
+    (CommonMark), so ```` ```a`b ```` is text."""
+    return not (run[0] == "`" and "`" in info)
+
+
+_FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+_ATX = re.compile(r" {0,3}(#{1,6})((?:[ \t][^\n]*)?)\Z")
+
+
+def fence_opener(line: str) -> str | None:
+    """The fence run (three or more backticks or tildes) a line opens, or None."""
+    m = _FENCE_OPEN.match(line)
+    return m.group(1) if m is not None and is_opener(m.group(1), m.group(2)) else None
+
+
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """(level, text) of one line (without its newline) that is an ATX heading, else None."""
+    m = _ATX.match(line)
+    return None if m is None else (len(m.group(1)), heading_text(m.group(2)))
 
 
 _SCAN_BODY = r"( {0,3})(?:(#{%s})((?:[ \t\r][^\n]*)?)$|(`{3,}|~{3,})([^\n]*)|<!--)"
@@ -131,9 +156,9 @@ def _scan(text: str, start: int, first_line: int, top_only: bool, end: int) -> l
             continue
         fence = m.group(4)
         if fence is not None:
-            if fence[0] == "`" and "`" in m.group(5):
-                continue  # a backtick fence's info string may not hold a backtick
-            closer = _fence_close(fence[0], len(fence)).search(text, m.end() + 1)
+            if not is_opener(fence, m.group(5)):
+                continue
+            closer = fence_closer(fence[0], len(fence)).search(text, m.end() + 1)
             close_eol = -1 if closer is None else text.find("\n", closer.start())
         else:
             close = text.find("-->", pos + 4)

@@ -6,24 +6,12 @@ from __future__ import annotations
 import re
 
 from mdgrill.diagnostics import Diagnostic, warning
+from mdgrill.formats.markdown import atx_heading, fence_closer, fence_opener
 from mdgrill.formats.textfile import TextFile, content
 
 # --------------------------------------------------------------------------- line classes
 
 _BLANK, _TEXT, _HEADING_LINE, _CODE, _COMMENT = range(5)
-
-_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
-_fence_close_cache: dict[tuple[str, int], re.Pattern[str]] = {}
-
-
-def _fence_close(char: str, size: int) -> re.Pattern[str]:
-    pattern = _fence_close_cache.get((char, size))
-    if pattern is None:
-        pattern = re.compile(" {0,3}" + re.escape(char) + "{" + str(size) + r",}[ \t]*$")
-        _fence_close_cache[(char, size)] = pattern
-    return pattern
-
 
 class _Heading:
     __slots__ = ("line", "level", "text", "end", "parent", "mode", "gloss_level")
@@ -60,15 +48,14 @@ class _Doc:
                 kinds[i] = _BLANK
                 i += 1
                 continue
-            fence = _FENCE_OPEN.match(t)
-            if fence is not None and not (fence.group(1)[0] == "`" and "`" in fence.group(2)):
-                i = self._mark_fence(i, fence.group(1))
+            fence = fence_opener(t)
+            if fence is not None:
+                i = self._mark_fence(i, fence)
                 continue
-            heading = _HEADING.match(t)
+            heading = atx_heading(t)
             if heading is not None:
                 kinds[i] = _HEADING_LINE
-                self.headings.append(_Heading(i, len(heading.group(1)),
-                                              (heading.group(2) or "").strip()))
+                self.headings.append(_Heading(i, *heading))
                 i += 1
                 continue
             stripped = t.lstrip(" ")
@@ -78,7 +65,7 @@ class _Doc:
             i = self._inline_comment(i)
 
     def _mark_fence(self, i: int, fence: str) -> int:
-        closer = _fence_close(fence[0], len(fence))
+        closer = fence_closer(fence[0], len(fence))
         j = i + 1
         while j < len(self.texts) and closer.match(self.texts[j]) is None:
             j += 1
