@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from mdgrill.formats.progress import Block, Node, NodeInfo, Progress, split_ids
-from mdgrill.model.record import ID_PATTERN, ID_RE, is_id
+from mdgrill.formats.progress import Block, Entry, Node, NodeInfo, Progress, split_ids
+from mdgrill.model.record import ID_PATTERN, is_id
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Sequence
@@ -146,14 +146,14 @@ def _read_defaulted(ledger: Ledger, block: Block) -> None:
 DEFAULTED_ANSWER = "(defaulted by skip: see the Skipped block's assumptions)"
 
 
-def ledger_of(prog: Progress) -> Ledger:  # noqa: C901 - read_ledger's rules, inlined for speed
-    """The ledger of a spec: one regex pass over the log when it can, else its parsed blocks.
+def ledger_of(prog: Progress) -> Ledger:
+    """The ledger of a spec: `read_ledger`'s rules, over the log's blocks.
 
-    Equal to `read_ledger(prog.blocks)` (a property test holds them to it). The lines mdgrill
-    writes (`- Decisions: D1 -> ...`, `- Facts resolved: D1 -> ...`, `- Out of scope: none`,
-    `### <Phase> Grill - Round <N>`) come out of `findall` already split; any other heading
-    or ledger line is read by the exact rules. The answer lines, wanted only by reports, are
-    found again when asked for.
+    The rules are read_ledger's alone. What changes is where its blocks come from: parsed
+    in full when the log has fences, comments or amendments, else built from one regex pass
+    (`_ledger_blocks`) holding only the lines the rules read, which is what makes a
+    10,000-round log cheap. The answer lines, wanted only by reports, are found again when
+    asked for. A property test holds the two sources to the same ledger.
     """
     fast = prog.fast_log()
     if fast is None:
@@ -161,74 +161,43 @@ def ledger_of(prog: Progress) -> Ledger:  # noqa: C901 - read_ledger's rules, in
     text, start, end, _ = fast
     if _AMENDED_LINE.search(text, max(start - 1, 0), end):  # rare: the exact rules read them
         return read_ledger(prog.blocks)
-    ledger = Ledger()
-    answers, out_of_scope = ledger.answers, ledger.out_of_scope
-    settled: list[str] = []  # every settling, in order; `order` is its first occurrences
-    settle = settled.append
-    id_match = ID_RE.match
-    in_round = revised = skipped = False
-    for d_id, d_answer, f_value, f_id, number, head, other in \
-            _LEDGER_LINES.findall(text, max(start - 1, 0), end):
-        node_id = d_id or f_id
-        if node_id:
-            if in_round:
-                settle(node_id)
-                answers[node_id] = (d_answer if d_id else f_value).strip()
-                out_of_scope.discard(node_id)
-            continue
-        if number:
-            in_round, revised, skipped = True, False, False
-            continue
-        if head:
-            m = _LEDGER_HEAD.match(head)
-            if m is not None:
-                in_round, revised = m.group(1) is not None, m.group(2) is not None
-                skipped = m.group(3) is not None
-            continue
-        if not other or not (in_round or revised or skipped):
-            continue  # `- Out of scope: none`, or a line outside rounds and Revised blocks
-        m = _LEDGER_LINE.match(other)
-        if m is None:
-            continue
-        key, value = m.group(1).lower(), (m.group(2) or "").strip()
-        if skipped:
-            if key == "defaulted":
-                for node_id in split_ids(value):
-                    if id_match(node_id):
-                        settle(node_id)
-                        answers[node_id] = DEFAULTED_ANSWER
-                        out_of_scope.discard(node_id)
-            continue
-        if revised:
-            if key == "reopened":
-                for node_id in split_ids(value):
-                    answers.pop(node_id, None)
-                    out_of_scope.discard(node_id)
-            continue
-        if key == "out of scope":
-            for node_id in split_ids(value):
-                if id_match(node_id):
-                    out_of_scope.add(node_id)
-                    answers.pop(node_id, None)
-            continue
-        if key == "decisions":
-            pair = split_decision(value)
-            if pair is None or not id_match(pair[0]):
-                continue
-            node_id, answer = pair
-        elif key == "facts resolved":
-            fact = fact_id(value)
-            if fact is None:
-                continue
-            node_id, answer = fact, value
-        else:
-            continue
-        settle(node_id)
-        answers[node_id] = answer
-        out_of_scope.discard(node_id)
-    ledger.order = list(dict.fromkeys(settled))
+    ledger = read_ledger(_ledger_blocks(text, max(start - 1, 0), end))
     ledger._line_source = lambda: read_ledger(prog.blocks)._lines
     return ledger
+
+
+def _ledger_blocks(text: str, start: int, end: int) -> list[Block]:
+    """The log's round, Revised and Skipped blocks with just their ledger lines (line numbers
+    left out), from one `findall`."""
+    blocks: list[Block] = []
+    current: Block | None = None
+    for d_id, d_answer, f_value, f_id, number, head, other in \
+            _LEDGER_LINES.findall(text, start, end):
+        if d_id or f_id:
+            if current is not None:
+                current.entries.append(
+                    Entry("Decisions", f"{d_id} -> {d_answer.strip()}", 0) if d_id
+                    else Entry("Facts resolved", f_value.strip(), 0))
+            continue
+        if number or head:
+            if number:
+                kind: str | None = "round"
+            else:
+                m = _LEDGER_HEAD.match(head)
+                if m is None:
+                    continue  # `###x` is no heading: the block goes on
+                kind = "round" if m.group(1) is not None else \
+                    "revised" if m.group(2) is not None else \
+                    "skipped" if m.group(3) is not None else None
+            current = Block(kind, None, None, "", 0, 0) if kind is not None else None
+            if current is not None:
+                blocks.append(current)
+            continue
+        if other and current is not None:
+            m = _LEDGER_LINE.match(other)
+            if m is not None:
+                current.entries.append(Entry(m.group(1), (m.group(2) or "").strip(), 0))
+    return blocks
 
 
 # One tuple per log line the ledger may read, found from the newline before it (a literal
