@@ -49,7 +49,16 @@ verb = st.one_of(
     st.sampled_from([["record-stop", "{S}", "--choice", "ship"],
                      ["mode", "{S}", "--quick"], ["mode", "{S}", "--interactive"]]),
     st.builds(lambda i: ["begin-interview", "{S}", "--phase", "requirements",
-                         "--interview-id", i], st.sampled_from(["r1", "r2"])),
+                         "--interview-id", i], st.sampled_from(["r1", "r2", "r3"])),
+    # issue 22's verbs: corrections, going back, and who said it
+    st.builds(lambda i, t: ["amend", "{S}", "--decision-id", i, "--answer", t, "--reason",
+                            "typo"], st.sampled_from(IDS), st.sampled_from(REPLIES)),
+    st.builds(lambda p: ["reopen", "{S}", "--phase", p, "--reason", "changed", "--no-commit"],
+              st.sampled_from(["start", "requirements", "design"])),
+    st.builds(lambda i, t, b: ["record-answer", "{S}", "--decision-id", i, "--answer", t,
+                               "--by", b],
+              st.sampled_from(IDS), st.sampled_from(REPLIES),
+              st.sampled_from(["Alice <alice@example.com>", "Bob", "Zoë"])),
 )
 
 
