@@ -15,17 +15,21 @@ import sys
 from mdgrill.cli.verbs import Outcome
 from mdgrill.errors import MdgrillError
 from mdgrill.integrations import hook
+from mdgrill.shell import store
 
-EVENTS = ("pretooluse",)
+EVENTS = ("pretooluse", "sessionstart")
 
 
 def configure(verb: str, p: argparse.ArgumentParser) -> None:
-    p.add_argument("event", choices=EVENTS, help="the hook event: pretooluse (reads the event "
-                   "JSON on stdin)")
+    p.add_argument("event", choices=EVENTS, help="the hook event, its JSON on stdin: "
+                   "pretooluse (gate Agent/Task calls) or sessionstart (the open interviews "
+                   "into the agent's context)")
 
 
 def run(args: argparse.Namespace) -> Outcome:
     raw = sys.stdin.buffer.read(hook.MAX_EVENT_BYTES + 1)
+    if args.event == "sessionstart":
+        return session_start(raw, args.root)
     decision = decide(raw, args.root)
     if decision is None:
         return Outcome({"decision": "pass"}, "")
@@ -76,3 +80,44 @@ def _check(gate: hook.Gate, cwd: str, root: str | None) -> str:
     spec = store.resolve_spec(path, root)
     _, text = check_delegation(spec, gate.phase, gate.interview, gate.digest, gate.revision)
     return f"mdgrill: {text}"
+
+
+def session_start(raw: bytes, root: str | None = None) -> Outcome:
+    """SessionStart: every spec of the repository whose interview is under way, with its
+    phase, round, pending questions and frontier, as context for a started, resumed or
+    compacted session (so it picks the interview up where it was). Never fails the session."""
+    try:
+        event = json.loads(raw.decode("utf-8", "replace") or "{}")
+    except json.JSONDecodeError:
+        event = {}
+    cwd = event.get("cwd") if isinstance(event, dict) else None
+    top = root or store.find_root(cwd if isinstance(cwd, str) and os.path.isdir(cwd)
+                                  else os.getcwd())
+    lines: list[str] = []
+    for folder in store.find_specs(top)[:20]:
+        try:
+            lines.extend(_spec_lines(store.Spec(folder, top)))
+        except MdgrillError as exc:
+            lines.append(f"- {store.relpath_posix(folder, top)}: {exc.code}: {exc.message}")
+    text = ("mdgrill: interviews under way (run `mdgrill status SPEC` for one):\n"
+            + "\n".join(lines)) if lines else ""
+    out: dict[str, object] = {"hookSpecificOutput": {"hookEventName": "SessionStart",
+                                                    "additionalContext": text}}
+    return Outcome(out, json.dumps(out, ensure_ascii=False) if text else "")
+
+
+def _spec_lines(spec: store.Spec) -> list[str]:
+    from mdgrill.model.record import TERMINAL
+    from mdgrill.model.tree import spec_frontier
+    from mdgrill.shell.session import load
+
+    prog = load(spec, check=False)
+    iv = prog.data.get("interview")
+    if not isinstance(iv, dict) or iv.get("status") in TERMINAL:
+        return []
+    pending = iv.get("pending") or []
+    frontier = spec_frontier(prog).frontier
+    return [f"- {spec.rel_folder}: phase {prog.data.get('phase')}, interview {iv.get('id')} "
+            f"{iv.get('status')}, round {iv.get('round')}; pending: "
+            f"{', '.join(map(str, pending)) or 'none'}; frontier: {', '.join(frontier) or 'none'}"
+            f"; next: `mdgrill {'answer' if pending else 'ask'} {spec.rel_folder}`"]

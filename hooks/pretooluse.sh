@@ -1,0 +1,20 @@
+#!/bin/sh
+# PreToolUse for Agent|Task calls. Fails closed: a delegation that carries an mdgrill gate
+# block is denied whenever mdgrill cannot answer (not installed, or it failed); any other
+# call passes untouched.
+event=$(cat)
+deny() {
+  printf '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "%s"}}\n' "$1"
+  exit 0
+}
+gated() { printf '%s' "$event" | grep -q 'MDGRILL_PHASE_GATE'; }
+if ! command -v mdgrill >/dev/null 2>&1; then
+  gated && deny "mdgrill is not installed, so this gated delegation cannot be checked: install it (pip install <this repository>) so that mdgrill is on PATH, then try again"
+  exit 0
+fi
+answer=$(printf '%s' "$event" | mdgrill hook pretooluse) || {
+  gated && deny "mdgrill hook pretooluse failed, so this gated delegation is denied: run mdgrill check-delegation by hand to see why"
+  exit 0
+}
+printf '%s' "$answer"
+exit 0

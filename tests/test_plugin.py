@@ -1,0 +1,109 @@
+"""The repository as a Claude Code plugin (issue 16, part 2): the manifests pass the real
+`claude plugin validate --strict`, the PreToolUse hook fails closed, and SessionStart puts the
+interviews under way into the session's context."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_reliability import MDGRILL, make_repo, ok
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+PRETOOLUSE = CHECKOUT / "hooks" / "pretooluse.sh"
+GATED = {"hook_event_name": "PreToolUse", "tool_name": "Agent", "cwd": "",
+         "tool_input": {"prompt": "Write it.\n[MDGRILL_PHASE_GATE]\nspec: specs/a\n"
+                        "phase: requirements\ninterview: r1\n[/MDGRILL_PHASE_GATE]\n"}}
+PLAIN = {"hook_event_name": "PreToolUse", "tool_name": "Agent", "cwd": "",
+         "tool_input": {"prompt": "Summarise the README."}}
+
+
+def claude() -> str:
+    """The pinned Claude Code CLI that .ci/run installs (or one on PATH)."""
+    local = CHECKOUT / ".ci" / "node" / "node_modules" / ".bin" / "claude"
+    found = str(local) if local.exists() else shutil.which("claude")
+    if found is None:
+        pytest.skip("the Claude Code CLI is not installed: .ci/run installs "
+                    "@anthropic-ai/claude-code@2.1.332 with npm")
+    return found
+
+
+def test_the_plugin_validates_strictly() -> None:
+    proc = subprocess.run([claude(), "plugin", "validate", "--strict", str(CHECKOUT)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "skills: mdgrill:grill" in proc.stdout
+    assert "PreToolUse Agent|Task" in proc.stdout
+
+
+def hook(event: dict[str, object], path: str, cwd: Path) -> str:
+    proc = subprocess.run(["sh", str(PRETOOLUSE)], input=json.dumps(event), text=True,
+                          capture_output=True, cwd=cwd, timeout=60,
+                          env={**os.environ, "PATH": path})
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_pretooluse_fails_closed_without_mdgrill(tmp_path: Path) -> None:
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    for tool in ("cat", "grep", "printf", "sh"):  # what the script needs, without mdgrill
+        found = shutil.which(tool)
+        if found:
+            (bare / tool).symlink_to(found)
+    out = hook(GATED, str(bare), tmp_path)
+    decision = json.loads(out)["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "deny"
+    assert "not installed" in decision["permissionDecisionReason"]
+    assert hook(PLAIN, str(bare), tmp_path) == ""  # an ungated call passes untouched
+
+
+def test_pretooluse_fails_closed_when_mdgrill_fails(tmp_path: Path) -> None:
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "mdgrill").write_text("#!/bin/sh\nexit 1\n")
+    (fake / "mdgrill").chmod(0o755)
+    path = f"{fake}{os.pathsep}{os.environ['PATH']}"
+    decision = json.loads(hook(GATED, path, tmp_path))["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "deny" and "failed" in \
+        decision["permissionDecisionReason"]
+
+
+def test_pretooluse_asks_mdgrill_when_it_is_there(tmp_path: Path) -> None:
+    repo, env = make_repo(tmp_path)
+    ok(repo, env, "init", "specs/a", "--goal", "A goal")
+    ok(repo, env, "begin-interview", "specs/a", "--phase", "requirements", "--interview-id", "r1")
+    path = f"{Path(MDGRILL[0]).parent}{os.pathsep}{os.environ['PATH']}"
+    event = {**GATED, "cwd": str(repo)}
+    decision = json.loads(hook(event, path, repo))["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "deny"
+    assert decision["permissionDecisionReason"].startswith("INTERVIEW_INCOMPLETE")
+
+
+def test_sessionstart_reports_the_interviews_under_way(tmp_path: Path) -> None:
+    repo, env = make_repo(tmp_path)
+    ok(repo, env, "init", "specs/a", "--goal", "A goal")
+    ok(repo, env, "node", "add", "specs/a", "D1", "--title", "Who?", "--option", "All",
+       "--option", "Some", "--recommend", "1")
+    ok(repo, env, "begin-interview", "specs/a", "--phase", "requirements", "--interview-id", "r1")
+    proc = subprocess.run([*MDGRILL, "hook", "sessionstart"], cwd=repo, env=env, text=True,
+                          capture_output=True, input=json.dumps(
+                              {"hook_event_name": "SessionStart", "source": "compact",
+                               "cwd": str(repo)}))
+    assert proc.returncode == 0, proc.stderr
+    context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "specs/a: phase requirements, interview r1 collecting" in context
+    assert "frontier: D1" in context and "next: `mdgrill ask specs/a`" in context
+
+
+def test_the_hooks_file_names_the_scripts_that_exist() -> None:
+    hooks = json.loads((CHECKOUT / "hooks" / "hooks.json").read_text())["hooks"]
+    assert hooks["PreToolUse"][0]["matcher"] == "Agent|Task"
+    assert "pretooluse.sh" in hooks["PreToolUse"][0]["hooks"][0]["command"]
+    assert os.access(PRETOOLUSE, os.X_OK)
+    assert sys.platform == "win32" or PRETOOLUSE.read_text().startswith("#!/bin/sh")
