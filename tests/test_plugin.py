@@ -107,3 +107,53 @@ def test_the_hooks_file_names_the_scripts_that_exist() -> None:
     assert "pretooluse.sh" in hooks["PreToolUse"][0]["hooks"][0]["command"]
     assert os.access(PRETOOLUSE, os.X_OK)
     assert sys.platform == "win32" or PRETOOLUSE.read_text().startswith("#!/bin/sh")
+
+
+def fire(repo: Path, env: dict[str, str], event: str, payload: dict[str, object]) -> str:
+    proc = subprocess.run([*MDGRILL, "hook", event], cwd=repo, env=env, text=True,
+                          capture_output=True, input=json.dumps(payload), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_posttooluse_blocks_only_an_edited_round(tmp_path: Path) -> None:
+    repo, env = make_repo(tmp_path)
+    ok(repo, env, "init", "specs/a", "--goal", "A goal")
+    ok(repo, env, "begin-interview", "specs/a", "--phase", "requirements", "--interview-id", "r1")
+    ok(repo, env, "open-frontier", "specs/a", "--round", "1", "--decision-id", "D1")
+    ok(repo, env, "record-answer", "specs/a", "--decision-id", "D1", "--answer", "Everyone")
+    event = {"hook_event_name": "PostToolUse", "tool_name": "Edit", "cwd": str(repo),
+             "tool_input": {"file_path": "specs/a/.progress.md"}, "tool_response": {}}
+    assert fire(repo, env, "posttooluse", event) == ""  # a valid file: nothing to say
+    path = repo / "specs" / "a" / ".progress.md"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("D1 -> Everyone", "D1 -> Nobody"), encoding="utf-8")
+    out = json.loads(fire(repo, env, "posttooluse", event))
+    assert out["decision"] == "block" and "mdgrill restore specs/a" in out["reason"]
+    other = {**event, "tool_input": {"file_path": "README.md"}}
+    assert fire(repo, env, "posttooluse", other) == ""
+
+
+def test_replies_are_journaled_outside_the_work_tree(tmp_path: Path) -> None:
+    repo, env = make_repo(tmp_path)
+    ok(repo, env, "init", "specs/a", "--goal", "A goal")
+    ok(repo, env, "begin-interview", "specs/a", "--phase", "requirements", "--interview-id", "r1")
+    fire(repo, env, "userpromptsubmit", {"hook_event_name": "UserPromptSubmit",
+                                         "prompt": "Approve and delegate", "cwd": str(repo),
+                                         "session_id": "s1"})
+    fire(repo, env, "posttooluse", {"hook_event_name": "PostToolUse",
+                                    "tool_name": "AskUserQuestion", "cwd": str(repo),
+                                    "tool_input": {}, "tool_response": {
+                                        "answers": {"Q1 - D1: Who?": "Everyone"}}})
+    journal = repo / ".git" / "mdgrill" / "replies.jsonl"
+    entries = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines()]
+    assert [(e["source"], e["text"]) for e in entries] == [
+        ("UserPromptSubmit", "Approve and delegate"),
+        ("AskUserQuestion", "Q1 - D1: Who?: Everyone")]
+    import hashlib
+
+    assert entries[0]["sha256"] == hashlib.sha256(b"Approve and delegate").hexdigest()
+    assert entries[0]["pending"] == [{"spec": "specs/a", "interview": "r1",
+                                      "status": "collecting"}]
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=repo, env=env,
+                          capture_output=True, text=True).stdout.count("replies") == 0

@@ -17,19 +17,25 @@ from mdgrill.errors import MdgrillError
 from mdgrill.integrations import hook
 from mdgrill.shell import store
 
-EVENTS = ("pretooluse", "sessionstart")
+EVENTS = ("pretooluse", "sessionstart", "posttooluse", "userpromptsubmit")
 
 
 def configure(verb: str, p: argparse.ArgumentParser) -> None:
     p.add_argument("event", choices=EVENTS, help="the hook event, its JSON on stdin: "
-                   "pretooluse (gate Agent/Task calls) or sessionstart (the open interviews "
-                   "into the agent's context)")
+                   "pretooluse (gate Agent/Task calls), sessionstart (the open interviews "
+                   "into the agent's context), posttooluse (Edit/Write: block an edit of a "
+                   "recorded round; AskUserQuestion: journal the reply), userpromptsubmit "
+                   "(journal the user's words)")
 
 
 def run(args: argparse.Namespace) -> Outcome:
     raw = sys.stdin.buffer.read(hook.MAX_EVENT_BYTES + 1)
     if args.event == "sessionstart":
         return session_start(raw, args.root)
+    if args.event == "posttooluse":
+        return post_tool_use(raw, args.root)
+    if args.event == "userpromptsubmit":
+        return user_prompt(raw, args.root)
     decision = decide(raw, args.root)
     if decision is None:
         return Outcome({"decision": "pass"}, "")
@@ -86,13 +92,7 @@ def session_start(raw: bytes, root: str | None = None) -> Outcome:
     """SessionStart: every spec of the repository whose interview is under way, with its
     phase, round, pending questions and frontier, as context for a started, resumed or
     compacted session (so it picks the interview up where it was). Never fails the session."""
-    try:
-        event = json.loads(raw.decode("utf-8", "replace") or "{}")
-    except json.JSONDecodeError:
-        event = {}
-    cwd = event.get("cwd") if isinstance(event, dict) else None
-    top = root or store.find_root(cwd if isinstance(cwd, str) and os.path.isdir(cwd)
-                                  else os.getcwd())
+    top = _top(_event(raw), root)
     lines: list[str] = []
     for folder in store.find_specs(top)[:20]:
         try:
@@ -121,3 +121,101 @@ def _spec_lines(spec: store.Spec) -> list[str]:
             f"{iv.get('status')}, round {iv.get('round')}; pending: "
             f"{', '.join(map(str, pending)) or 'none'}; frontier: {', '.join(frontier) or 'none'}"
             f"; next: `mdgrill {'answer' if pending else 'ask'} {spec.rel_folder}`"]
+
+
+def _event(raw: bytes) -> dict[str, object]:
+    try:
+        event = json.loads(raw.decode("utf-8", "replace") or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return event if isinstance(event, dict) else {}
+
+
+def _top(event: dict[str, object], root: str | None) -> str:
+    cwd = event.get("cwd")
+    return root or store.find_root(cwd if isinstance(cwd, str) and os.path.isdir(cwd)
+                                   else os.getcwd())
+
+
+def post_tool_use(raw: bytes, root: str | None = None) -> Outcome:
+    """After Edit/Write of a `.progress.md`: block (tell the agent) only when a recorded round
+    was edited; other problems are `validate`'s to report. After AskUserQuestion: journal the
+    user's answers."""
+    event = _event(raw)
+    tool = event.get("tool_name")
+    if tool == "AskUserQuestion":
+        response = event.get("tool_response")
+        answers = response.get("answers") if isinstance(response, dict) else None
+        if isinstance(answers, dict):
+            text = "\n".join(f"{q}: {a}" for q, a in answers.items())
+            _journal(event, root, "AskUserQuestion", text)
+        return Outcome({"decision": "pass"}, "")
+    tool_input = event.get("tool_input")
+    path = tool_input.get("file_path") if isinstance(tool_input, dict) else None
+    if tool not in ("Edit", "Write", "MultiEdit") or not isinstance(path, str) or \
+            os.path.basename(path) != store.PROGRESS:
+        return Outcome({"decision": "pass"}, "")
+    from mdgrill.checks.spec import validate_progress_bytes
+
+    cwd = event.get("cwd")
+    full = path if os.path.isabs(path) or not isinstance(cwd, str) else os.path.join(cwd, path)
+    try:
+        data = store.read_file(full, path)
+    except MdgrillError:
+        return Outcome({"decision": "pass"}, "")
+    edited = [d for d in validate_progress_bytes(data, path) if d.code == "ROUND_EDITED"]
+    if not edited:
+        return Outcome({"decision": "pass"}, "")
+    out: dict[str, object] = {
+        "decision": "block",
+        "reason": f"{path}:{edited[0].line}: a recorded round was edited ({edited[0].message}). "
+                  "Recorded rounds are append-only: put them back with `mdgrill restore "
+                  f"{os.path.dirname(path) or '.'}`, and change answers only through mdgrill "
+                  "(`amend`, `revise`, `reopen`)"}
+    return Outcome(out, json.dumps(out, ensure_ascii=False))
+
+
+def user_prompt(raw: bytes, root: str | None = None) -> Outcome:
+    """UserPromptSubmit: journal the user's words (never blocks the prompt)."""
+    event = _event(raw)
+    prompt = event.get("prompt")
+    if isinstance(prompt, str) and prompt.strip():
+        _journal(event, root, "UserPromptSubmit", prompt)
+    return Outcome({"decision": "pass"}, "")
+
+
+JOURNAL = "replies.jsonl"
+
+
+def _journal(event: dict[str, object], root: str | None, source: str, text: str) -> None:
+    """Append the user's reply, its sha256 and the interviews it may answer to the reply
+    journal under the repository's git folder (outside the work tree: not the agent's
+    files). Outside a repository nothing is kept."""
+    from datetime import datetime, timezone
+    from hashlib import sha256
+
+    from mdgrill.git.discovery import git_dir
+
+    top = _top(event, root)
+    folder = git_dir(top)
+    if folder is None:
+        return
+    pending: list[dict[str, object]] = []
+    from mdgrill.shell.session import load
+
+    for spec_folder in store.find_specs(top)[:20]:
+        try:
+            iv = load(store.Spec(spec_folder, top), check=False).data.get("interview")
+        except MdgrillError:
+            continue
+        if isinstance(iv, dict) and iv.get("status") in ("collecting", "awaiting_confirmation"):
+            pending.append({"spec": store.relpath_posix(spec_folder, top),
+                            "interview": iv.get("id"), "status": iv.get("status")})
+    entry = {"at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "source": source,
+             "session": event.get("session_id"), "text": text,
+             "sha256": sha256(text.encode("utf-8", "surrogatepass")).hexdigest(),
+             "pending": pending}
+    path = os.path.join(folder, "mdgrill", JOURNAL)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
