@@ -157,3 +157,64 @@ def test_replies_are_journaled_outside_the_work_tree(tmp_path: Path) -> None:
                                       "status": "collecting"}]
     assert subprocess.run(["git", "status", "--porcelain"], cwd=repo, env=env,
                           capture_output=True, text=True).stdout.count("replies") == 0
+
+
+def awaiting(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    repo, env = make_repo(tmp_path)
+    ok(repo, env, "init", "specs/a", "--goal", "A goal")
+    ok(repo, env, "node", "add", "specs/a", "D1", "--title", "Who?", "--option", "All",
+       "--option", "Some", "--recommend", "1")
+    ok(repo, env, "begin-interview", "specs/a", "--phase", "requirements", "--interview-id", "r1")
+    ok(repo, env, "ask", "specs/a")
+    answered = subprocess.run([*MDGRILL, "answer", "specs/a", "--tool-result", "-"], cwd=repo,
+                              env=env, input="All", text=True, capture_output=True)
+    assert answered.returncode == 0, answered.stderr
+    ok(repo, env, "await-confirmation", "specs/a", "--decision-id", "C1", "--approach", "All")
+    return repo, env
+
+
+def say(repo: Path, env: dict[str, str], words: str) -> None:
+    fire(repo, env, "userpromptsubmit", {"hook_event_name": "UserPromptSubmit",
+                                         "prompt": words, "cwd": str(repo)})
+
+
+CONFIRM = ("confirm", "specs/a", "--decision-id", "C1", "--source", "approve-and-delegate")
+
+
+def refused(repo: Path, env: dict[str, str], *args: str) -> str:
+    proc = subprocess.run([*MDGRILL, "--json", *args], cwd=repo, env=env, text=True,
+                          capture_output=True, timeout=60)
+    assert proc.returncode == 3, proc.stdout
+    return str(json.loads(proc.stdout)["error"]["code"])
+
+
+def test_with_a_journal_only_a_captured_reply_approves(tmp_path: Path) -> None:
+    repo, env = awaiting(tmp_path)
+    say(repo, env, "What does it cost?")  # journal exists now; no approval in it yet
+    say(repo, env, "yes")
+    before = (repo / "specs" / "a" / ".progress.md").read_bytes()
+    assert refused(repo, env, *CONFIRM, "--reply", "Approve and delegate") == \
+        "APPROVAL_NOT_EVIDENCED"  # the agent's word is not what the user said
+    assert refused(repo, env, *CONFIRM) == "APPROVAL_NOT_EXPLICIT"  # "yes" is no selection
+    assert (repo / "specs" / "a" / ".progress.md").read_bytes() == before
+    fire(repo, env, "posttooluse", {"hook_event_name": "PostToolUse",
+                                    "tool_name": "AskUserQuestion", "cwd": str(repo),
+                                    "tool_input": {}, "tool_response": {"answers": {
+                                        "Approve and delegate?":
+                                            "Approve and delegate (Recommended)"}}})
+    done = json.loads(ok(repo, env, "--json", *CONFIRM))
+    sha = str(done["reply_sha256"])
+    assert f"- Reply sha256: {sha}" in (repo / "specs" / "a" / ".progress.md").read_text()
+    message = subprocess.run(["git", "log", "-1", "--format=%B"], cwd=repo, env=env,
+                             capture_output=True, text=True).stdout
+    assert f"Mdgrill-Reply-Sha256: {sha}" in message
+    ok(repo, env, "check-delegation", "specs/a", "--phase", "requirements", "--interview-id",
+       "r1")
+
+
+def test_a_project_may_require_evidence(tmp_path: Path) -> None:
+    repo, env = awaiting(tmp_path)
+    ok(repo, env, *CONFIRM, "--reply", "Approve and delegate")  # no journal, not required yet
+    (repo / ".mdgrill.yaml").write_text("approval: evidence\n", encoding="utf-8")
+    assert refused(repo, env, "check-delegation", "specs/a", "--phase", "requirements",
+                   "--interview-id", "r1") == "APPROVAL_NOT_EVIDENCED"

@@ -63,7 +63,8 @@ def touched_paths(spec: store.Spec, prog: Progress) -> list[str]:
 
 
 def transition_message(spec: store.Spec, iv: dict[str, object], transition: str,
-                       verb: str = "approve", by: str | None = None) -> str:
+                       verb: str = "approve", by: str | None = None,
+                       reply_sha256: str | None = None) -> str:
     """`grill(<phase>): approve <id> (round N)` and the Mdgrill-* trailers, values escaped."""
     from mdgrill.git import vcs
 
@@ -73,12 +74,14 @@ def transition_message(spec: store.Spec, iv: dict[str, object], transition: str,
                 (vcs.TRAILER_CONTEXT_DIGEST, str(iv["context_digest"]))]
     if by:
         trailers.append((vcs.TRAILER_BY, by))
+    if reply_sha256:  # the captured reply that approved (the reply journal)
+        trailers.append(("Mdgrill-Reply-Sha256", reply_sha256))
     return vcs.format_message(subject, trailers)
 
 
 def commit_transition(spec: store.Spec, kind: str, *, person: str | None = None,
                       no_commit: bool = False, retry: str = "mdgrill confirm ...",
-                      ) -> dict[str, object]:
+                      reply_sha256: str | None = None) -> dict[str, object]:
     """Commit `.progress.md` (and glossaries it touched) for a terminal interview."""
     from mdgrill.shell.session import load
 
@@ -91,7 +94,7 @@ def commit_transition(spec: store.Spec, kind: str, *, person: str | None = None,
     transition = TRANSITION_OF_STATUS.get(str(iv.get("status")), kind)
     from mdgrill.git import vcs
 
-    message = transition_message(spec, iv, transition, by=person)
+    message = transition_message(spec, iv, transition, by=person, reply_sha256=reply_sha256)
     try:
         result = vcs.commit_paths(spec.root, touched_paths(spec, prog), message,
                                   author=author(person))

@@ -79,11 +79,11 @@ def _mapping(value: object, where: str) -> dict[str, list[str]]:
     return {str(k): _names(v, f"{where}.{k}") for k, v in value.items()}
 
 
-def owners(root: str) -> Owners:
-    """The owners map of the repository at `root` (empty when it has no `.mdgrill.yaml`)."""
+def config(root: str) -> dict[str, object]:
+    """The repository's `.mdgrill.yaml` as a mapping (empty when there is none)."""
     path = os.path.join(root, CONFIG)
     if not os.path.lexists(path):
-        return Owners({}, {}, {})
+        return {}
     import yaml
 
     raw = store.read_file(path, CONFIG, root)
@@ -92,9 +92,24 @@ def owners(root: str) -> Owners:
     except yaml.YAMLError as exc:
         raise InputError("INVALID_CONFIG", f"{CONFIG} is not valid YAML: {exc}") from None
     if data is None:
-        data = {}
+        return {}
     if not isinstance(data, dict):
         raise InputError("INVALID_CONFIG", f"{CONFIG} must be a mapping")
+    return data
+
+
+def requires_evidence(root: str) -> bool:
+    """`approval: evidence`: every approval must be a reply the hooks captured (journal)."""
+    value = config(root).get("approval")
+    if value not in (None, "evidence", "agent"):
+        raise InputError("INVALID_CONFIG", f"{CONFIG}: approval is `evidence` (a captured "
+                         "reply approves) or `agent` (the default: the agent's --reply)")
+    return value == "evidence"
+
+
+def owners(root: str) -> Owners:
+    """The owners map of the repository at `root` (empty when it has no `.mdgrill.yaml`)."""
+    data = config(root)
     own = data.get("owners") or {}
     if not isinstance(own, dict):
         raise InputError("INVALID_CONFIG", f"{CONFIG}: owners must be a mapping")

@@ -23,7 +23,7 @@ BLOCK_KEYS: dict[str, tuple[str, ...]] = {
     "round": ROUND_KEYS,
     "awaiting": ("Confirmation ID", "Approach"),
     "confirmed": ("Interview", "Confirmation ID", "Source", "Status", "Context digest",
-                  "Reply", "By"),
+                  "Reply", "Reply sha256", "By"),
     "revised": ("Retired", "Reopened", "Dependents", "Next round"),
     "skipped": ("Confirmation ID", "Reason", "Retired", "Defaulted", "Assumption", "By"),
     "bypassed": ("Interview", "Reason", "Context digest"),

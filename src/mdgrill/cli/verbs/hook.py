@@ -184,9 +184,6 @@ def user_prompt(raw: bytes, root: str | None = None) -> Outcome:
     return Outcome({"decision": "pass"}, "")
 
 
-JOURNAL = "replies.jsonl"
-
-
 def _journal(event: dict[str, object], root: str | None, source: str, text: str) -> None:
     """Append the user's reply, its sha256 and the interviews it may answer to the reply
     journal under the repository's git folder (outside the work tree: not the agent's
@@ -194,11 +191,11 @@ def _journal(event: dict[str, object], root: str | None, source: str, text: str)
     from datetime import datetime, timezone
     from hashlib import sha256
 
-    from mdgrill.git.discovery import git_dir
+    from mdgrill.shell import journal
 
     top = _top(event, root)
-    folder = git_dir(top)
-    if folder is None:
+    path = journal.path_of(top)
+    if path is None:
         return
     pending: list[dict[str, object]] = []
     from mdgrill.shell.session import load
@@ -215,7 +212,6 @@ def _journal(event: dict[str, object], root: str | None, source: str, text: str)
              "session": event.get("session_id"), "text": text,
              "sha256": sha256(text.encode("utf-8", "surrogatepass")).hexdigest(),
              "pending": pending}
-    path = os.path.join(folder, "mdgrill", JOURNAL)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(json.dumps(entry, ensure_ascii=False) + "\n")

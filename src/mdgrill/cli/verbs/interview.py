@@ -363,13 +363,50 @@ def _commit_text(commit: dict[str, object]) -> str:
     return ""
 
 
+def _evidence(spec: store.Spec, args: argparse.Namespace) -> tuple[str, str] | None:
+    """(the user's words, their sha256) from the reply journal when the repository keeps one
+    (or the project requires one); None when the approval rests on `--reply`."""
+    from mdgrill.formats.progress import single_line
+    from mdgrill.shell import journal
+    from mdgrill.shell.project import requires_evidence
+
+    found = journal.entries(spec.root)
+    if found is None and not requires_evidence(spec.root):
+        return None
+    iv = load(spec).data.get("interview")
+    interview = str(iv.get("id")) if isinstance(iv, dict) else ""
+    entry = journal.last_reply_while_awaiting(spec.root, spec.rel_folder, interview)
+    if entry is None:
+        raise GateRefusal("APPROVAL_NOT_EVIDENCED",
+                          f"no reply of the user was captured while interview {interview} "
+                          "awaited confirmation (the plugin's UserPromptSubmit and "
+                          "AskUserQuestion hooks keep them): ask the approval question "
+                          "(`mdgrill ask SPEC`) and let the user answer; nothing was written")
+    words = single_line(journal.reply_words(entry), "the captured reply")
+    if args.reply is not None and single_line(args.reply, "--reply") != words:
+        raise GateRefusal("APPROVAL_NOT_EVIDENCED",
+                          f"--reply `{args.reply}` is not what the user said last (captured: "
+                          f"`{words}`): record the user's own reply; nothing was written")
+    return words, str(entry.get("sha256"))
+
+
 def _confirm(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     try:
         person, own = _person(spec, args)
+        evidence = _evidence(spec, args)
+        reply = evidence[0] if evidence else args.reply
+
+        def step(prog: Progress) -> tuple[Change, dict[str, object]]:
+            change, result = machine.confirm(prog.data, prog, args.decision_id, args.source,
+                                             reply)
+            if evidence is not None:  # the Confirmed block names the captured reply
+                heading, lines = change.new_blocks[-1]
+                change.new_blocks[-1] = (heading, [*lines, f"- Reply sha256: {evidence[1]}"])
+                result["reply_sha256"] = evidence[1]
+            return change, result
+
         result = transaction(spec, _fresh(spec, "confirm", signed(
-            lambda prog: machine.confirm(prog.data, prog, args.decision_id, args.source,
-                                         args.reply),
-            person, None, phase_rule(own, person, _interview_phase, "confirm"))))
+            step, person, None, phase_rule(own, person, _interview_phase, "confirm"))))
     except GateRefusal as exc:
         # Already confirmed but its commit failed: the same confirm retries just the commit.
         from mdgrill.services.approvals import retry_confirm
@@ -386,7 +423,8 @@ def _confirm(spec: store.Spec, args: argparse.Namespace) -> Outcome:
         from mdgrill.services.approvals import commit_transition
 
         commit = commit_transition(spec, "approve", person=person,
-                                   retry=_retry_text(spec, args))
+                                   retry=_retry_text(spec, args),
+                                   reply_sha256=evidence[1] if evidence else None)
         result.update(commit)
         text += _commit_text(commit)
     exit_code = 0
