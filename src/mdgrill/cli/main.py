@@ -71,6 +71,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "restore": ("watching", "Put back recorded blocks a bad edit lost, from the last good copy."),
     "import-ralph": ("ralph", "Turn a smart-ralph spec folder into mdgrill's format."),
     "hook": ("hook", "Agent hooks: `hook pretooluse` gates Task calls on check-delegation."),
+    "mcp": ("serve", "Serve the interview verbs as MCP tools over stdio (needs mdgrill[mcp])."),
     "demo": ("demo", "Run a complete scripted interview in a throw-away git repository."),
     "await-artifact-approval": ("artifact", "Submit the phase artifact for the user's approval."),
     "approve-artifact": ("artifact", "Record the artifact's approval and advance the phase."),
