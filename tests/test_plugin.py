@@ -39,6 +39,7 @@ def test_the_plugin_validates_strictly() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "skills: mdgrill:grill" in proc.stdout
     assert "PreToolUse Agent|Task" in proc.stdout
+    assert 'mcpServers: mdgrill stdio mdgrill ["mcp"]' in proc.stdout  # .mcp.json
 
 
 def hook(event: dict[str, object], path: str, cwd: Path) -> str:
