@@ -211,6 +211,17 @@ def test_with_a_journal_only_a_captured_reply_approves(tmp_path: Path) -> None:
     assert f"Mdgrill-Reply-Sha256: {sha}" in message
     ok(repo, env, "check-delegation", "specs/a", "--phase", "requirements", "--interview-id",
        "r1")
+    assert subprocess.run([*MDGRILL, "verify"], cwd=repo, env=env).returncode == 0
+    # a journal that no longer holds the approving reply: verify says the approval is unvouched
+    journal = repo / ".git" / "mdgrill" / "replies.jsonl"
+    kept = [line for line in journal.read_text(encoding="utf-8").splitlines()
+            if sha not in line]
+    journal.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    proc = subprocess.run([*MDGRILL, "--json", "verify"], cwd=repo, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 1
+    codes = [d["code"] for d in json.loads(proc.stdout)["diagnostics"]]
+    assert codes == ["APPROVAL_NOT_EVIDENCED"]
 
 
 def test_a_project_may_require_evidence(tmp_path: Path) -> None:

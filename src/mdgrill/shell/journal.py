@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 
+from mdgrill.formats.progress import Block
 from mdgrill.git.discovery import git_dir
 
 JOURNAL = os.path.join("mdgrill", "replies.jsonl")
@@ -63,3 +64,18 @@ def last_reply_while_awaiting(root: str, spec_rel: str,
                 for p in pending):
             return entry
     return None
+
+
+def unmatched_approvals(root: str, blocks: list[Block]) -> list[tuple[Block, str]]:
+    """Confirmed blocks whose `Reply sha256` no reply of the journal has, when the repository
+    keeps a journal (an approval it cannot vouch for)."""
+    found = entries(root)
+    if found is None:
+        return []
+    known = {str(e.get("sha256")) for e in found}
+    out = []
+    for block in blocks:
+        sha = block.first("Reply sha256") if block.kind == "confirmed" else None
+        if sha and sha not in known:
+            out.append((block, sha))
+    return out

@@ -184,7 +184,17 @@ def _approved_bytes(root: str, rel: str) -> list[Diagnostic]:
     except MdgrillError:
         return []
     folder = os.path.dirname(rel) or "."
-    return history_diagnostics(root, folder, prog)
+    from mdgrill.core.artifact_gate import log_blocks
+    from mdgrill.diagnostics import error
+    from mdgrill.shell.journal import unmatched_approvals
+
+    unvouched = [error(rel, block.line + 1, "APPROVAL_NOT_EVIDENCED",
+                       f"the approval of interview {block.first('Interview')} names the reply "
+                       f"{sha[:12]}…, which the reply journal does not hold: the approval was "
+                       "not captured by the hooks (or the journal was cut)")
+                 for block, sha in unmatched_approvals(root, log_blocks(
+                     prog, frozenset({"confirmed"})))]
+    return history_diagnostics(root, folder, prog) + unvouched
 
 
 def _verify(args: argparse.Namespace, root: str) -> Outcome:
