@@ -230,3 +230,40 @@ def test_a_project_may_require_evidence(tmp_path: Path) -> None:
     (repo / ".mdgrill.yaml").write_text("approval: evidence\n", encoding="utf-8")
     assert refused(repo, env, "check-delegation", "specs/a", "--phase", "requirements",
                    "--interview-id", "r1") == "APPROVAL_NOT_EVIDENCED"
+
+
+def test_verify_signed_requires_signed_approval_commits(tmp_path: Path) -> None:
+    repo, env = awaiting(tmp_path)
+    ok(repo, env, *CONFIRM, "--reply", "Approve and delegate")
+    assert subprocess.run([*MDGRILL, "verify"], cwd=repo, env=env).returncode == 0
+    proc = subprocess.run([*MDGRILL, "--json", "verify", "--signed"], cwd=repo, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert [d["code"] for d in json.loads(proc.stdout)["diagnostics"]] == ["APPROVAL_NOT_SIGNED"]
+    keygen = shutil.which("ssh-keygen")
+    if keygen is None:
+        pytest.skip("ssh-keygen is not installed: the signed half needs an SSH key")
+    key = tmp_path / "key"
+    subprocess.run([keygen, "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    allowed = tmp_path / "allowed"
+    allowed.write_text(f"test@example.com {(tmp_path / 'key.pub').read_text()}")
+    for k, v in (("gpg.format", "ssh"), ("user.signingkey", str(key)),
+                 ("gpg.ssh.allowedSignersFile", str(allowed)), ("commit.gpgsign", "true")):
+        subprocess.run(["git", "config", k, v], cwd=repo, env=env, check=True)
+    ok(repo, env, "reopen", "specs/a", "--phase", "requirements", "--reason", "again")
+    ok(repo, env, "begin-interview", "specs/a", "--phase", "requirements", "--interview-id", "r2")
+    ok(repo, env, "node", "add", "specs/a", "D2", "--title", "How many?", "--option", "All",
+       "--option", "One", "--recommend", "1")  # the answers of r1 still stand; a new question
+    answered = subprocess.run([*MDGRILL, "ask", "specs/a"], cwd=repo, env=env,
+                              capture_output=True, text=True)
+    assert answered.returncode == 0, answered.stderr
+    subprocess.run([*MDGRILL, "answer", "specs/a", "--tool-result", "-"], cwd=repo, env=env,
+                   input="All", text=True, check=True, capture_output=True)
+    ok(repo, env, "await-confirmation", "specs/a", "--decision-id", "C2", "--approach", "All")
+    ok(repo, env, "confirm", "specs/a", "--decision-id", "C2", "--source",
+       "approve-and-delegate", "--reply", "Approve and delegate")
+    proc = subprocess.run([*MDGRILL, "--json", "verify", "--signed"], cwd=repo, env=env,
+                          capture_output=True, text=True)
+    unsigned = [d for d in json.loads(proc.stdout)["diagnostics"]
+                if d["code"] == "APPROVAL_NOT_SIGNED"]
+    assert len(unsigned) == 1 and "grill(requirements): approve r1" in unsigned[0]["message"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING
 
 from mdgrill.cli.verbs import Outcome
 from mdgrill.core.history import (
@@ -20,6 +21,9 @@ from mdgrill.errors import InputError, MdgrillError
 from mdgrill.shell import store
 from mdgrill.shell.session import display
 
+if TYPE_CHECKING:
+    from mdgrill.git.vcs import TransitionCommit
+
 GLOSSARY_NAMES = ("CONTEXT.md",)
 
 
@@ -31,6 +35,8 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:
                        help="default: merge base with the default branch ..HEAD")
     elif verb == "verify":
         p.add_argument("spec", metavar="SPEC", nargs="?", help="default: every spec")
+        p.add_argument("--signed", action="store_true", help="also require every approval "
+                       "commit to carry a signature git trusts (`git verify-commit`)")
 
 
 def run(args: argparse.Namespace) -> Outcome:
@@ -197,6 +203,26 @@ def _approved_bytes(root: str, rel: str) -> list[Diagnostic]:
     return history_diagnostics(root, folder, prog) + unvouched
 
 
+def _unsigned(root: str, spec: str | None, transitions: list[TransitionCommit],
+              ) -> list[Diagnostic]:
+    """`--signed`: the approval commits git cannot verify a signature of."""
+    from mdgrill.diagnostics import error
+    from mdgrill.git.vcs import verify_commit
+
+    out = []
+    for commit in transitions:
+        if spec is not None and commit.trailers.get("Mdgrill-Spec") != spec:
+            continue
+        signed, why = verify_commit(root, commit.sha)
+        if not signed:
+            out.append(error(commit.trailers.get("Mdgrill-Spec", "?") + "/" + store.PROGRESS, 1,
+                             "APPROVAL_NOT_SIGNED",
+                             f"approval commit {commit.sha[:12]} ({commit.subject}) carries no "
+                             f"signature git trusts ({why}): sign approvals (`git config "
+                             "commit.gpgsign true`) or drop --signed"))
+    return out
+
+
 def _verify(args: argparse.Namespace, root: str) -> Outcome:
     from mdgrill.formats.progress import read_progress
     from mdgrill.git import vcs
@@ -238,6 +264,8 @@ def _verify(args: argparse.Namespace, root: str) -> Outcome:
             history.close()
         stats["glossary"] = stats.get("glossary", 0) + len(versions)
         diagnostics.extend(verify_glossary_history(versions, _shown(root, rel), removed))
+    if getattr(args, "signed", False):
+        diagnostics.extend(_unsigned(root, spec, transitions))
     shallow = vcs.head_state(root)["shallow"]
     versions_read = sum(stats.values())
     errors = [d for d in diagnostics if d.severity == "error"]

@@ -40,6 +40,7 @@ from mdgrill.git.vcs.history import (
     ignored,
     iter_file_history,
     tracked_files,
+    verify_commit,
 )
 from mdgrill.git.vcs.repo import (
     Repo,
@@ -97,6 +98,7 @@ from mdgrill.git.vcs.trailers import (
 )
 
 __all__ = [
+    "verify_commit",
     "committed_as_is",
     "CommitResult",
     "Repo",

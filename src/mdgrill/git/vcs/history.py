@@ -284,3 +284,10 @@ def committed_as_is(repo_root: str, path: str) -> bool:
     listed, _, _ = _run(repo, "ls-files", "--error-unmatch", "--", rel)
     status, out, _ = _run(repo, "status", "--porcelain", "--", rel)
     return listed == 0 and status == 0 and not out.strip()
+
+
+def verify_commit(repo_root: str, sha: str) -> tuple[bool, str]:
+    """(signed with a key git trusts, git's word) for one commit (`git verify-commit`)."""
+    with _open(repo_root) as repo:
+        status, _, err = _run(repo, "verify-commit", "--", sha)
+    return status == 0, err.strip().splitlines()[-1] if err.strip() else "no signature"
