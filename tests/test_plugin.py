@@ -267,3 +267,37 @@ def test_verify_signed_requires_signed_approval_commits(tmp_path: Path) -> None:
     unsigned = [d for d in json.loads(proc.stdout)["diagnostics"]
                 if d["code"] == "APPROVAL_NOT_SIGNED"]
     assert len(unsigned) == 1 and "grill(requirements): approve r1" in unsigned[0]["message"]
+
+
+def codex() -> str:
+    """The pinned Codex CLI that .ci/run installs (or one on PATH)."""
+    local = CHECKOUT / ".ci" / "node" / "node_modules" / ".bin" / "codex"
+    found = str(local) if local.exists() else shutil.which("codex")
+    if found is None:
+        pytest.skip("the Codex CLI is not installed: .ci/run installs @openai/codex@0.171.0 "
+                    "with npm")
+    return found
+
+
+def test_codex_adds_the_marketplace_and_installs_the_plugin(tmp_path: Path) -> None:
+    """`codex plugin marketplace add` + `codex plugin add`, on the plugin's own files (a copy:
+    Codex copies the whole folder it installs, and a checkout holds a virtualenv)."""
+    plugin = tmp_path / "plugin"
+    for part in (".codex-plugin", ".agents", "skills", "hooks"):
+        shutil.copytree(CHECKOUT / part, plugin / part)
+    shutil.copy(CHECKOUT / ".mcp.json", plugin / ".mcp.json")
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    env = {**os.environ, "HOME": str(home), "CODEX_HOME": str(home / ".codex")}
+    added = subprocess.run([codex(), "plugin", "marketplace", "add", str(plugin)], env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert added.returncode == 0, added.stderr
+    assert "Added marketplace `mdgrill`" in added.stdout + added.stderr
+    installed = subprocess.run([codex(), "plugin", "add", "mdgrill@mdgrill"], env=env,
+                               capture_output=True, text=True, timeout=120)
+    assert installed.returncode == 0, installed.stderr
+    listed = subprocess.run([codex(), "plugin", "list"], env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert "mdgrill@mdgrill" in listed.stdout and "installed, enabled" in listed.stdout
+    cached = list((home / ".codex" / "plugins" / "cache").rglob("SKILL.md"))
+    assert [p.parent.name for p in cached] == ["grill"]
