@@ -23,14 +23,17 @@ PLAIN = {"hook_event_name": "PreToolUse", "tool_name": "Agent", "cwd": "",
          "tool_input": {"prompt": "Summarise the README."}}
 
 
-def claude() -> str:
-    """The pinned Claude Code CLI that .ci/run installs (or one on PATH)."""
-    local = CHECKOUT / ".ci" / "node" / "node_modules" / ".bin" / "claude"
-    found = str(local) if local.exists() else shutil.which("claude")
+def agent_cli(name: str, package: str) -> str:
+    """A pinned agent CLI as .ci/run installs it with npm (or one on PATH)."""
+    local = CHECKOUT / ".ci" / "node" / "node_modules" / ".bin" / name
+    found = str(local) if local.exists() else shutil.which(name)
     if found is None:
-        pytest.skip("the Claude Code CLI is not installed: .ci/run installs "
-                    "@anthropic-ai/claude-code@2.1.332 with npm")
+        pytest.skip(f"the `{name}` CLI is not installed: .ci/run installs {package} with npm")
     return found
+
+
+def claude() -> str:
+    return agent_cli("claude", "@anthropic-ai/claude-code@2.1.332")
 
 
 def test_the_plugin_validates_strictly() -> None:
@@ -270,13 +273,7 @@ def test_verify_signed_requires_signed_approval_commits(tmp_path: Path) -> None:
 
 
 def codex() -> str:
-    """The pinned Codex CLI that .ci/run installs (or one on PATH)."""
-    local = CHECKOUT / ".ci" / "node" / "node_modules" / ".bin" / "codex"
-    found = str(local) if local.exists() else shutil.which("codex")
-    if found is None:
-        pytest.skip("the Codex CLI is not installed: .ci/run installs @openai/codex@0.171.0 "
-                    "with npm")
-    return found
+    return agent_cli("codex", "@openai/codex@0.171.0")
 
 
 def test_codex_adds_the_marketplace_and_installs_the_plugin(tmp_path: Path) -> None:
