@@ -83,7 +83,7 @@ def _same(text: str) -> None:
                    for n in exact.nodes]
     assert fast_nodes == exact_nodes
     fast_blocks = [(b.kind, b.phase, b.round, b.title, b.line, b.end)
-                   for b in Progress(TextFile(text), "p.md").block_headings()]
+                   for b in Progress(TextFile(text), "p.md").blocks]
     exact_blocks = [(b.kind, b.phase, b.round, b.title, b.line, b.end) for b in exact.blocks]
     assert fast_blocks == exact_blocks
     exact_ledger = read_ledger(exact.blocks)

@@ -85,7 +85,7 @@ def test_truncation_puts_every_block_back() -> None:
     assert done.changed
     assert done.restored == [f"Requirements Grill - Round {i}" for i in (3, 4, 5)]
     prog = accepted(done.text)
-    assert [b.round for b in prog.block_headings()] == [1, 2, 3, 4, 5]
+    assert [b.round for b in prog.blocks] == [1, 2, 3, 4, 5]
     assert done.text == good
 
 
@@ -137,7 +137,7 @@ def test_deleted_log_section_comes_back() -> None:
     current = good[:good.index("## Interview Responses")].rstrip("\n") + "\n"
     done = restore(good, current, "p.md")
     prog = accepted(done.text)
-    assert len(prog.block_headings()) == 2
+    assert len(prog.blocks) == 2
 
 
 def test_crlf_file_stays_crlf() -> None:
@@ -177,7 +177,7 @@ def test_any_truncation_of_the_log_restores_a_valid_file(cut: int, tail: str) ->
     current = good[:start + cut % (len(good) - start)] + tail
     done = restore(good, current, "p.md")
     prog = accepted(done.text)
-    titles = [b.title for b in prog.block_headings()]
+    titles = [b.title for b in prog.blocks]
     assert titles[:4] == [f"Requirements Grill - Round {i}" for i in range(1, 5)]
 
 

@@ -300,7 +300,7 @@ class Standing:
 def log_blocks(prog: Progress, kinds: frozenset[str]) -> list[Block]:
     """The log's blocks of these kinds with their entries, without parsing the others (a
     10,000-round log has few blocks of the kinds an approval check reads)."""
-    return [prog.with_entries(b) for b in prog.block_headings() if b.kind in kinds]
+    return [b for b in prog.blocks if b.kind in kinds]
 
 
 STANDING_KINDS = frozenset({"artifact_approved", "artifact_awaiting", "reopened"})

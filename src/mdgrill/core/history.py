@@ -64,7 +64,7 @@ def _parsed(data: bytes, path: str) -> tuple[LogVersion, Progress | None]:
 def _block_texts(prog: Progress) -> list[tuple[str, int, str]]:
     lines = prog.lines
     out = []
-    for block in prog.block_headings():
+    for block in prog.blocks:
         text = normalize_log("".join(lines[block.line:block.end]))
         out.append((block.title, block.line + 1, text))
     return out

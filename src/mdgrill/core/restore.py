@@ -88,7 +88,7 @@ def log_blocks(prog: Progress) -> list[LogBlock]:
     body = section_lines(prog)
     base = sec.heading_line + 1
     out: list[LogBlock] = []
-    for block in prog.block_headings():
+    for block in prog.blocks:
         lo, hi = block.line - base, block.end - base
         lines = body[lo:hi]
         while lines and not lines[-1].strip():
@@ -178,7 +178,7 @@ def restore(good_text: str, current_text: str, path: str) -> Restored:
     updated = False
     if not _log_ok(after):
         change = Change()
-        change.updates["log"] = {"blocks": len(after.block_headings()),
+        change.updates["log"] = {"blocks": len(after.blocks),
                                  "sha256": log_digest(after.log_text())}
         text = apply_change(after, change)
         updated = True
@@ -189,7 +189,7 @@ def restore(good_text: str, current_text: str, path: str) -> Restored:
 def _log_ok(prog: Progress) -> bool:
     log = prog.data.get("log")
     if not isinstance(log, dict):
-        return not prog.block_headings()
+        return not prog.blocks
     return log_digest(prog.log_text()) == log.get("sha256")
 
 

@@ -185,7 +185,7 @@ def render(prog: Progress, updates: dict[str, object]) -> str:
     """
     data = dict(updates)
     log_text = prog.log_text()
-    data["log"] = {"blocks": len(prog.block_headings()), "sha256": log_digest(log_text)}
+    data["log"] = {"blocks": len(prog.blocks), "sha256": log_digest(log_text)}
     order = TOP_KEYS if "ralph" in TOP_KEYS else [*TOP_KEYS, "ralph"]
     edits = frontmatter_io.splice(prog.tf, prog.fm, data, order, BLOCK_LISTS)
     nl = prog.tf.newline

@@ -11,9 +11,9 @@ NEW_INTERVIEW = frozenset({"confirmed", "bypassed", "reset", "reopened"})
 
 def quick_authorized(prog: Progress) -> bool:
     """Whether the log's last Mode block is the exact `--quick` authorization."""
-    for block in reversed(prog.block_headings()):
+    for block in reversed(prog.blocks):
         if block.kind == "mode":
-            return (prog.with_entries(block).first("Mode") or "").strip() == "quick"
+            return (block.first("Mode") or "").strip() == "quick"
     return False
 
 

@@ -371,9 +371,9 @@ def _canonical_answered(prog: Progress, reopening_allowed: bool) -> set[str] | N
     a plain log (None when the body is not plain). Unless `reopening_allowed`, also None
     when a Revised block holds a `Reopened:` line."""
     span = prog.log_span()
-    heads = prog.block_heads()
-    if span is None or heads is None:
+    if span is None or not prog.plain:
         return None
+    heads = [(b.kind, b.offset) for b in prog.blocks]
     text = prog.tf.text
     start, end = span
     answered: set[str] = set()
@@ -382,7 +382,7 @@ def _canonical_answered(prog: Progress, reopening_allowed: bool) -> set[str] | N
     # A line settles only inside a round block: read the runs of rounds, not the text before
     # the first heading nor the blocks that are not rounds (few: each phase's transitions).
     run_from = -1
-    for index, (kind, _, _, _, at) in enumerate(heads):
+    for index, (kind, at) in enumerate(heads):
         if kind == "round":
             if run_from < 0:
                 run_from = at
@@ -391,7 +391,7 @@ def _canonical_answered(prog: Progress, reopening_allowed: bool) -> set[str] | N
             answered.update(_SETTLING.findall(text, run_from - 1, at))
             run_from = -1
         if kind == "revised" and not reopening_allowed:
-            block_end = heads[index + 1][4] if index + 1 < len(heads) else end
+            block_end = heads[index + 1][1] if index + 1 < len(heads) else end
             if _REOPENED_LINE.search(text, at, block_end) is not None:
                 return None
     if run_from >= 0:

@@ -36,7 +36,7 @@ def guard_begin(spec: store.Spec, prog: Progress, phase: str) -> None:
     if isinstance(art, dict) and art.get("status") == artifact_gate.APPROVED and \
             isinstance(art.get("path"), str):
         sha = sha_now(spec.root, str(art["path"]))
-    artifact_gate.check_begin(prog.data, prog.block_headings(), phase, sha)
+    artifact_gate.check_begin(prog.data, prog.blocks, phase, sha)
 
 
 def changed_approvals(prog: Progress, root: str) -> list[tuple[Standing, str | None]]:

@@ -2,13 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from mdgrill.diagnostics import Diagnostic, error, warning
-from mdgrill.formats.progress import Block, Progress
-
-if TYPE_CHECKING:
-    pass
 from mdgrill.checks.spec.keys import (
     _BLOCK_KEYS,
     _CLOSES_ROUND,
@@ -16,6 +9,9 @@ from mdgrill.checks.spec.keys import (
     BLOCK_KEYS,
     CLOSING_KEYS,
 )
+from mdgrill.checks.spec.shapes import rounds_in_shape
+from mdgrill.diagnostics import Diagnostic, error, warning
+from mdgrill.formats.progress import Block, Progress
 
 # ---------------------------------------------------------------------------------------
 # Blocks of the log
@@ -26,20 +22,18 @@ def check_blocks(prog: Progress) -> list[Diagnostic]:
 
     mdgrill writes only well-formed blocks and seals the log with their digest, so while the
     digest matches, the bullets of 10,000 recorded rounds need no second reading (the
-    numbering and kinds of their headings are still checked, first without line numbers).
+    numbering and kinds of their headings are still checked). In a log nobody sealed, a run
+    of rounds in the shape the checks pass in silence (`shapes.rounds_in_shape`) is not read
+    line by line either; every other block is.
     """
     path = prog.path
-    if prog.log_seal() is True:  # as mdgrill wrote them
-        # The light look's last field is an offset, not a line: it only decides whether
-        # the headings need a second look, with lines, to report something.
-        light = prog.block_heads()
-        if light is not None and not _check_headings(path, light):
-            return []
-        return _check_headings(path, [_head(b) for b in prog.block_headings()])
     blocks = prog.blocks
     out = _check_headings(path, [_head(b) for b in blocks])
+    if prog.log_seal() is True:  # as mdgrill wrote them
+        return out
+    silent = _rounds_in_shape(prog, blocks)
     for index, block in enumerate(blocks):
-        if block.kind not in BLOCK_KEYS or block.phase is None:
+        if block.kind not in BLOCK_KEYS or block.phase is None or index in silent:
             continue
         if block.kind == "round":
             nxt = blocks[index + 1].kind if index + 1 < len(blocks) else None
@@ -47,6 +41,33 @@ def check_blocks(prog: Progress) -> list[Diagnostic]:
         else:
             out.extend(_check_transition(path, block))
     return out
+
+
+def _rounds_in_shape(prog: Progress, blocks: list[Block]) -> set[int] | range:
+    """The indexes of the round blocks whose run is in shape (none when the log is not plain
+    text without CR)."""
+    fast = prog.fast_log() if prog.plain else None
+    if fast is None:
+        return set()
+    text, _, end, _ = fast
+    if text.find("\r", blocks[0].offset if blocks else end, end) >= 0:
+        return set()
+    silent: set[int] = set()
+    index = 0
+    while index < len(blocks):
+        if blocks[index].kind != "round":
+            index += 1
+            continue
+        first = index
+        while index < len(blocks) and blocks[index].kind == "round":
+            index += 1
+        after = blocks[index] if index < len(blocks) else None
+        if rounds_in_shape(text, blocks[first].offset, after.offset if after else end,
+                           after is not None and after.kind in _CLOSES_ROUND):
+            if first == 0 and after is None:
+                return range(len(blocks))
+            silent.update(range(first, index))
+    return silent
 
 
 def _head(block: Block) -> tuple[str, str | None, int | None, str, int]:

@@ -3,19 +3,14 @@ its log."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from mdgrill.diagnostics import Diagnostic, error, sort_diagnostics
-from mdgrill.errors import InputError, MdgrillError
-from mdgrill.formats.progress import Progress
-from mdgrill.model.record import TERMINAL
-
-if TYPE_CHECKING:
-    pass
 from mdgrill.checks.spec.blocks import check_blocks
 from mdgrill.checks.spec.front import check_front_matter, check_log_digest, check_sections, key_line
 from mdgrill.checks.spec.keys import _PREFIX
 from mdgrill.checks.spec.tree import check_ledger, check_nodes
+from mdgrill.diagnostics import Diagnostic, error, sort_diagnostics
+from mdgrill.errors import InputError, MdgrillError
+from mdgrill.formats.progress import Progress
+from mdgrill.model.record import TERMINAL
 
 # ---------------------------------------------------------------------------------------
 # Entry points
@@ -88,10 +83,10 @@ def check_record_against_log(prog: Progress) -> list[Diagnostic]:
     from mdgrill.model.interview import interview_blocks
 
     line = key_line(prog, "interview")
-    blocks = [b for b in prog.block_headings() if b.phase == phase]
+    blocks = [b for b in prog.blocks if b.phase == phase]
     if status in TERMINAL:
         kind = "bypassed" if status == "bypassed_quick" else "confirmed"
-        recorded = [prog.with_entries(b) for b in blocks if b.kind == kind]
+        recorded = [b for b in blocks if b.kind == kind]
         # smart-ralph's own Confirmed blocks name no interview: read as this one's
         if not any(b.first("Interview") in (iid, None) for b in recorded):
             word = "Bypassed" if kind == "bypassed" else "Confirmed"
@@ -122,7 +117,7 @@ def check_phase_approval(prog: Progress) -> list[Diagnostic]:
     if phase != next_phase(str(art.get("phase"))):
         return []
     if any(b.kind == "artifact_approved" and b.phase == art.get("phase")
-           for b in prog.block_headings()):
+           for b in prog.blocks):
         return []
     return [error(prog.path, key_line(prog, "phase"), "PHASE_NOT_APPROVED",
                   f"`phase: {phase}` is past the {art.get('phase')} artifact, but the log has "

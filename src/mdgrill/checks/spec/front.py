@@ -3,15 +3,9 @@ log's seal."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from mdgrill.diagnostics import Diagnostic, error, warning
 from mdgrill.formats.progress import GOAL, LOG, ROUND_EDITED_HINT, Progress
 from mdgrill.model.record import check_record
-
-if TYPE_CHECKING:
-    pass
-
 
 # ---------------------------------------------------------------------------------------
 # Front matter

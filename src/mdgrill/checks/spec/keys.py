@@ -3,11 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    pass
-
 
 NODE_KEYS = ("Section", "Depends on", "Spawned by", "Evidence", "Investigating", "Options",
              "Recommendation", "Rationale", "Tradeoffs", "Consequences")

@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from mdgrill.diagnostics import Diagnostic, error, warning
-from mdgrill.formats.progress import Node, Progress, split_ids
-from mdgrill.model.record import TERMINAL, is_id
-from mdgrill.model.tree import prerequisites
-
-if TYPE_CHECKING:
-    pass
 from mdgrill.checks.spec.front import key_line
 from mdgrill.checks.spec.keys import _NODE_KEYS, MAX_OPTIONS, MIN_OPTIONS, NODE_KEYS
+from mdgrill.checks.spec.shapes import tree_in_shape
+from mdgrill.diagnostics import Diagnostic, error, warning
+from mdgrill.formats.progress import Node, NodeInfo, Progress, split_ids
+from mdgrill.formats.progress.lines import TREE
+from mdgrill.model.record import TERMINAL, is_id
+from mdgrill.model.tree import prerequisites
 
 # ---------------------------------------------------------------------------------------
 # Design tree nodes
 
 
 def check_nodes(prog: Progress) -> list[Diagnostic]:
+    """Every node's keys, references and options; duplicate IDs; loops. A tree in the shape
+    these checks pass in silence (`shapes.tree_in_shape`) is not read line by line: only
+    its IDs and references are, to rule out a loop."""
+    if _tree_in_shape(prog) and not _may_loop(prog.node_index()):
+        return []
     path = prog.path
     out: list[Diagnostic] = []
     nodes = prog.nodes
@@ -39,6 +41,30 @@ def check_nodes(prog: Progress) -> list[Diagnostic]:
         out.extend(_check_node(path, node, first_of))
     out.extend(_cycles(path, nodes, first_of))
     return out
+
+
+def _tree_in_shape(prog: Progress) -> bool:
+    """Whether the tree is plain text without CR, with unique IDs, in shape."""
+    sec = prog.sections.get(TREE)
+    if sec is None or not prog.plain:
+        return sec is None
+    text = prog.tf.text
+    start, end = prog.section_offsets(sec)
+    first = text.find("\n###", start - 1, end) + 1
+    if first == 0:
+        return True  # no `###` at all: no node to check
+    ids = prog.node_ids()
+    unique = set(ids)
+    return len(unique) == len(ids) and text.find("\r", first, end) < 0 and \
+        tree_in_shape(text, first, end, unique)
+
+
+def _may_loop(nodes: list[NodeInfo]) -> bool:
+    """False when every node waits only on nodes above it (then no loop can form); true
+    otherwise, and then the exact check looks. Every reference names a node here."""
+    position = {node.id: index for index, node in enumerate(nodes)}
+    return any(position[ref] >= index for index, node in enumerate(nodes)
+               for ref in prerequisites(node))
 
 
 def _check_node(path: str, node: Node, known: dict[str, Node]) -> list[Diagnostic]:
@@ -125,7 +151,6 @@ def check_ledger(prog: Progress) -> list[Diagnostic]:
     for approval, warnings while it is still collecting."""
     from mdgrill.model.tree import spec_frontier
 
-    nodes = prog.nodes
     frontier = spec_frontier(prog)
     iv = prog.data.get("interview")
     status = iv.get("status") if isinstance(iv, dict) else None
@@ -146,7 +171,7 @@ def check_ledger(prog: Progress) -> list[Diagnostic]:
         out.append(make(path, at, "REQUIRED_SECTION_UNRESOLVED",
                         f"required section `{section}` has no resolved node: {when}ask a "
                         f"decision in `{section}` (a node with `Section: {section}`)"))
-    line_of = {n.id: n.line for n in reversed(nodes)}
+    line_of = {n.id: n.line for n in reversed(prog.nodes)} if frontier.open_subthreads else {}
     for parent, children in frontier.open_subthreads.items():
         for child in children:
             out.append(make(path, line_of.get(child, 0) + 1, "OPEN_SUBTHREAD",

@@ -4,6 +4,8 @@ design-tree nodes."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 from mdgrill.formats.schema import ID_PATTERN
 
@@ -57,21 +59,60 @@ class Entry:
         return f"Entry({self.key!r}, {self.value!r}, line={self.line})"
 
 
-class Block:
+class Bulleted:
+    """A part under a `###` heading whose `- Key: value` bullets are read on first use of
+    `entries` or `stray`, by the reader that made it: the one read path of a log or a tree
+    costs a heading per part until a check wants more."""
+
+    __slots__ = ("_entries", "_stray", "_read")
+
+    def __init__(self) -> None:
+        self._entries: list[Entry] | None = None
+        self._stray: list[tuple[int, str]] = []
+        self._read: Callable[[Any], None] | None = None  # sets entries and stray
+
+    @property
+    def entries(self) -> list[Entry]:
+        if self._entries is None:
+            self._entries = []
+            if self._read is not None:
+                self._read(self)
+        return self._entries
+
+    @entries.setter
+    def entries(self, value: list[Entry]) -> None:
+        self._entries = value
+        self._forget()
+
+    @property
+    def stray(self) -> list[tuple[int, str]]:
+        """Lines that are not `- Key: value` bullets."""
+        self.entries  # noqa: B018 - reads the bullets and the stray lines together
+        return self._stray
+
+    @stray.setter
+    def stray(self, value: list[tuple[int, str]]) -> None:
+        self._stray = value
+
+    def _forget(self) -> None:
+        """Drop what was worked out from the entries (they were just set)."""
+
+
+class Block(Bulleted):
     """A `### <Phase> Grill - ...` block of the log (or a legacy/unknown one)."""
 
-    __slots__ = ("kind", "phase", "round", "title", "line", "end", "entries", "stray")
+    __slots__ = ("kind", "phase", "round", "title", "line", "end", "offset")
 
     def __init__(self, kind: str, phase: str | None, round_number: int | None, title: str,
-                 line: int, end: int) -> None:
+                 line: int, end: int, offset: int = -1) -> None:
+        Bulleted.__init__(self)
         self.kind = kind  # round, awaiting, confirmed, ..., artifact_*, legacy, unknown
         self.phase = phase
         self.round = round_number
         self.title = title
         self.line = line  # heading line, 0-based
         self.end = end  # first line after the block
-        self.entries: list[Entry] = []
-        self.stray: list[tuple[int, str]] = []  # lines that are not `- Key: value`
+        self.offset = offset  # where its heading line starts in the text (-1: not known)
 
     def get(self, key: str) -> list[Entry]:
         k = key.lower()
@@ -94,20 +135,32 @@ class Option:
         self.line = line
 
 
-class Node:
+class Node(Bulleted):
     """A design tree node `### <ID>: <title>` and its bullets."""
 
-    __slots__ = ("id", "title", "line", "end", "entries", "options", "stray", "_first")
+    __slots__ = ("id", "title", "line", "end", "offset", "_options", "_first")
 
-    def __init__(self, node_id: str, title: str, line: int, end: int) -> None:
+    def __init__(self, node_id: str, title: str, line: int, end: int, offset: int = -1) -> None:
+        Bulleted.__init__(self)
         self.id = node_id
         self.title = title
         self.line = line
         self.end = end
-        self.entries: list[Entry] = []
-        self.options: list[Option] = []
-        self.stray: list[tuple[int, str]] = []
+        self.offset = offset  # where its heading line starts in the text (-1: not known)
+        self._options: list[Option] | None = None
         self._first: dict[str, str] | None = None  # key -> value of its first entry
+
+    def _forget(self) -> None:
+        self._first = self._options = None
+
+    @property
+    def options(self) -> list[Option]:
+        """The nested bullets of its `Options:` entries, the `(Recommended)` one marked."""
+        if self._options is None:
+            self._options = [Option(text, "(recommended)" in text.lower(), line)
+                             for entry in self.entries if entry.key.lower() == "options"
+                             for text, line in entry.children]
+        return self._options
 
     def first(self, key: str) -> str | None:
         """The value of the node's first `key` entry (keys read case-insensitively)."""

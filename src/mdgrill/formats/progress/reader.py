@@ -39,7 +39,6 @@ from mdgrill.formats.progress.lines import (
     Block,
     Node,
     NodeInfo,
-    Option,
     section_key,
     split_ids,
 )
@@ -85,12 +84,13 @@ class Progress:
                     self.sections[key] = sec
         self._headings: list[Heading] | None = None
         self._blocks: list[Block] | None = None
-        self._block_heads: list[Block] | None = None
         self._markup: dict[str, bool] = {}
         self._nodes: list[Node] | None = None
         self._tree_parts: list[Section] | None = None
-        self._heads: list[tuple[str, str | None, int | None, str, int]] | None = None
         self._lines: list[str] | None = None
+        self._tree_text: tuple[list[str], int] | None = None
+        self._tree_heads: list[Heading] | None = None
+        self._index: list[NodeInfo] | None = None
         self._log_hash: object = None
         self._log_text: str | None = None
 
@@ -214,32 +214,22 @@ class Progress:
 
     @property
     def blocks(self) -> list[Block]:
+        """The log's blocks, the one way to read them.
+
+        The headings are read on first use, by the cheapest scan the body allows (one regex
+        pass for a plain body; the exact heading scan when it has fences or comments); each
+        block reads its own bullets when they are first asked for, so a check of 10,000
+        headings does not parse 10,000 blocks.
+        """
         if self._blocks is None:
-            self._blocks = self._read_blocks(with_entries=True)
+            self._blocks = self._read_blocks()
         return self._blocks
 
-    def block_headings(self) -> list[Block]:
-        """The log's blocks without their entries (cheap; read once)."""
-        if self._blocks is not None:
-            return self._blocks
-        if self._block_heads is None:
-            self._block_heads = self._read_blocks(with_entries=False)
-        return self._block_heads
-
-    def use_blocks(self, blocks: list[Block]) -> None:
-        """Adopt blocks parsed elsewhere (watch keeps them between saves of a file)."""
-        self._blocks = blocks
-
     def last_block(self) -> Block | None:
-        """The last block of the log, with its entries (found from the end of the log)."""
+        """The last block of the log (found from the end of the log when nothing is read)."""
         if self._blocks is not None or self._headings is not None:
-            blocks = self.block_headings()
-            if not blocks:
-                return None
-            last = blocks[-1]
-            if not last.entries and not last.stray:
-                self._fill_entries(last)
-            return last
+            blocks = self.blocks
+            return blocks[-1] if blocks else None
         span = self.log_span()
         if span is None:
             return None
@@ -256,6 +246,7 @@ class Progress:
         title = _heading_text(text[at:eol])
         line = text.count("\n", 0, at)
         block = classify_block(title, line, self.sections[LOG].end)
+        block.offset = at
         tail = split_lines(text[at:end])
         block.entries, block.stray = parse_bullets(tail, 1, len(tail), base=line)
         return block
@@ -292,13 +283,14 @@ class Progress:
         return found
 
     def fast_log(self) -> tuple[str, int, int, int] | None:
-        """(text, start, end, first line) of a log the regex fast paths may read, else None."""
-        if self._blocks is not None or LOG not in self.sections or self.has_markup(LOG):
+        """(text, start, end, first line) of the log when regex scanners may read it as text
+        (it has no fence or comment), else None."""
+        if LOG not in self.sections or self.has_markup(LOG):
             return None
         start, end = self._section_offsets(self.sections[LOG])
         return self.tf.text, start, end, self.sections[LOG].start
 
-    def _read_blocks(self, with_entries: bool) -> list[Block]:
+    def _read_blocks(self) -> list[Block]:
         sec = self.sections.get(LOG)
         if sec is None:
             return []
@@ -307,71 +299,53 @@ class Progress:
         elif self._headings is None and not self.has_markup(LOG):
             heads = self._h3_lines(LOG)
             ends = [line for _, line, _ in heads[1:]] + ([sec.end] if heads else [])
-            blocks = [classify_block(title, line, end)
-                      for (_, line, title), end in zip(heads, ends, strict=True)]
+            blocks = []
+            for (at, line, title), end in zip(heads, ends, strict=True):
+                block = classify_block(title, line, end)
+                block.offset = at
+                blocks.append(block)
         else:
+            offsets = {h.line: h.offset for h in self.headings if h.level == 3}
             subs = sections(self.headings, 3, self.total_lines, (sec.start, sec.end))
-            blocks = [classify_block(s.title, s.heading_line, s.end) for s in subs]
-        if with_entries:
-            for block in blocks:
-                self._fill_entries(block)
+            blocks = []
+            for sub in subs:
+                block = classify_block(sub.title, sub.heading_line, sub.end)
+                block.offset = offsets.get(sub.heading_line, -1)
+                blocks.append(block)
+        for block in blocks:
+            block._read = self._read_entries
         return blocks
 
     def _scan_blocks(self, sec: Section) -> list[Block]:
-        """The log's blocks from block_heads() (a plain body only), with their lines."""
-        heads = self.block_heads() or []
-        count = self.tf.text.count
+        """The log's blocks of a plain body, from one regex pass over its `###` lines (the
+        round headings split by the pattern itself), with their lines counted between."""
+        start, end = self._section_offsets(sec)
+        text = self.tf.text
+        count = text.count
+        seen = _PHASES_SEEN
         blocks: list[Block] = []
+        append = blocks.append
         line = sec.start
-        last = self._section_offsets(sec)[0]
-        for kind, phase, number, title, at in heads:
+        last = start
+        for m in _BLOCK_FLUSH.finditer(text, start - 1, end):
+            at = m.start() + 1
             line += count("\n", last, at)
             last = at
-            if blocks:
-                blocks[-1].end = line
-            blocks.append(Block(kind, phase, number, title, line, sec.end))
-        return blocks
-
-    def block_heads(self) -> list[tuple[str, str | None, int | None, str, int]] | None:
-        """(kind, phase, round, title, offset) of each block, read without line numbers or
-        Block objects: the log's cheapest look (read once). None when the body is not plain.
-        """
-        if self._heads is None:
-            self._heads = self._read_heads()
-        return self._heads
-
-    def _read_heads(self) -> list[tuple[str, str | None, int | None, str, int]] | None:
-        sec = self.sections.get(LOG)
-        if sec is None:
-            return []
-        if not self.plain:
-            return None
-        start, end = self._section_offsets(sec)
-        heads: list[tuple[str, str | None, int | None, str, int]] = []
-        append = heads.append
-        seen = _PHASES_SEEN
-        for m in _BLOCK_FLUSH.finditer(self.tf.text, start - 1, end):
             title, word, number, other = m.groups()
             if title:
                 phase = seen.get(word)
-                append(("round", phase if phase is not None else _phase_of(word), int(number),
-                        title, m.start() + 1))
+                append(Block("round", phase if phase is not None else _phase_of(word),
+                             int(number), title, line, sec.end, at))
             else:
-                block = classify_block(_heading_text(other), -1, -1)
-                append((block.kind, block.phase, block.round, block.title, m.start() + 1))
-        return heads
+                block = classify_block(_heading_text(other), line, sec.end)
+                block.offset = at
+                append(block)
+        for block, after in zip(blocks, blocks[1:], strict=False):
+            block.end = after.line
+        return blocks
 
-    def _fill_entries(self, block: Block) -> None:
-        entries, stray = parse_bullets(self.lines, block.line + 1, block.end)
-        block.entries = entries
-        block.stray = stray
-
-    def with_entries(self, block: Block) -> Block:
-        """A block of `block_headings()` with its bullets read (once), for the few blocks a
-        check needs in full without parsing the whole log."""
-        if not block.entries and not block.stray:
-            self._fill_entries(block)
-        return block
+    def _read_entries(self, block: Block) -> None:
+        block.entries, block.stray = parse_bullets(self.lines, block.line + 1, block.end)
 
     # -- the design tree -------------------------------------------------------------------
 
@@ -399,6 +373,11 @@ class Progress:
         """The headings of the design tree only (not the 10,000 of the log after it)."""
         if self._headings is not None:
             return self._headings
+        if self._tree_heads is None:
+            self._tree_heads = self._scan_tree_headings()
+        return self._tree_heads
+
+    def _scan_tree_headings(self) -> list[Heading]:
         sec = self.sections[TREE]
         head = next(h for h in self.skeleton if h.line == sec.heading_line)
         start, end = self._section_offsets(sec)
@@ -408,35 +387,49 @@ class Progress:
                                       plain=True if self.plain else None)
 
     def _read_nodes(self) -> list[Node]:
+        """The tree's nodes from its headings; each reads its bullets on first use."""
         sec = self.sections.get(TREE)
         if sec is None:
             return []
+        offsets = {h.line: h.offset for h in self._tree_headings()}
         nodes = []
-        # the tree's own lines: splitting a 10,000-round log after it would cost more
-        if self._lines is not None:
-            lines, base = self._lines, 0
-        else:
-            start, end = self._section_offsets(sec)
-            lines, base = split_lines(self.tf.text[start:end]), sec.start
         for sub in self._tree_sections():
             m = NODE_HEADING.match(sub.title)
             if m is None:
                 continue
-            node = Node(m.group(1), m.group(2).strip(), sub.heading_line, sub.end)
-            node.entries, node.stray = parse_bullets(lines, sub.heading_line + 1 - base,
-                                                     sub.end - base, base)
-            for entry in node.entries:
-                if entry.key.lower() == "options":
-                    for text, line in entry.children:
-                        rec = "(recommended)" in text.lower()
-                        node.options.append(Option(text, rec, line))
+            node = Node(m.group(1), m.group(2).strip(), sub.heading_line, sub.end,
+                        offsets.get(sub.heading_line, -1))
+            node._read = self._read_node_entries
             nodes.append(node)
         return nodes
+
+    def _read_node_entries(self, node: Node) -> None:
+        lines, base = self._tree_lines()
+        node.entries, node.stray = parse_bullets(lines, node.line + 1 - base, node.end - base,
+                                                 base)
+
+    def _tree_lines(self) -> tuple[list[str], int]:
+        """The lines of the design tree and the line number of the first (split once): the
+        tree's own lines, as splitting a 10,000-round log after it would cost more."""
+        if self._lines is not None:
+            return self._lines, 0
+        if self._tree_text is None:
+            sec = self.sections[TREE]
+            start, end = self._section_offsets(sec)
+            self._tree_text = (split_lines(self.tf.text[start:end]), sec.start)
+        return self._tree_text
 
     def node_index(self, with_lines: bool = False) -> list[NodeInfo]:
         """The tree's nodes with only what the frontier needs, read without parsing every line
         (`line` is -1 unless `with_lines`)."""
-        if self._nodes is not None or self.has_markup(TREE) or TREE not in self.sections:
+        if not with_lines:
+            if self._index is None:
+                self._index = self._read_index(False)
+            return self._index
+        return self._read_index(True)
+
+    def _read_index(self, with_lines: bool) -> list[NodeInfo]:
+        if self.has_markup(TREE) or TREE not in self.sections:
             return [NodeInfo(n.id, n.line, n.section, n.depends_on, n.spawned_by,
                              n.investigating) for n in self.nodes]
         sec = self.sections[TREE]
@@ -480,7 +473,7 @@ class Progress:
         sec = self.sections.get(TREE)
         if sec is None:
             return []
-        if self._nodes is not None or not self.plain:
+        if not self.plain:
             return [n.id for n in self.node_index()]
         start, end = self._section_offsets(sec)
         return _NODE_ID_H3.findall(self.tf.text, start - 1, end)

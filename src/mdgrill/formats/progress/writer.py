@@ -113,7 +113,7 @@ def _block_count(prog: Progress) -> int:
     recorded = log.get("blocks") if isinstance(log, dict) else None
     if isinstance(recorded, int) and not isinstance(recorded, bool) and recorded >= 0:
         return recorded
-    return len(prog.block_headings())
+    return len(prog.blocks)
 
 
 def _drop_leading_blank(lines: list[str]) -> list[str]:

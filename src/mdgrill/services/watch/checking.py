@@ -52,7 +52,7 @@ class BlockCache:
     def fill(self, prog: Progress) -> None:
         from mdgrill.formats.progress import parse_bullets
 
-        blocks = prog.block_headings()
+        blocks = prog.blocks
         lines = prog.lines
         fresh: dict[tuple[int, int, int], tuple[list[Entry], list[tuple[int, str]]]] = {}
         for block in blocks:
@@ -62,7 +62,6 @@ class BlockCache:
                 got = parse_bullets(lines, block.line + 1, block.end)
             block.entries, block.stray = got
             fresh[key] = got
-        prog.use_blocks(blocks)
         self.entries = fresh
 
 
