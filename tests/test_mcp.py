@@ -15,14 +15,17 @@ mcp = pytest.importorskip("mcp", reason="the MCP SDK is the `mcp` extra (pip ins
 
 
 async def _session(repo: Path, env: dict[str, str], steps: list[tuple[str, dict[str, object]]],
-                   ) -> tuple[list[str], list[dict[str, object]]]:
+                   elicit: object = None) -> tuple[list[str], list[dict[str, object]]]:
+    """Run the tool calls in one server session; `elicit` answers the server's elicitations
+    as a client that supports them would (None: a client that does not)."""
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
     params = StdioServerParameters(command=MDGRILL[0], args=[*MDGRILL[1:], "mcp"],
                                    env=env, cwd=str(repo))
     results: list[dict[str, object]] = []
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+    async with stdio_client(params) as (read, write), \
+            ClientSession(read, write, elicitation_callback=elicit) as session:  # type: ignore[arg-type]
         await session.initialize()
         tools = sorted(t.name for t in (await session.list_tools()).tools)
         for name, arguments in steps:
@@ -62,3 +65,95 @@ def test_the_interview_loop_through_the_mcp_server(tmp_path: Path) -> None:
     assert results[7]["ok"] is True and results[7]["status"] == "complete"
     text = (repo / spec / ".progress.md").read_text(encoding="utf-8")
     assert "### Requirements Grill - Confirmed" in text  # the server wrote the same file
+
+
+def _awaiting(tmp_path: Path, evidence: bool) -> tuple[Path, dict[str, str], str]:
+    """A spec whose one decision is answered and whose approach awaits the user's approval."""
+    import subprocess
+
+    repo, env = make_repo(tmp_path)
+    spec = "specs/a"
+
+    def run(*argv: str) -> None:
+        subprocess.run([*MDGRILL, *argv], cwd=repo, env=env, check=True, capture_output=True)
+    run("init", spec, "--goal", "A goal")
+    if evidence:  # the project asks for the user's own reply behind every approval
+        (repo / ".mdgrill.yaml").write_text("approval: evidence\n", encoding="utf-8")
+    run("node", "add", spec, "D1", "--title", "Who?", "--option", "Everyone", "--option",
+        "Members", "--recommend", "1")
+    run("begin-interview", spec, "--phase", "requirements", "--interview-id", "r1")
+    run("open-frontier", spec, "--round", "1", "--decision-id", "D1")
+    run("record-answer", spec, "--decision-id", "D1", "--answer", "Everyone")
+    run("await-confirmation", spec, "--decision-id", "C1", "--approach", "Everyone")
+    return repo, env, spec
+
+
+def test_the_approval_is_asked_by_elicitation_and_journaled_as_evidence(tmp_path: Path) -> None:
+    # Issue 16: "the approval question sent by MCP elicitation where the client supports it
+    # (the answer then reaches mdgrill without passing through the model, and is recorded as
+    # evidence)".
+    from mcp import types
+
+    repo, env, spec = _awaiting(tmp_path, evidence=True)
+    asked: list[types.ElicitRequestParams] = []
+
+    async def user_approves(context: object, params: types.ElicitRequestParams) -> object:
+        asked.append(params)
+        return types.ElicitResult(action="accept",
+                                  content={"choice": "Approve and delegate (Recommended)"})
+    steps: list[tuple[str, dict[str, object]]] = [
+        ("ask_approval", {"spec": spec, "decision_id": "C1"}),
+        ("check_delegation", {"spec": spec, "phase": "requirements", "interview_id": "r1"})]
+    _, (approved, allowed) = asyncio.run(_session(repo, env, steps, user_approves))
+    schema = asked[0].requested_schema  # type: ignore[union-attr]
+    assert schema["properties"]["choice"]["enum"] == [  # type: ignore[index]
+        "Approve and delegate (Recommended)", "Revise decisions", "Cancel"]
+    assert approved["ok"] is True and approved["status"] == "complete", approved
+    assert approved["choice"] == "Approve and delegate (Recommended)"
+    # the evidence: the journal holds the selection, and the approval block its hash
+    journal = (repo / ".git" / "mdgrill" / "replies.jsonl").read_text(encoding="utf-8")
+    entry = json.loads(journal.splitlines()[-1])
+    assert entry["source"] == "MCPElicitation"
+    assert entry["text"] == "Approve and delegate (Recommended)"
+    text = (repo / spec / ".progress.md").read_text(encoding="utf-8")
+    assert f"- Reply sha256: {entry['sha256']}" in text
+    # `approval: evidence` is satisfied: delegation is allowed
+    assert allowed["ok"] is True and allowed["status"] == "complete", allowed
+
+
+def test_a_declined_elicitation_records_nothing_and_cancel_is_recorded(tmp_path: Path) -> None:
+    from mcp import types
+
+    repo, env, spec = _awaiting(tmp_path, evidence=False)
+    step: list[tuple[str, dict[str, object]]] = [
+        ("ask_approval", {"spec": spec, "decision_id": "C1"})]
+
+    def answering(result: object) -> object:
+        async def user(context: object, params: types.ElicitRequestParams) -> object:
+            return result
+        return user
+    before = (repo / spec / ".progress.md").read_bytes()
+    _, (declined,) = asyncio.run(_session(repo, env, step, answering(
+        types.ElicitResult(action="decline"))))
+    assert declined["recorded"] is False and declined["action"] == "decline"
+    assert (repo / spec / ".progress.md").read_bytes() == before
+    assert not (repo / ".git" / "mdgrill" / "replies.jsonl").exists()
+    _, (cancelled,) = asyncio.run(_session(repo, env, step, answering(
+        types.ElicitResult(action="accept", content={"choice": "Cancel"}))))
+    assert cancelled["ok"] is True and cancelled["choice"] == "Cancel", cancelled
+    after = (repo / spec / ".progress.md").read_text(encoding="utf-8")
+    assert "### Requirements Grill - Cancelled" in after
+    assert "### Requirements Grill - Confirmed" not in after
+
+
+def test_a_client_without_elicitation_is_told_to_ask_with_the_payload(tmp_path: Path) -> None:
+    repo, env, spec = _awaiting(tmp_path, evidence=False)
+    tools, (refused,) = asyncio.run(_session(
+        repo, env, [("ask_approval", {"spec": spec, "decision_id": "C1"})]))
+    assert refused["ok"] is False
+    assert refused["error"]["code"] == "ELICITATION_UNSUPPORTED"  # type: ignore[index]
+    # every interview verb is a tool (setting the mode is the user's own command)
+    assert {"init", "open_frontier", "out_of_scope", "record_stop", "classify_reply", "skip",
+            "revise", "cancel", "amend", "reopen", "digest", "tree", "mode", "ask_approval",
+            "record_answer", "record_fact", "await_confirmation", "confirm",
+            "check_delegation"} <= set(tools)

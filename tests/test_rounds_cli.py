@@ -141,3 +141,47 @@ def test_a_node_without_options_is_refused_with_the_fix(tmp_path: Path) -> None:
     assert code == 3 and payload["error"]["code"] == "NODE_OPTIONS_REQUIRED"  # type: ignore[index]
     assert (repo / SPEC / ".progress.md").read_bytes() == before  # refused: nothing written
     assert "--option" in payload["error"]["message"]  # type: ignore[index]
+
+
+def test_the_whole_loop_with_a_partial_answer_an_other_a_control_reply_and_a_revise(
+        six: tuple[Path, dict[str, str]]) -> None:
+    # Issue 16's end-to-end loop: ask -> recorded tool result -> answer -> ... -> confirm ->
+    # check-delegation, for a 6-node tree, only relayed (no step maps answers by hand).
+    repo, env = six
+
+    def answer(result: object) -> dict[str, object]:
+        stdin = result if isinstance(result, str) else json.dumps(result)
+        return ok(repo, env, "answer", SPEC, "--tool-result", "-", stdin=stdin)
+    ok(repo, env, "ask", SPEC)
+    partial = answer({"answers": {"Q1 - D1: Question 1?": "Second 1 (Recommended)",
+                                  "Q2 - D2: Question 2?": "Only for members"}})  # an Other
+    assert partial["recorded"] == {"D1": "Second 1", "D2": "Only for members"}
+    assert partial["other"] == ["D2"] and partial["open"] == ["D3", "D4", "D5", "D6"]
+    # the gate holds the Other's follow-up: a sub-question spawned by D2
+    ok(repo, env, "node", "add", SPEC, "D7", "--title", "Which members?", "--spawned-by", "D2",
+       "--option", "Paying", "--option", "All", "--recommend", "1")
+    assert answer("sure, go on")["classification"] == "control_only"  # nothing recorded
+    rest = answer("1. a\n2. b\n3. a\n4. a\n")  # D3..D6 as the same round's questions 1-4
+    assert rest["recorded"] == {"D3": "Second 3", "D4": "First 4", "D5": "Second 5",
+                                "D6": "Second 6"}
+    asked = ok(repo, env, "ask", SPEC)
+    assert list(asked["decisions"].values()) == ["D7"]  # type: ignore[union-attr]
+    assert answer("Paying")["next"] == "await-confirmation"
+    ok(repo, env, "await-confirmation", SPEC, "--decision-id", "C1", "--approach", "v1")
+    # the user picks Revise decisions: D4 is asked again in a new round
+    ok(repo, env, "revise", SPEC, "--decision-id", "D4")
+    again = ok(repo, env, "ask", SPEC)
+    assert list(again["decisions"].values()) == ["D4"]  # type: ignore[union-attr]
+    answer("Second 4 (Recommended)")
+    ok(repo, env, "await-confirmation", SPEC, "--decision-id", "C2", "--approach", "v2")
+    code, early = run(repo, env, "check-delegation", SPEC, "--phase", "requirements",
+                      "--interview-id", "r1")
+    assert code == 3  # not yet approved: no delegation
+    ok(repo, env, "confirm", SPEC, "--decision-id", "C2", "--source", "approve-and-delegate",
+       "--reply", "Approve and delegate")
+    allowed = ok(repo, env, "check-delegation", SPEC, "--phase", "requirements",
+                 "--interview-id", "r1")
+    assert allowed["status"] == "complete"
+    ledger = ok(repo, env, "ledger", SPEC)
+    answers = {e["id"]: e["answer"] for e in ledger["entries"]}  # type: ignore[union-attr]
+    assert answers["D4"] == "Second 4" and answers["D7"] == "Paying"

@@ -1,7 +1,8 @@
 """The reply journal: what the user said, as the agent host's hooks captured it.
 
 `hook userpromptsubmit` and `hook posttooluse` (AskUserQuestion) append one JSON line per
-reply to `<git dir>/mdgrill/replies.jsonl`, each with the interviews under way at that moment.
+reply to `<git dir>/mdgrill/replies.jsonl`, each with the interviews under way at that moment;
+so does the MCP server for the approval it asked the user itself (an elicitation).
 When the journal exists, an approval must be one of those replies: the agent's word for it
 is not enough. What this proves, and what not: the hooks run outside the model, so an agent
 cannot record an approval by mistake or by paraphrase; an agent with a shell can still write
@@ -23,6 +24,38 @@ JOURNAL = os.path.join("mdgrill", "replies.jsonl")
 def path_of(root: str) -> str | None:
     folder = git_dir(root)
     return None if folder is None else os.path.join(folder, JOURNAL)
+
+
+def append(root: str, source: str, text: str, session: str | None = None) -> None:
+    """Append the user's reply, its sha256 and the interviews it may answer (those collecting
+    or awaiting confirmation) to the journal under the repository's git folder, outside the
+    work tree the agent edits. Outside a repository nothing is kept."""
+    from datetime import datetime, timezone
+    from hashlib import sha256
+
+    from mdgrill.errors import MdgrillError
+    from mdgrill.shell import store
+    from mdgrill.shell.session import load
+
+    path = path_of(root)
+    if path is None:
+        return
+    pending: list[dict[str, object]] = []
+    for spec_folder in store.find_specs(root)[:20]:
+        try:
+            iv = load(store.Spec(spec_folder, root), check=False).data.get("interview")
+        except MdgrillError:
+            continue
+        if isinstance(iv, dict) and iv.get("status") in ("collecting", "awaiting_confirmation"):
+            pending.append({"spec": store.relpath_posix(spec_folder, root),
+                            "interview": iv.get("id"), "status": iv.get("status")})
+    entry = {"at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "source": source,
+             "session": session, "text": text,
+             "sha256": sha256(text.encode("utf-8", "surrogatepass")).hexdigest(),
+             "pending": pending}
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
 
 def entries(root: str) -> list[dict[str, object]] | None:

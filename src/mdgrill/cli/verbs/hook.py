@@ -185,33 +185,7 @@ def user_prompt(raw: bytes, root: str | None = None) -> Outcome:
 
 
 def _journal(event: dict[str, object], root: str | None, source: str, text: str) -> None:
-    """Append the user's reply, its sha256 and the interviews it may answer to the reply
-    journal under the repository's git folder (outside the work tree: not the agent's
-    files). Outside a repository nothing is kept."""
-    from datetime import datetime, timezone
-    from hashlib import sha256
-
     from mdgrill.shell import journal
 
-    top = _top(event, root)
-    path = journal.path_of(top)
-    if path is None:
-        return
-    pending: list[dict[str, object]] = []
-    from mdgrill.shell.session import load
-
-    for spec_folder in store.find_specs(top)[:20]:
-        try:
-            iv = load(store.Spec(spec_folder, top), check=False).data.get("interview")
-        except MdgrillError:
-            continue
-        if isinstance(iv, dict) and iv.get("status") in ("collecting", "awaiting_confirmation"):
-            pending.append({"spec": store.relpath_posix(spec_folder, top),
-                            "interview": iv.get("id"), "status": iv.get("status")})
-    entry = {"at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "source": source,
-             "session": event.get("session_id"), "text": text,
-             "sha256": sha256(text.encode("utf-8", "surrogatepass")).hexdigest(),
-             "pending": pending}
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+    session = event.get("session_id")
+    journal.append(_top(event, root), source, text, session if isinstance(session, str) else None)
