@@ -1,15 +1,15 @@
 """Files on disk: find specs, read them safely, lock a spec, write atomically.
 
-The lock is `flock` on the spec folder itself, so it leaves no file behind. A write goes to an
-unnamed temporary file in the same folder (O_TMPFILE), is fsynced, given a name and renamed
-over the target: a crash leaves the old file or the new one, never a torn one.
+The lock is the system's (`shell/locks`: `flock` on the spec folder itself on POSIX, so it
+leaves no file behind). A write goes to a temporary file in the same folder, is fsynced and
+renamed over the target: a crash leaves the old file or the new one, never a torn one.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import stat
+from typing import Any
 
 from mdgrill.errors import InputError
 from mdgrill.formats.textfile import MAX_FILE_BYTES
@@ -48,10 +48,13 @@ def relpath_posix(path: str, root: str) -> str:
     return rel.replace(os.sep, "/")
 
 
-def is_inside(path: str, root: str) -> bool:
-    real = os.path.realpath(path)
-    real_root = os.path.realpath(root)
-    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+def is_inside(path: str, root: str, paths: Any = os.path) -> bool:
+    """Whether `path` lies in `root` once links and `..` are resolved, compared the way the
+    system compares paths (`normcase`: case-folded, with `\\` separators on Windows; a
+    path on another drive is never inside). `paths` is `os.path` but for tests (`ntpath`)."""
+    real: str = paths.normcase(paths.realpath(path))
+    real_root: str = paths.normcase(paths.realpath(root))
+    return real == real_root or real.startswith(real_root.rstrip(paths.sep) + paths.sep)
 
 
 def resolve_spec(arg: str, root: str | None = None, must_exist: bool = True) -> Spec:
@@ -114,25 +117,28 @@ def read_file(path: str, display: str | None = None, root: str | None = None,
 
 
 class Lock:
-    """An exclusive flock on a folder, held for one read-check-write cycle."""
+    """The folder's exclusive lock, held for one read-check-write cycle."""
 
     def __init__(self, folder: str) -> None:
         self.folder = folder
-        self.fd = -1
+        self.handle: int | None = None
 
     def __enter__(self) -> Lock:
+        from mdgrill.shell.locks import backend
+
         try:
-            self.fd = os.open(self.folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+            self.handle = backend().acquire(self.folder, wait=True)
         except OSError as exc:
             raise InputError("UNREADABLE", f"cannot open {self.folder}: {exc.strerror}") from None
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
         remove_stale_temps(self.folder)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)  # closing releases the flock
-            self.fd = -1
+        if self.handle is not None:
+            from mdgrill.shell.locks import backend
+
+            backend().release(self.handle)
+            self.handle = None
 
 
 def remove_stale_temps(folder: str) -> None:
@@ -207,21 +213,20 @@ def atomic_write(path: str, data: bytes, expect: bytes | None = None) -> None:
 
 def sweep_temps(folder: str) -> None:
     """Remove leftovers of a killed writer, if no writer holds the folder now."""
+    from mdgrill.shell.locks import backend
+
     try:
         if not any(name.startswith(TEMP_PREFIX) for name in os.listdir(folder)):
             return
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
+        handle = backend().acquire(folder, wait=False)
+    except (OSError, InputError):
+        return  # a writer holds it (or no lock here): its leftovers are its own to remove
+    if handle is None:
         return
     try:
         remove_stale_temps(folder)
     finally:
-        os.close(fd)
+        backend().release(handle)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -232,6 +237,10 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _fsync_folder(folder: str) -> None:
+    """Make the rename durable: POSIX needs the folder fsynced; Windows cannot open a
+    folder as a file, and its rename is durable with the file's own flush."""
+    if os.name == "nt":
+        return
     try:
         fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError:

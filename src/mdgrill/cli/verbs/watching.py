@@ -96,7 +96,10 @@ def _follow(watcher: Watcher) -> Outcome:
     def ask_stop(signum: int, frame: object) -> None:
         stop.set()
 
-    previous = {sig: signal.signal(sig, ask_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    # Ctrl-C, a `kill`, and the Windows console's Ctrl-Break (SIGBREAK exists only there)
+    stops = [signal.SIGTERM, signal.SIGINT, *([signal.SIGBREAK] if hasattr(signal, "SIGBREAK")
+                                              else [])]
+    previous = {sig: signal.signal(sig, ask_stop) for sig in stops}
     try:
         watcher.start()
         while not stop.wait(3600):
