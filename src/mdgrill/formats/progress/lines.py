@@ -105,7 +105,10 @@ class Block(Bulleted):
 
     def __init__(self, kind: str, phase: str | None, round_number: int | None, title: str,
                  line: int, end: int, offset: int = -1) -> None:
-        Bulleted.__init__(self)
+        # Bulleted's three fields set here, not by a call: a 100,000-round log makes as many
+        self._entries = None
+        self._stray = []
+        self._read = None
         self.kind = kind  # round, awaiting, confirmed, ..., artifact_*, legacy, unknown
         self.phase = phase
         self.round = round_number
