@@ -102,7 +102,8 @@ def test_scripted_session_leaves_one_approval_commit_per_phase(demo: Path, mdgri
     code, out, _ = mdgrill("review", f"{start}..HEAD", cwd=demo)
     assert code == 0
     assert "#### Requirements Grill - Round 1" in out and "#### Design Grill - Confirmed" in out
-    assert "- Decisions: D2 -> A percentage of the subtotal" in out
+    # each decision with its question beside its ID
+    assert "- Decisions: D2 (What does a code take off?) -> A percentage of the subtotal" in out
     assert "### Glossary contexts/ordering/CONTEXT.md" in out and "**Promo Code**" in out
 
     code, out, _ = mdgrill("verify", cwd=demo)

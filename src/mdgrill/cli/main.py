@@ -66,6 +66,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "lint": ("report", "Glossary lint: _Avoid_ words used in the design tree and the artifacts."),
     "log": ("history", "List the approved transitions of a spec from git commit trailers."),
     "review": ("history", "Print the rounds and terms added between two revisions, for a PR."),
+    "report": ("history",
+        "One spec's whole interview as a self-contained HTML page or a PR comment."),
     "verify": ("history", "Walk git history: fail where a recorded block or term was changed."),
     "watch": ("watching", "Revalidate specs on every save; report what broke and what healed."),
     "restore": ("watching", "Put back recorded blocks a bad edit lost, from the last good copy."),

@@ -16,12 +16,14 @@ from mdgrill.core.history import (
     verify_glossary_history,
     verify_log_history,
 )
+from mdgrill.core.review import with_questions
 from mdgrill.diagnostics import Diagnostic, format_diagnostic
 from mdgrill.errors import InputError, MdgrillError
 from mdgrill.shell import store
 from mdgrill.shell.session import display
 
 if TYPE_CHECKING:
+    from mdgrill.core.review import SpecReview, TermView
     from mdgrill.git.vcs import TransitionCommit
 
 GLOSSARY_NAMES = ("CONTEXT.md",)
@@ -32,11 +34,25 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("spec", metavar="SPEC", nargs="?", help="default: every spec")
     elif verb == "review":
         p.add_argument("range", metavar="REV..REV", nargs="?",
-                       help="default: merge base with the default branch ..HEAD")
+                       help="A..B; REV alone is REV..HEAD; default: from the merge base with "
+                       "the default branch to HEAD")
+        _page_options(p)
+    elif verb == "report":
+        p.add_argument("spec", metavar="SPEC", help="spec folder or its .progress.md")
+        _page_options(p)
     elif verb == "verify":
         p.add_argument("spec", metavar="SPEC", nargs="?", help="default: every spec")
         p.add_argument("--signed", action="store_true", help="also require every approval "
                        "commit to carry a signature git trusts (`git verify-commit`)")
+
+
+def _page_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--html", metavar="FILE", help="also write the review as one "
+                   "self-contained HTML page (the tree drawn, every round, the approvals, the "
+                   "counts; nothing fetched when it opens)")
+    p.add_argument("--format", choices=["text", "github"], default="text",
+                   help="text (default), or github: Markdown for a pull-request comment or a "
+                   "job summary (folded rounds, a Mermaid tree)")
 
 
 def run(args: argparse.Namespace) -> Outcome:
@@ -45,6 +61,8 @@ def run(args: argparse.Namespace) -> Outcome:
         return _log(args, root)
     if args.verb == "review":
         return _review(args, root)
+    if args.verb == "report":
+        return _report(args, root)
     return _verify(args, root)
 
 
@@ -102,11 +120,11 @@ def _range(args: argparse.Namespace, root: str) -> tuple[str, str]:
     from mdgrill.git import vcs
 
     if args.range:
-        if "..." in args.range or ".." not in args.range:
+        if "..." in args.range:
             raise InputError("USAGE", f"review takes a range A..B (two dots), not "
                              f"`{args.range}`; omit it to review from the merge base with the "
                              "default branch to HEAD")
-        a, b = args.range.split("..", 1)
+        a, _, b = args.range.partition("..")  # `REV` alone: REV..HEAD
         a, b = a or "HEAD", b or "HEAD"
     else:
         base = vcs.merge_base_with_default(root)
@@ -145,7 +163,9 @@ def _review(args: argparse.Namespace, root: str) -> Outcome:
         specs.append({"spec": spec, "path": rel,
                       "blocks": [{"title": t, "text": x} for t, x in blocks]})
         out += [f"### {spec}", ""]
+        titles = _titles(blobs[(b, rel)], rel)
         for _, text in blocks:
+            text = with_questions(text, titles)
             out.append("#" + text if text.startswith("### ") else text)
             out.append("")
     terms: list[dict[str, object]] = []
@@ -164,8 +184,98 @@ def _review(args: argparse.Namespace, root: str) -> Outcome:
         out.append("")
     if not specs and not terms:
         out.append("No rounds or glossary entries were added in this range.")
-    return Outcome({"range": f"{a}..{b}", "base": a, "head": b, "specs": specs, "terms": terms},
-                   "\n".join(out).rstrip() + "\n")
+    result: dict[str, object] = {"range": f"{a}..{b}", "base": a, "head": b, "specs": specs,
+                                 "terms": terms}
+    text = "\n".join(out).rstrip() + "\n"
+    if args.html or args.format == "github":
+        from mdgrill.core.review import term_changes, terms_of
+
+        reviews = [_spec_review(root, rel, blobs[(b, rel)], blobs[(a, rel)], b, a[:10])
+                   for rel in progress]
+        changed_terms = [(rel, changes) for rel in glossaries
+                         if (changes := term_changes(terms_of(blobs[(a, rel)], rel),
+                                                     terms_of(blobs[(b, rel)], rel)))]
+        title = f"Grill review {a[:10]}..{b[:10]}"
+        text = _pages(args, title, "What the interview recorded in this range.",
+                      [r for r in reviews if r is not None], changed_terms, result) or text
+    return Outcome(result, text)
+
+
+def _titles(data: bytes | None, rel: str) -> dict[str, str]:
+    """Node ID -> its question, in one version of a `.progress.md` ({} if it does not read)."""
+    from mdgrill.formats.progress import read_progress
+
+    try:
+        return {n.id: n.title for n in read_progress(data or b"", rel).nodes}
+    except MdgrillError:
+        return {}
+
+
+def _report(args: argparse.Namespace, root: str) -> Outcome:
+    """One spec's whole interview, as a page or a comment (its file as it is on disk)."""
+    spec = store.resolve_spec(args.spec, root)
+    data = store.read_file(spec.progress, spec.rel_progress, root)
+    review = _spec_review(root, spec.rel_progress, data, None, "HEAD", None)
+    if review is None:
+        raise InputError("MALFORMED_FILE", f"{spec.rel_progress} does not read: run `mdgrill "
+                         "validate` to see why")
+    result: dict[str, object] = {"spec": spec.rel_folder, "counts": review.counts,
+                                 "decisions": len(review.nodes), "rounds": len(review.blocks),
+                                 "approvals": len(review.approvals)}
+    counts = ", ".join(f"{n} {s}" for s, n in review.counts.items() if n) or "no decisions"
+    text = _pages(args, f"Grill report: {review.title}", f"The whole interview of "
+                  f"{spec.rel_folder}.", [review], [], result) or \
+        f"{spec.rel_folder}: {len(review.nodes)} decisions ({counts}), {len(review.blocks)} " \
+        f"blocks, {len(review.approvals)} approvals\n"
+    return Outcome(result, text)
+
+
+def _spec_review(root: str, rel: str, new: bytes | None, old: bytes | None, head: str,
+                 since: str | None) -> SpecReview | None:
+    """The review of one `.progress.md` (None when its new version does not read)."""
+    from mdgrill.core.review import attach_commits, spec_review
+    from mdgrill.formats.progress import read_progress
+    from mdgrill.git import vcs
+
+    try:
+        new_prog = read_progress(new or b"", rel)
+    except MdgrillError:
+        return None
+    try:
+        old_prog = read_progress(old, rel) if old else None
+    except MdgrillError:
+        old_prog = None
+    folder = os.path.dirname(rel) or "."
+    review = spec_review(folder, new_prog, old_prog if since is not None else None)
+    review.since = since
+    if since is not None and old_prog is None:
+        review.since = None  # a spec new in the range: everything in it is new
+        for block in review.blocks:
+            block.new = True
+    try:
+        commits = [(c.sha, c.date, c.trailers) for c in vcs.approval_commits(root, folder, head)]
+    except MdgrillError:
+        commits = []
+    attach_commits(review, commits)
+    return review
+
+
+def _pages(args: argparse.Namespace, title: str, subtitle: str, reviews: list[SpecReview],
+           glossaries: list[tuple[str, list[TermView]]], result: dict[str, object]) -> str | None:
+    """Write the HTML page (--html) and give the GitHub comment (--format github)."""
+    if args.html:
+        from mdgrill.core.review_page import page
+
+        html = page(title, reviews, subtitle, glossaries)
+        store.atomic_write(os.path.abspath(args.html), html.encode("utf-8"))
+        result["html"] = os.path.abspath(args.html)
+    if args.format == "github":
+        from mdgrill.core.review_markdown import comment
+
+        markdown = comment(title, reviews, subtitle, glossaries)
+        result["markdown"] = markdown
+        return markdown
+    return f"wrote {display(os.path.abspath(args.html))}\n" if args.html else None
 
 
 def _shown(root: str, rel: str) -> str:

@@ -1,0 +1,275 @@
+"""What a reviewer looks at in one spec: each decision with its status and answer, the rounds
+in order, the approvals, the glossary's changes, and counts taken from the tree (pure).
+
+`spec_review(new, old)` compares a spec with an earlier version of it (`old`, None for the
+whole history): the log is append-only, so the rounds since then are the blocks past the old
+log's length, and the decisions added or reopened since then are marked. The HTML page
+(`core/review_page.py`) and the pull-request comment (`core/review_markdown.py`) draw the same
+review.
+"""
+
+from __future__ import annotations
+
+from mdgrill.formats.progress import Block, Progress
+from mdgrill.model.tree import (
+    DEFAULTED_ANSWER,
+    INVESTIGATING,
+    OUT_OF_SCOPE,
+    RESOLVED,
+    compute_frontier,
+    ledger_of,
+    prerequisites,
+    required_sections,
+)
+
+# The statuses a reviewer sees, in the order the counts are listed
+STATUSES = ("resolved", "open", "blocked", "investigating", "out of scope",
+            "skipped with assumptions")
+APPROVAL_KINDS = {"confirmed": "interview approved", "bypassed": "quick mode bypass",
+                  "artifact_approved": "artifact approved"}
+
+
+class NodeView:
+    __slots__ = ("id", "title", "section", "status", "answer", "round", "prerequisites",
+                 "spawned_by", "added", "reopened", "blockers")
+
+    def __init__(self, node_id: str, title: str, section: str | None) -> None:
+        self.id = node_id
+        self.title = title
+        self.section = section
+        self.status = "open"
+        self.answer: str | None = None
+        self.round: str | None = None  # the anchor of the round that settled it
+        self.prerequisites: list[str] = []
+        self.spawned_by: str | None = None
+        self.added = False  # since the base revision
+        self.reopened = False  # by a Revised block since the base revision
+        self.blockers: list[str] = []
+
+
+class BlockView:
+    __slots__ = ("anchor", "title", "kind", "entries", "new")
+
+    def __init__(self, anchor: str, block: Block, new: bool) -> None:
+        self.anchor = anchor
+        self.title = block.title
+        self.kind = block.kind
+        # (key, value, nested lines): the texts are the user's and the agent's words
+        self.entries = [(e.key, e.value, [text for text, _ in e.children])
+                        for e in block.entries]
+        self.new = new
+
+
+class ApprovalView:
+    __slots__ = ("anchor", "title", "kind", "what", "phase", "interview", "reply", "digest",
+                 "commit", "date")
+
+    def __init__(self, anchor: str, block: Block) -> None:
+        self.anchor = anchor
+        self.title = block.title
+        self.kind = block.kind
+        self.what = APPROVAL_KINDS[block.kind]
+        self.phase = block.phase
+        self.interview = block.first("Interview")
+        reply = block.first("Reply")
+        self.reply = reply.strip().strip('"') if reply else None
+        self.digest = block.first("Context digest") or block.first("Sha256")
+        self.commit: str | None = None
+        self.date: str | None = None
+
+
+class TermView:
+    __slots__ = ("name", "definition", "avoid", "change")
+
+    def __init__(self, name: str, definition: str, avoid: list[str], change: str) -> None:
+        self.name = name
+        self.definition = definition
+        self.avoid = avoid
+        self.change = change  # added | changed | removed
+
+
+class SpecReview:
+    __slots__ = ("spec", "title", "goal", "phase", "nodes", "blocks", "approvals", "counts",
+                 "since")
+
+    def __init__(self, spec: str, title: str, goal: str, phase: str) -> None:
+        self.spec = spec
+        self.title = title
+        self.goal = goal
+        self.phase = phase
+        self.nodes: list[NodeView] = []
+        self.blocks: list[BlockView] = []
+        self.approvals: list[ApprovalView] = []
+        self.counts: dict[str, int] = dict.fromkeys(STATUSES, 0)
+        self.since: str | None = None  # the base revision, when there is one
+
+    def node(self, node_id: str) -> NodeView | None:
+        return next((n for n in self.nodes if n.id == node_id), None)
+
+
+def spec_review(spec: str, new: Progress, old: Progress | None = None) -> SpecReview:
+    """The review of `new`, marking what changed since `old` (None: nothing is marked)."""
+    title = new.title.text if new.title is not None else spec
+    review = SpecReview(spec, title, str(new.data.get("goal") or ""),
+                        str(new.data.get("phase") or ""))
+    blocks = new.blocks
+    first_new = len(old.blocks) if old is not None else len(blocks)
+    anchors = [f"{_slug(spec)}-b{i + 1}" for i in range(len(blocks))]
+    for i, block in enumerate(blocks):
+        review.blocks.append(BlockView(anchors[i], block, i >= first_new))
+        if block.kind in APPROVAL_KINDS:
+            review.approvals.append(ApprovalView(anchors[i], block))
+    reopened = {node_id.strip() for b in blocks[first_new:] if b.kind == "revised"
+                for e in b.get("Reopened") for node_id in e.value.split(",")}
+    _nodes(review, new, old, blocks, anchors, reopened)
+    return review
+
+
+def _nodes(review: SpecReview, new: Progress, old: Progress | None, blocks: list[Block],
+           anchors: list[str], reopened: set[str]) -> None:
+    ledger = ledger_of(new)
+    frontier = compute_frontier(new.nodes, ledger, required_sections(new.data))
+    old_ids = {n.id for n in old.nodes} if old is not None else None
+    starts = [b.line for b in blocks]
+    for node in new.nodes:
+        view = NodeView(node.id, node.title, node.section)
+        view.prerequisites = prerequisites(node)
+        view.spawned_by = node.spawned_by
+        view.added = old_ids is not None and node.id not in old_ids
+        view.reopened = node.id in reopened
+        status = frontier.statuses.get(node.id)
+        answer = ledger.answers.get(node.id)
+        if status == OUT_OF_SCOPE:
+            view.status = "out of scope"
+        elif status == RESOLVED and answer == DEFAULTED_ANSWER:
+            view.status = "skipped with assumptions"
+        elif status == RESOLVED:
+            view.status = "resolved"
+        elif status == INVESTIGATING:
+            view.status = "investigating"
+        elif node.id in frontier.blocked:
+            view.status, view.blockers = "blocked", frontier.blocked[node.id]
+        view.answer = answer
+        line = ledger.answer_line.get(node.id)
+        if line is not None:
+            index = max((i for i, start in enumerate(starts) if start <= line), default=None)
+            view.round = anchors[index] if index is not None else None
+        review.counts[view.status] += 1
+        review.nodes.append(view)
+
+
+def attach_commits(review: SpecReview, commits: list[tuple[str, str, dict[str, str]]]) -> None:
+    """Give each approval the commit that recorded it: (sha, date, trailers), newest first.
+    An interview's approval is the `approve`, `skip` or `bypass` commit of its interview; an
+    artifact's, the `approve-artifact` commit of its phase."""
+    for approval in review.approvals:
+        for sha, date, trailers in commits:
+            transition = trailers.get("Mdgrill-Transition")
+            if approval.kind == "artifact_approved":
+                same = transition == "approve-artifact" and \
+                    trailers.get("Mdgrill-Phase") == approval.phase
+            else:
+                same = transition in ("approve", "skip", "bypass") and \
+                    trailers.get("Mdgrill-Interview") == approval.interview
+            if same:
+                approval.commit, approval.date = sha, date
+                break
+
+
+def term_changes(old: dict[str, tuple[str, list[str]]],
+                 new: dict[str, tuple[str, list[str]]]) -> list[TermView]:
+    """The glossary's terms added, changed or removed between two versions: name ->
+    (definition, _Avoid_ words)."""
+    out = [TermView(name, new[name][0], new[name][1], "added")
+           for name in new if name not in old]
+    out += [TermView(name, new[name][0], new[name][1], "changed")
+            for name in new if name in old and new[name] != old[name]]
+    out += [TermView(name, old[name][0], old[name][1], "removed")
+            for name in old if name not in new]
+    return out
+
+
+def layers(nodes: list[NodeView]) -> list[list[NodeView]]:
+    """The nodes in rows for drawing: a node sits one row below the lowest of the nodes it
+    waits on. Nodes of a loop (which `validate` reports) go one row below what they wait on
+    outside it."""
+    from collections import deque
+
+    known = {n.id: n for n in nodes}
+    waiting = {i: [p for p in known[i].prerequisites if p in known and p != i] for i in known}
+    after: dict[str, list[str]] = {i: [] for i in known}
+    for node_id, before in waiting.items():
+        for p in before:
+            after[p].append(node_id)
+    left = {i: len(before) for i, before in waiting.items()}
+    depth = dict.fromkeys(known, 0)
+    queue = deque(i for i, n in left.items() if n == 0)
+    while queue:
+        current = queue.popleft()
+        for node_id in after[current]:
+            depth[node_id] = max(depth[node_id], depth[current] + 1)
+            left[node_id] -= 1
+            if left[node_id] == 0:
+                queue.append(node_id)
+    rows: list[list[NodeView]] = []
+    placed: set[str] = set()
+    for node in nodes:
+        if node.id in placed:
+            continue  # a duplicated ID is drawn once
+        placed.add(node.id)
+        level = depth[node.id]
+        while len(rows) <= level:
+            rows.append([])
+        rows[level].append(node)
+    return rows
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-") or "spec"
+
+
+def terms_of(data: bytes | None, path: str) -> dict[str, tuple[str, list[str]]]:
+    """Term name -> (definition, _Avoid_ words) of one CONTEXT.md version ({} if none or
+    unreadable: the review then shows no change rather than failing)."""
+    if not data:
+        return {}
+    from mdgrill.errors import MdgrillError
+    from mdgrill.formats.glossary import parse_glossary
+    from mdgrill.formats.textfile import decode
+
+    try:
+        glossary = parse_glossary(decode(data, path), path)
+    except MdgrillError:
+        return {}
+    terms: dict[str, tuple[str, list[str]]] = {}
+    for term in glossary.terms:
+        for name in term.names:
+            terms.setdefault(name, (term.definition, list(term.avoid)))
+    return terms
+
+
+_ID_LINES = ("- Decisions: ", "- Facts resolved: ", "- Out of scope: ", "- Other: ",
+             "- Asked: ", "- Frontier after round: ")
+
+
+def with_questions(block_text: str, titles: dict[str, str]) -> str:
+    """A recorded block's text with each decision's question beside its ID (`D8 -> skip
+    this` becomes `D8 (Which weekends?) -> skip this`), for a reviewer who should not have to
+    look D8 up. Only the review shows it so; the file keeps its own lines."""
+    out = []
+    for line in block_text.split("\n"):
+        prefix = next((p for p in _ID_LINES if line.startswith(p)), None)
+        if prefix is None:
+            out.append(line)
+            continue
+        rest = line[len(prefix):]
+        if prefix in ("- Asked: ", "- Frontier after round: "):
+            ids = [i.strip() for i in rest.split(",")]
+            out.append(prefix + ", ".join(f"{i} ({titles[i]})" if i in titles else i
+                                          for i in ids))
+            continue
+        head, arrow, tail = rest.partition(" -> ")
+        key = head.strip()
+        out.append(prefix + (f"{key} ({titles[key]}){arrow}{tail}" if arrow and key in titles
+                             else rest))
+    return "\n".join(out)

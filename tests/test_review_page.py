@@ -1,0 +1,195 @@
+"""The review page and the pull-request comment (issue 19), through the installed CLI: the
+page opened in a real headless Chromium (no console message, no request leaving the page,
+every node of the tree present and linking to its round, hostile answers inert), and the
+GitHub Markdown held to a golden file."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_reliability import MDGRILL, make_repo
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+GOLDEN = Path(__file__).resolve().parent / "golden"
+CHROMIUM = next((shutil.which(n) for n in ("chromium-headless-shell", "chromium")
+                 if shutil.which(n)), None)
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="no headless Chromium: .ci/run installs Debian's "
+    "chromium-headless-shell (apt-get install chromium-headless-shell)")
+HOSTILE = '<script>alert(1)</script> <img src=x onerror=alert(3)>'  # raw HTML, escaped
+LINKS = 'see [click](javascript:alert(2)) and ![pixel](http://127.0.0.1:9/track.png)'  # Markdown
+FIXED_DATES = {"GIT_AUTHOR_DATE": "2026-11-30T12:00:00Z",
+               "GIT_COMMITTER_DATE": "2026-11-30T12:00:00Z"}
+
+
+def ok(repo: Path, env: dict[str, str], *argv: str) -> dict[str, object]:
+    proc = subprocess.run([*MDGRILL, "--json", *argv], cwd=repo, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, (argv, proc.stdout, proc.stderr)
+    return json.loads(proc.stdout)  # type: ignore[no-any-return]
+
+
+def _interview(tmp_path: Path) -> tuple[Path, dict[str, str], str]:
+    """A spec with three decisions: one answered with hostile text, one out of scope, one
+    open and blocked; a base commit before the round and a commit after it."""
+    repo, env = make_repo(tmp_path)
+    env = {**env, **FIXED_DATES}
+    spec = "specs/codes"
+    ok(repo, env, "init", spec, "--goal", "Promo codes at checkout")
+    ok(repo, env, "node", "add", spec, "D1", "--title", "Who can use a code?", "--option",
+       "Everyone", "--option", "Members", "--recommend", "1")
+    ok(repo, env, "node", "add", spec, "D2", "--title", "Stack with offers?", "--option", "Yes",
+       "--option", "No")
+    ok(repo, env, "node", "add", spec, "D4", "--title", "Which regions?", "--option", "EU",
+       "--option", "All")
+    ok(repo, env, "node", "add", spec, "D3", "--title", "Which members?", "--depends-on", "D4",
+       "--option", "Paying", "--option", "All")
+    subprocess.run(["git", "add", "-A"], cwd=repo, env=env, check=True)
+    subprocess.run(["git", "commit", "-qm", "the tree"], cwd=repo, env=env, check=True)
+    ok(repo, env, "begin-interview", spec, "--phase", "requirements", "--interview-id", "r1")
+    ok(repo, env, "open-frontier", spec, "--round", "1", "--decision-id", "D1",
+       "--decision-id", "D2")
+    ok(repo, env, "record-answer", spec, "--decision-id", "D1", "--answer", HOSTILE)
+    ok(repo, env, "out-of-scope", spec, "--decision-id", "D2", "--reply", LINKS)
+    subprocess.run(["git", "add", "-A"], cwd=repo, env=env, check=True)
+    subprocess.run(["git", "commit", "-qm", "round 1"], cwd=repo, env=env, check=True)
+    return repo, env, spec
+
+
+def test_the_github_comment_matches_its_golden_file(tmp_path: Path) -> None:
+    repo, env, _ = _interview(tmp_path)
+    first = subprocess.run([*MDGRILL, "review", "HEAD~1", "--format", "github"], cwd=repo,
+                           env=env, capture_output=True, text=True, check=True).stdout
+    # shas and the identity vary with the machine: the golden file has them masked
+    shown = re.sub(r"\b[0-9a-f]{10}\b", "<sha>", first)
+    golden = GOLDEN / "review_github.md"
+    if os.environ.get("MDGRILL_UPDATE_GOLDEN"):
+        golden.write_text(shown, encoding="utf-8")
+    assert shown == golden.read_text(encoding="utf-8")
+    # what a reviewer needs without opening the file: each question beside its ID, the
+    # status counted from the tree, the hostile answer as text
+    assert "| `D1` Who can use a code? | resolved |" in first
+    assert "**4 decisions:** 1 resolved · 1 open · 1 blocked · 1 out of scope" in first
+    assert "| `D3` Which members? | blocked | waits on D4 |" in first
+    assert "<script>" not in first and "&lt;script&gt;" in first
+    assert not re.search(r"(?<!\\)\]\(", first)  # no `](` left: no link, no image
+    assert "\\[click\\](javascript:alert(2))" in first
+
+
+def test_review_takes_one_revision_as_the_range_to_head(tmp_path: Path) -> None:
+    repo, env, _ = _interview(tmp_path)
+    one = ok(repo, env, "review", "HEAD~1")
+    two = ok(repo, env, "review", "HEAD~1..HEAD")
+    assert one["base"] == two["base"] and one["head"] == two["head"]
+    assert one["specs"]
+
+
+def _chromium(page: Path, out: Path) -> tuple[str, str, set[str]]:
+    """(the DOM after parsing, Chromium's log, every URL its network stack saw)."""
+    assert CHROMIUM is not None
+    net = out / f"{page.stem}.netlog.json"
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", f"--user-data-dir={out / 'profile'}", "--enable-logging=stderr",
+             "--v=0", f"--log-net-log={net}"]
+    dom = subprocess.run([CHROMIUM, *flags, "--dump-dom", page.as_uri()], capture_output=True,
+                         text=True, timeout=120)
+    subprocess.run([CHROMIUM, *flags[:-1], "--window-size=1000,1600",
+                    f"--screenshot={out / (page.stem + '.png')}", page.as_uri()],
+                   capture_output=True, timeout=120)
+    urls: set[str] = set()
+    for event in json.loads(net.read_text() or '{"events": []}').get("events", []):
+        params = event.get("params", {})
+        urls.update(str(params[k]) for k in ("url", "original_url") if k in params)
+    return dom.stdout, dom.stderr, urls
+
+
+def _artifacts(tmp_path: Path) -> Path:
+    """Where the screenshots are kept: MDGRILL_ARTIFACTS (CI sets it), else the test's tmp."""
+    folder = Path(os.environ.get("MDGRILL_ARTIFACTS") or tmp_path / "artifacts")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@needs_chromium
+def test_the_page_renders_in_chromium_with_nothing_fetched_and_hostile_text_inert(
+        tmp_path: Path) -> None:
+    repo, env, spec = _interview(tmp_path)
+    out = _artifacts(tmp_path)
+    page = out / "review-hostile.html"
+    ok(repo, env, "review", "HEAD~1", "--html", str(page))
+    dom, log, urls = _chromium(page, out)
+    assert "CONSOLE" not in log, log  # no console message of any kind
+    assert not [u for u in urls if not u.startswith(("file:", "data:"))], urls
+    tags = re.findall(r"<[a-zA-Z][^>]*>", dom)
+    assert not [t for t in tags if re.match(r"<(script|img|iframe|object)", t, re.I)]
+    assert not [t for t in tags if re.search(r"\son\w+=|javascript:", t, re.I)], tags
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in dom  # the words are shown, as text
+    assert '<a href="#harmful-link">click</a>' in dom  # mistune's safe target for the link
+    assert "[image: pixel]" in dom  # the image as its alt text, never loaded
+    ids = set(re.findall(r'id="([^"]+)"', dom))
+    for node in ("D1", "D2", "D3", "D4"):
+        assert f"node-specs-codes-{node.lower()}" in ids, node
+    links = re.findall(r'<a href="#([^"]*)"><title>(D\d)', dom)
+    assert sorted(n for _, n in links) == ["D1", "D2", "D3", "D4"]  # every node, as a link
+    target = dict((n, t) for t, n in links)
+    assert target["D1"].startswith("specs-codes-b") and target["D1"] in ids  # to its round
+    assert target["D4"] == "node-specs-codes-d4"  # an open node: to its row
+    assert (out / "review-hostile.png").stat().st_size > 10_000
+
+
+@needs_chromium
+def test_the_check_for_requests_sees_one(tmp_path: Path) -> None:
+    # The test above holds "no request leaves the page" by the network log; a page that
+    # does load a remote image shows up there, so that check can fail.
+    out = _artifacts(tmp_path)
+    leaky = out / "leaky.html"
+    leaky.write_text('<img src="http://127.0.0.1:9/x.png">', encoding="utf-8")
+    _, _, urls = _chromium(leaky, out)
+    assert any(u.startswith("http://127.0.0.1:9/") for u in urls), urls
+
+
+@needs_chromium
+@pytest.mark.parametrize("example", ["invoice-reminders", "order-fulfilment",
+                                     "passwordless-login", "demo"])
+def test_each_example_and_the_demo_render(tmp_path: Path, example: str) -> None:
+    repo, env = make_repo(tmp_path)
+    if example == "demo":
+        subprocess.run([*MDGRILL, "demo", "--quiet", str(tmp_path / "demo")], env=env,
+                       check=True, capture_output=True)
+        repo, spec = tmp_path / "demo", "specs/checkout-discounts"
+    else:
+        shutil.copytree(CHECKOUT / "examples" / "specs" / example, repo / "specs" / example)
+        spec = f"specs/{example}"
+        subprocess.run(["git", "add", "-A"], cwd=repo, env=env, check=True)
+        subprocess.run(["git", "commit", "-qm", "example"], cwd=repo, env=env, check=True)
+    out = _artifacts(tmp_path)
+    page = out / f"report-{example}.html"
+    report = ok(repo, env, "report", spec, "--html", str(page))
+    dom, log, urls = _chromium(page, out)
+    assert "CONSOLE" not in log, log
+    assert not [u for u in urls if not u.startswith(("file:", "data:"))], urls
+    counts = report["counts"]
+    assert isinstance(counts, dict)
+    for status, number in counts.items():
+        assert f">{number} {status}</li>" in dom  # the counts, as the tree gives them
+    assert dom.count("<details") == report["rounds"]  # every block of the log
+    assert dom.count("<rect") == report["decisions"]  # every node of the tree
+    if example == "demo":
+        assert report["approvals"] == 3 and dom.count("commit <code>") == 3
+
+
+def test_plain_review_puts_each_question_beside_its_id(tmp_path: Path) -> None:
+    repo, env, _ = _interview(tmp_path)
+    text = subprocess.run([*MDGRILL, "review", "HEAD~1"], cwd=repo, env=env,
+                          capture_output=True, text=True, check=True).stdout
+    assert "- Asked: D1 (Who can use a code?), D2 (Stack with offers?)" in text
+    assert "- Out of scope: D2 (Stack with offers?) -> see [click]" in text
+    # the file itself keeps its own lines
+    assert "- Asked: D1, D2\n" in (repo / "specs/codes/.progress.md").read_text()
