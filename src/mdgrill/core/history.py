@@ -13,6 +13,7 @@ is also what reports a problem.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from mdgrill.diagnostics import Diagnostic, error, warning
@@ -235,44 +236,129 @@ def _fast_append(old: _Snapshot, new: bytes) -> _Snapshot | None:
 
 
 def verify_log_history(versions: Iterable[tuple[str, bytes]], path: str,
-                       stats: dict[str, int] | None = None) -> list[Diagnostic]:
+                       stats: dict[str, int] | None = None,
+                       parents: dict[str, list[str]] | None = None) -> list[Diagnostic]:
     """Diagnostics for every version that changed, removed or inserted before a recorded block.
 
-    `versions` are (commit, file bytes; b"" when deleted), oldest first. A version that does
-    not parse is reported as a warning and skipped: the next one is compared with the last
-    good one, so an edit hidden behind a broken commit is still found.
+    `versions` are (commit, file bytes; b"" when deleted), oldest first, parents before
+    children. With `parents` (commit -> the commits before it that touched the file) each
+    version is held to its own parents, so two branches' commits are never compared with each
+    other, and a merge commit passes when its log is the union of its parents' logs
+    (`merge_lost_block`). Without, each version is held to the one before it. A version that
+    does not parse is reported as a warning and skipped: its children are compared with the
+    last good one, so an edit hidden behind a broken commit is still found.
     """
     found: list[Diagnostic] = []
-    previous: _Snapshot | None = None
+    kept: dict[str, _Snapshot] = {}  # the versions a later one still has to be held to
+    waiting: dict[str, int] | None = None  # counted once the history has been read
     prev_sha = ""
     fast = full = 0
     for sha, data in versions:
-        if previous is not None:
-            quick = _fast_append(previous, data)
-            if quick is not None:
-                previous, prev_sha = quick, sha
-                fast += 1
-                continue
-        full += 1
-        parsed, prog = _parsed(data, path)
-        if not parsed.ok:
-            problem = parsed.problem
-            why = problem.message if problem is not None else "it does not parse"
-            found.append(warning(path, (problem.line if problem else None) or 1,
-                                 "MALFORMED_VERSION",
-                                 f"the version of commit {sha[:10]} cannot be read ({why}); "
-                                 "its log was skipped and the next version is compared with "
-                                 "the last one that could be read"))
+        if waiting is None:
+            waiting = _children(parents) if parents is not None else {}
+        before = parents.get(sha, []) if parents is not None else [prev_sha] if prev_sha else []
+        olds = [(p, kept[p]) for p in before if p in kept]
+        snapshot: _Snapshot | None = None
+        if len(olds) == 1:
+            snapshot = _fast_append(olds[0][1], data)
+        if snapshot is not None:
+            fast += 1
+        else:
+            full += 1
+            parsed, prog = _parsed(data, path)
+            if not parsed.ok:
+                problem = parsed.problem
+                why = problem.message if problem is not None else "it does not parse"
+                found.append(warning(path, (problem.line if problem else None) or 1,
+                                     "MALFORMED_VERSION",
+                                     f"the version of commit {sha[:10]} cannot be read ({why}); "
+                                     "its log was skipped and the next version is compared with "
+                                     "the last one that could be read"))
+                if parents is None:
+                    continue  # the next version is held to the last good one
+                snapshot = olds[0][1] if olds else None  # its children see the last good one
+            else:
+                if len(olds) == 1:
+                    problem_found = _compare(olds[0][1].full(path), parsed, path, sha,
+                                             olds[0][0], data)
+                    if problem_found is not None:
+                        found.append(problem_found)
+                elif len(olds) > 1:
+                    found.extend(_merge_problems(olds, parsed, path, sha))
+                snapshot = _snapshot_of(data, prog, parsed)
+        if parents is None:
+            kept = {sha: snapshot} if snapshot is not None else kept
+            prev_sha = sha if snapshot is not None else prev_sha
             continue
-        if previous is not None:
-            problem_found = _compare(previous.full(path), parsed, path, sha, prev_sha, data)
-            if problem_found is not None:
-                found.append(problem_found)
-        previous, prev_sha = _snapshot_of(data, prog, parsed), sha
+        for p in before:  # a version no later one is held to is let go
+            waiting[p] = waiting.get(p, 1) - 1
+            if waiting[p] <= 0:
+                kept.pop(p, None)
+        if snapshot is not None and waiting.get(sha, 0) > 0:
+            kept[sha] = snapshot
     if stats is not None:
         stats["fast"] = stats.get("fast", 0) + fast
         stats["full"] = stats.get("full", 0) + full
     return found
+
+
+def _children(parents: dict[str, list[str]]) -> dict[str, int]:
+    count: dict[str, int] = {}
+    for before in parents.values():
+        for p in before:
+            count[p] = count.get(p, 0) + 1
+    return count
+
+
+_ROUND_OF = re.compile(r"(Grill - Round )[0-9]+")
+
+
+def merge_lost_block(parent: LogVersion, merged: LogVersion) -> tuple[str, int] | None:
+    """The first block of `parent` that a merge commit's log does not hold, or None.
+
+    A merge keeps each side's blocks, renumbers the rounds of the side merged in, and may add
+    to a block the lines the other side appended to it: a parent's block is held when some
+    block of the merge has its heading (round numbers aside) and every one of its lines.
+    """
+    pool: dict[str, list[Counter[str]]] = {}
+    for title, _, text in merged.blocks:
+        pool.setdefault(_ROUND_OF.sub(r"\1", title), []).append(Counter(text.split("\n")[1:]))
+    for title, line, text in parent.blocks:
+        need = Counter(text.split("\n")[1:])
+        if not any(_holds(have, need) for have in pool.get(_ROUND_OF.sub(r"\1", title), [])):
+            return title, line
+    return None
+
+
+_CLOSING_LINE = re.compile(r"- (Frontier after round|(?:Facts resolved|Decisions|Out of scope|"
+                           r"Domain language)(?=: none\s*$)):")
+
+
+def _holds(have: Counter[str], need: Counter[str]) -> bool:
+    """Whether a merged block holds a parent's: every line, except the lines mdgrill wrote
+    when that side closed a round both sides closed (the block has its own line of that
+    key: the merge kept ours)."""
+    keys = {m.group(1) for line in have if (m := _CLOSING_LINE.match(line))}
+    for line in need - have:
+        m = _CLOSING_LINE.match(line)
+        if m is None or m.group(1) not in keys:
+            return False
+    return True
+
+
+def _merge_problems(olds: list[tuple[str, _Snapshot]], merged: LogVersion, path: str,
+                    sha: str) -> list[Diagnostic]:
+    out = []
+    for parent_sha, snapshot in olds:
+        lost = merge_lost_block(snapshot.full(path), merged)
+        if lost is not None:
+            title, line = lost
+            out.append(error(path, 1, "ROUND_EDITED",
+                             f"merge commit {sha[:10]} lost or changed the recorded block "
+                             f"`{title}` of its parent {parent_sha[:10]} (line {line} there): "
+                             "a merge keeps both sides' blocks; redo it with `mdgrill merge` "
+                             "or the merge driver (`mdgrill install-merge-driver`)"))
+    return out
 
 
 def _compare(old: LogVersion, new: LogVersion, path: str, sha: str, prev_sha: str,

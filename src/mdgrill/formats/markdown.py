@@ -260,7 +260,27 @@ def refuse_conflict(text: str, path: str) -> None:
     if line is not None:
         from mdgrill.errors import InputError
 
-        raise InputError("MERGE_CONFLICT", f"{path}:{line}:1: git conflict markers: resolve the "
-                         "conflict (keep what both sides meant, remove the <<<<<<< ======= "
-                         ">>>>>>> lines), then run `mdgrill validate`; nothing reads or writes "
-                         "this file until then", path=path, line=line)
+        ids = _answered_in_conflict(text, line)
+        what = (f"{' and '.join(ids)} {'was' if len(ids) == 1 else 'were'} answered "
+                "differently on the two sides: keep one answer between the markers, then run "
+                "`mdgrill merge` (it reseals the log)") if ids else \
+            ("resolve the conflict (keep what both sides meant, remove the <<<<<<< ======= "
+             ">>>>>>> lines), then run `mdgrill validate`")
+        raise InputError("MERGE_CONFLICT", f"{path}:{line}:1: git conflict markers: {what}; "
+                         "nothing reads or writes this file until then", path=path, line=line)
+
+
+_ANSWER_IN_CONFLICT = re.compile(r"- (?:Decisions|Facts resolved|Out of scope): ([^\s]+) ->")
+
+
+def _answered_in_conflict(text: str, line: int) -> list[str]:
+    """The decision IDs whose answers stand between the first conflict's markers."""
+    lines = text.split("\n")[line - 1:]
+    ids: list[str] = []
+    for row in lines[1:]:
+        if row.startswith(">>>>>>>"):
+            break
+        m = _ANSWER_IN_CONFLICT.match(row)
+        if m is not None and m.group(1) not in ids:
+            ids.append(m.group(1))
+    return ids

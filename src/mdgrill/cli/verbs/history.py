@@ -353,10 +353,11 @@ def _verify(args: argparse.Namespace, root: str) -> Outcome:
                  if c.trailers.get("Mdgrill-Transition") == "approve-artifact"}
     reopens = {c.sha for c in transitions if c.trailers.get("Mdgrill-Transition") == "reopen"}
     for rel in progress_files:
-        history = vcs.iter_file_history(root, rel)
+        parents: dict[str, list[str]] = {}  # filled before the first version comes
+        history = vcs.iter_file_history(root, rel, parents=parents)
         watch = PhaseWatch(history, _shown(root, rel), approvals, reopens)
         try:
-            diagnostics.extend(verify_log_history(watch, _shown(root, rel), stats))
+            diagnostics.extend(verify_log_history(watch, _shown(root, rel), stats, parents))
         finally:
             history.close()
         diagnostics.extend(watch.diagnostics)

@@ -150,11 +150,13 @@ class _BlobReader:
                     stream.close()
 
 
-def _path_log(repo: Repo, rel: str, rev_range: str | None,
-              first_parent: bool) -> list[tuple[str, bytes | None]]:
-    """(commit, new blob id or None when deleted) per commit touching `rel`, oldest first."""
-    args = [*_LOG_CONFIG, "log", "-z", "-m", "--format=%H", "--raw", "--no-abbrev",
-            "--no-renames", "--reverse"]
+def _path_log(repo: Repo, rel: str, rev_range: str | None, first_parent: bool,
+              parents: dict[str, list[str]] | None = None) -> list[tuple[str, bytes | None]]:
+    """(commit, new blob id or None when deleted) per commit touching `rel`, oldest first and
+    parents before children; `parents` gets each one's parents among them (git's parent
+    rewriting: the nearest commits that touched `rel`)."""
+    args = [*_LOG_CONFIG, "log", "-z", "-m", "--format=%H %P", "--parents", "--topo-order",
+            "--raw", "--no-abbrev", "--no-renames", "--reverse"]
     if first_parent:
         args.append("--first-parent")
     status, out, err = _run(repo, *args, rev_range or "HEAD", "--", _literal(rel))
@@ -181,24 +183,29 @@ def _path_log(repo: Repo, rel: str, rev_range: str | None,
                 entries.append((sha, blob))
             continue
         if token:
-            sha = token.decode("ascii")
+            sha, *before = token.decode("ascii").split()
+            if parents is not None:
+                parents.setdefault(sha, before)
         i += 1
     return entries
 
 
 def iter_file_history(repo_root: str, rel_path: str, rev_range: str | None = None, *,
-                      first_parent: bool = False) -> Generator[tuple[str, bytes], None, None]:
-    """Like `file_history`, yielding one version at a time (close it if you stop early)."""
+                      first_parent: bool = False, parents: dict[str, list[str]] | None = None,
+                      ) -> Generator[tuple[str, bytes], None, None]:
+    """Like `file_history`, yielding one version at a time (close it if you stop early).
+    `parents`, when given, is filled with each version's parents before the first yield."""
     rel = _repo_path(repo_root, rel_path)
     if rev_range is not None and _bad_rev(rev_range):
         raise InputError("BAD_REVISION", f"{rev_range!r} is not a revision range.")
-    return _iter_history(repo_root, rel, rev_range, first_parent)
+    return _iter_history(repo_root, rel, rev_range, first_parent, parents)
 
 
-def _iter_history(repo_root: str, rel: str, rev_range: str | None,
-                  first_parent: bool) -> Generator[tuple[str, bytes], None, None]:
+def _iter_history(repo_root: str, rel: str, rev_range: str | None, first_parent: bool,
+                  parents: dict[str, list[str]] | None = None,
+                  ) -> Generator[tuple[str, bytes], None, None]:
     with _open(repo_root) as repo:
-        entries = _path_log(repo, rel, rev_range, first_parent)
+        entries = _path_log(repo, rel, rev_range, first_parent, parents)
         if not entries:
             return
         reader = _BlobReader(repo)
