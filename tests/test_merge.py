@@ -203,3 +203,29 @@ def test_verify_refuses_a_merge_commit_that_lost_a_block(tmp_path: Path) -> None
     problems = [d for d in payload["diagnostics"] if d["code"] == "ROUND_EDITED"]  # type: ignore[union-attr]
     assert problems and "merge commit" in problems[0]["message"]
     assert "of its parent" in problems[0]["message"]
+
+
+def test_an_edit_put_back_by_a_later_commit_closes_the_episode(tmp_path: Path) -> None:
+    # Issue 17, "a way back to green": the edit stays in history, reported as restored.
+    repo, env = branches(tmp_path, same_round=True)
+    path = repo / FILE
+    path.write_text(path.read_text(encoding="utf-8").replace("- Decisions: D1 -> All",
+                                                             "- Decisions: D1 -> Members"),
+                    encoding="utf-8")
+    git(repo, env, "commit", "-qam", "an edit of a recorded answer")
+    code, payload, _ = run(repo, env, "verify")
+    assert code == 1
+    message = payload["diagnostics"][0]["message"]  # type: ignore[index]
+    assert "git revert" in message  # the way back, named
+    # restore will not launder it: its good copy (HEAD) holds the edit itself
+    before = path.read_bytes()
+    code, payload, _ = run(repo, env, "restore", SPEC)
+    assert code == 2 and payload["error"]["code"] == "ROUND_EDITED"  # type: ignore[index]
+    assert path.read_bytes() == before
+    git(repo, env, "revert", "--no-edit", "HEAD")
+    code, payload, _ = run(repo, env, "verify")
+    assert code == 0
+    (restored,) = payload["diagnostics"]  # type: ignore[misc]
+    assert restored["code"] == "ROUND_RESTORED" and restored["severity"] == "warning"
+    shas = git(repo, env, "log", "--format=%h", "-2", "--abbrev=10").stdout.split()
+    assert all(sha in restored["message"] for sha in shas)  # both commits named

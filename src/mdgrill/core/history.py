@@ -114,13 +114,27 @@ def added_blocks(old: LogVersion, new: LogVersion) -> list[tuple[str, str]]:
 
 # --------------------------------------------------------------------------- the fast walk
 
+class Episode:
+    """A recorded block edited by a commit: the last good version before it, and where the
+    error stands in the diagnostics (a later commit that puts the blocks back closes it)."""
+
+    __slots__ = ("good", "good_sha", "edit_sha", "index")
+
+    def __init__(self, good: _Snapshot, good_sha: str, edit_sha: str, index: int) -> None:
+        self.good = good
+        self.good_sha = good_sha
+        self.edit_sha = edit_sha
+        self.index = index
+
+
 class _Snapshot:
     """The last good version as the byte-level check needs it."""
 
-    __slots__ = ("data", "head", "fm_end", "parsed")
+    __slots__ = ("data", "head", "fm_end", "parsed", "episode")
 
     def __init__(self, data: bytes, head: int | None, fm_end: int,
                  parsed: LogVersion | None) -> None:
+        self.episode: Episode | None = None  # the edit this version carries, not yet undone
         self.data = data
         # Byte offset of the log heading when the log runs to the end of the file and no
         # opener or other log heading comes before it; None: only a full parse will do.
@@ -262,6 +276,7 @@ def verify_log_history(versions: Iterable[tuple[str, bytes]], path: str,
         if len(olds) == 1:
             snapshot = _fast_append(olds[0][1], data)
         if snapshot is not None:
+            snapshot.episode = olds[0][1].episode  # appending does not undo an edit
             fast += 1
         else:
             full += 1
@@ -278,14 +293,9 @@ def verify_log_history(versions: Iterable[tuple[str, bytes]], path: str,
                     continue  # the next version is held to the last good one
                 snapshot = olds[0][1] if olds else None  # its children see the last good one
             else:
-                if len(olds) == 1:
-                    problem_found = _compare(olds[0][1].full(path), parsed, path, sha,
-                                             olds[0][0], data)
-                    if problem_found is not None:
-                        found.append(problem_found)
-                elif len(olds) > 1:
-                    found.extend(_merge_problems(olds, parsed, path, sha))
+                episode = _held_to(olds, parsed, path, sha, data, found)
                 snapshot = _snapshot_of(data, prog, parsed)
+                snapshot.episode = episode
         if parents is None:
             kept = {sha: snapshot} if snapshot is not None else kept
             prev_sha = sha if snapshot is not None else prev_sha
@@ -300,6 +310,38 @@ def verify_log_history(versions: Iterable[tuple[str, bytes]], path: str,
         stats["fast"] = stats.get("fast", 0) + fast
         stats["full"] = stats.get("full", 0) + full
     return found
+
+
+def _held_to(olds: list[tuple[str, _Snapshot]], parsed: LogVersion, path: str, sha: str,
+             data: bytes, found: list[Diagnostic]) -> Episode | None:
+    """Hold a version to its parents, adding what it broke to `found`; the edit it carries on
+    (or None: nothing, or a commit that put the blocks back, which turns the edit's error
+    into a ROUND_RESTORED warning)."""
+    if len(olds) > 1:
+        found.extend(_merge_problems(olds, parsed, path, sha))
+        return None
+    if not olds:
+        return None
+    parent_sha, parent = olds[0]
+    episode = parent.episode
+    if episode is not None and \
+            _compare(episode.good.full(path), parsed, path, sha, "", data) is None:
+        found[episode.index] = _restored(found[episode.index], episode, sha)
+        return None  # the blocks are back as they were: the episode is closed
+    problem = _compare(parent.full(path), parsed, path, sha, parent_sha, data)
+    if problem is not None:
+        found.append(problem)
+        if episode is None:
+            episode = Episode(parent, parent_sha, sha, len(found) - 1)
+    return episode
+
+
+def _restored(edit: Diagnostic, episode: Episode, sha: str) -> Diagnostic:
+    """The edit's error, once a later commit put the recorded blocks back byte for byte."""
+    return warning(edit.path, edit.line, "ROUND_RESTORED",
+                   f"commit {episode.edit_sha[:10]} edited a recorded block (as of "
+                   f"{episode.good_sha[:10]}) and commit {sha[:10]} put the blocks back byte "
+                   f"for byte: the log is whole again (was: {edit.message})")
 
 
 def _children(parents: dict[str, list[str]]) -> dict[str, int]:
@@ -383,8 +425,10 @@ def _compare(old: LogVersion, new: LogVersion, path: str, sha: str, prev_sha: st
     where = same[1] if same is not None else line
     return error(path, where, "ROUND_EDITED",
                  f"commit {sha[:10]} changed or removed the recorded block `{title}` (line "
-                 f"{line} as of {prev_sha[:10]}): a recorded block is never rewritten; revert "
-                 "the edit and record the correction as a new round")
+                 f"{line} as of {prev_sha[:10]}): a recorded block is never rewritten; put it "
+                 f"back (`git revert {sha[:10]}`, or check the file out of {prev_sha[:10]} and "
+                 "commit: verify then reports the edit as restored) and record the correction "
+                 "as a new round")
 
 
 # --------------------------------------------------------------------------- glossaries

@@ -157,6 +157,13 @@ def restore(good_text: str, current_text: str, path: str) -> Restored:
     if good is None:
         raise InputError("MALFORMED_FILE", f"the last good copy of {path} does not parse: "
                          "restore it from git instead")
+    if not _log_ok(good):
+        # A copy whose log does not match its own seal holds an edit itself (committed at
+        # HEAD, say): resealing from it would launder that edit.
+        raise InputError("ROUND_EDITED", f"the good copy of {path} is not good: its recorded "
+                         "blocks do not match its own seal (the edit was committed?); put the "
+                         "blocks back from the commit before the edit (`git revert` the edit, "
+                         "or `git checkout <commit> -- <file>`), then commit")
     current = _parse(current_text, path)
     if current is None:
         if good_text.startswith(current_text):
