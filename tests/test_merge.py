@@ -6,6 +6,7 @@ graph, so the merge commit passes and a merge that lost a block does not."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -229,3 +230,88 @@ def test_an_edit_put_back_by_a_later_commit_closes_the_episode(tmp_path: Path) -
     assert restored["code"] == "ROUND_RESTORED" and restored["severity"] == "warning"
     shas = git(repo, env, "log", "--format=%h", "-2", "--abbrev=10").stdout.split()
     assert all(sha in restored["message"] for sha in shas)  # both commits named
+
+
+def test_one_id_taken_on_both_branches_is_renamed_on_theirs(tmp_path: Path) -> None:
+    repo, env = make_repo(tmp_path)
+    ok(repo, env, "init", SPEC, "--goal", "Promo codes")
+    ok(repo, env, "install-merge-driver")
+    git(repo, env, "add", "-A")
+    git(repo, env, "commit", "-qm", "base")
+    git(repo, env, "branch", "-M", "main")
+    for name, title in (("ana", "Who can use a code?"), ("bob", "Do codes expire?")):
+        git(repo, env, "checkout", "-qb", name, "main")
+        ok(repo, env, "node", "add", SPEC, "D1", "--title", title, "--option", "A", "--option",
+           "B")
+        ok(repo, env, "node", "add", SPEC, "D2", "--title", f"{name}'s follow-up?",
+           "--depends-on", "D1", "--option", "A", "--option", "B")
+        git(repo, env, "commit", "-qam", name)
+    git(repo, env, "checkout", "-q", "ana")
+    merge = git(repo, env, "merge", "bob", "-m", "merge bob")
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    text = _clean(repo, env)
+    assert "### D1: Who can use a code?" in text and "### D2: ana's follow-up?" in text
+    renamed = re.findall(r"### (D[0-9a-f]{4,}): Do codes expire\?", text)
+    follow = re.findall(r"### (D[0-9a-f]{4,}): bob's follow-up\?\n- Depends on: (\S+)", text)
+    assert renamed and follow and follow[0][1] == renamed[0]  # the reference moved with it
+
+
+def test_node_add_without_an_id_takes_one_no_other_branch_will(tmp_path: Path) -> None:
+    repo, env = make_repo(tmp_path)
+    ok(repo, env, "init", SPEC, "--goal", "Promo codes")
+    first = ok(repo, env, "node", "add", SPEC, "--title", "Who?", "--option", "A", "--option",
+               "B")
+    second = ok(repo, env, "node", "add", SPEC, "--title", "Who?", "--option", "A", "--option",
+                "B")
+    assert re.fullmatch(r"D[0-9a-f]{4}", str(first["node"]))
+    assert first["node"] != second["node"]  # the same question twice: two IDs
+
+
+GLOSSARY = "contexts/ordering/CONTEXT.md"
+
+
+def _glossary_branches(tmp_path: Path, bob_redefines: bool) -> tuple[Path, dict[str, str]]:
+    repo, env = make_repo(tmp_path)
+    path = repo / GLOSSARY
+    path.parent.mkdir(parents=True)
+    path.write_text("# Ordering\n\n## Language\n\n**Promo Code**:\nA short code a customer "
+                    "enters at checkout.\n_Avoid_: coupon\n", encoding="utf-8")
+    ok(repo, env, "install-merge-driver")
+    git(repo, env, "add", "-A")
+    git(repo, env, "commit", "-qm", "base")
+    git(repo, env, "branch", "-M", "main")
+    for name, term, avoid in (("ana", "Cart", "basket"), ("bob", "Order", "purchase")):
+        git(repo, env, "checkout", "-qb", name, "main")
+        text = path.read_text(encoding="utf-8").replace("_Avoid_: coupon",
+                                                        f"_Avoid_: coupon, {avoid}")
+        if name == "bob" and bob_redefines:
+            text = text.replace("enters at checkout.", "types at checkout for a discount.")
+        path.write_text(text + f"\n**{term}**:\nWhat {name} adds.\n", encoding="utf-8")
+        git(repo, env, "commit", "-qam", name)
+    git(repo, env, "checkout", "-q", "ana")
+    return repo, env
+
+
+def test_two_branches_adding_terms_merge_them_all(tmp_path: Path) -> None:
+    repo, env = _glossary_branches(tmp_path, bob_redefines=False)
+    merge = git(repo, env, "merge", "bob", "-m", "merge bob")
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    text = (repo / GLOSSARY).read_text(encoding="utf-8")
+    assert "<<<<<<<" not in text
+    for expected in ("**Promo Code**:", "**Cart**:", "**Order**:",
+                     "_Avoid_: coupon, basket, purchase"):  # the _Avoid_ lists unite
+        assert text.count(expected) == 1, expected
+    assert ok(repo, env, "validate")["errors"] == 0
+    assert ok(repo, env, "verify")["ok"] is True
+
+
+def test_a_term_defined_two_ways_is_a_conflict_around_the_entries(tmp_path: Path) -> None:
+    repo, env = _glossary_branches(tmp_path, bob_redefines=True)
+    merge = git(repo, env, "merge", "bob", "-m", "merge bob", check=False)
+    assert merge.returncode != 0
+    assert "terms defined differently" in merge.stderr + merge.stdout
+    text = (repo / GLOSSARY).read_text(encoding="utf-8")
+    assert text.count("<<<<<<< ours") == 1
+    conflict = text[text.index("<<<<<<< ours"):text.index(">>>>>>> theirs")]
+    assert "enters at checkout." in conflict and "types at checkout" in conflict
+    assert "**Cart**:" not in conflict and "**Cart**:" in text and "**Order**:" in text

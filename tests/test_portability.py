@@ -25,7 +25,8 @@ READ_ONLY = [["status", "specs/a"], ["validate"], ["frontier", "specs/a"], ["led
 
 # Loaded by every Python the CLI starts (PYTHONPATH): takes `fcntl` away, and with
 # MDGRILL_TEST_MSVCRT_LOG gives an `msvcrt` whose `locking` keeps Windows' byte-range
-# semantics on top of POSIX record locks, logging each call.
+# semantics on top of POSIX record locks, logging each call. (subprocess takes an importable
+# msvcrt to mean Windows, so under it only verbs that start no git process are run.)
 SITECUSTOMIZE = '''
 import os, sys, types
 import fcntl as _posix

@@ -463,17 +463,30 @@ def removal_notes(prog: Progress) -> set[str]:
 
 
 def verify_glossary_history(versions: Iterable[tuple[str, bytes]], path: str,
-                            removed: set[str]) -> list[Diagnostic]:
-    """An error for every term a version dropped that no round records as removed."""
+                            removed: set[str],
+                            parents: dict[str, list[str]] | None = None) -> list[Diagnostic]:
+    """An error for every term a version dropped that no round records as removed. With
+    `parents`, a version is held to its own parents (a merge to all of them), not to
+    whatever commit came before it on another branch."""
     found: list[Diagnostic] = []
-    before: dict[str, tuple[str, int]] = {}
+    kept: dict[str, dict[str, tuple[str, int]]] = {}
+    prev = ""
     for sha, data in versions:
         now = glossary_terms(data, path)
         if now is None:
             found.append(warning(path, 1, "MALFORMED_VERSION",
                                  f"the version of commit {sha[:10]} cannot be read; the next "
                                  "version is compared with the last one that could be read"))
+            if parents is not None:  # its children are held to its last good parent
+                before_shas = [p for p in parents.get(sha, []) if p in kept]
+                if before_shas:
+                    kept[sha] = kept[before_shas[0]]
             continue
+        before_shas = parents.get(sha, []) if parents is not None else [prev] if prev else []
+        before: dict[str, tuple[str, int]] = {}
+        for p in before_shas:
+            for name, value in kept.get(p, {}).items():
+                before.setdefault(name, value)
         folded = {name.casefold() for name in now}
         for name, (_, line) in before.items():
             if name.casefold() not in folded and name.casefold() not in removed:
@@ -482,7 +495,10 @@ def verify_glossary_history(versions: Iterable[tuple[str, bytes]], path: str,
                     f"commit {sha[:10]} removed the glossary term **{name}** (line {line} "
                     "before it) without a round that says so: put it back, or record "
                     f"`- Domain language: {name} -> (removed)` in a round"))
-        before = now
+        kept[sha] = now
+        if parents is None:
+            kept = {sha: now}
+        prev = sha
     return found
 
 

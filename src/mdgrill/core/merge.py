@@ -35,7 +35,7 @@ from mdgrill.formats.progress import (
     log_digest,
 )
 from mdgrill.formats.textfile import Edit, TextFile, apply_edits, content
-from mdgrill.model.tree import split_decision
+from mdgrill.model.tree import new_node_id, split_decision
 
 NEW_SEQUENCE = frozenset({"confirmed", "skipped", "bypassed", "reset", "reopened"})
 _ROUND_NUMBER = re.compile(r"(Grill - Round )([0-9]+)")
@@ -86,6 +86,13 @@ def _merge(base_text: str, ours_text: str, theirs_text: str, path: str) -> Merge
     ours = _parse(ours_text, path, "our")
     theirs = _parse(theirs_text, path, "their")
     result = Merged(None)
+    renames = _collisions(base, ours, theirs)
+    if renames:  # both branches took one ID for two questions: theirs gets a new one
+        theirs_text = _renamed(theirs_text, renames)
+        theirs = _parse(theirs_text, path, "their")
+        result.notes.extend(f"both sides added {old} for different questions: theirs is "
+                            f"{new} now, with every reference to it" for old, new in
+                            renames.items())
     updates = _front_matter(base, ours, theirs)
     tree = _tree(base, ours, theirs, result)
     log, record = _log(base, ours, theirs, result)
@@ -174,6 +181,29 @@ def _tree(base: Progress, ours: Progress, theirs: Progress, result: Merged) -> l
         out += ["", *chunk]
     result.notes.append(f"design tree: {len(merged)} nodes after the merge")
     return out
+
+
+def _collisions(base: Progress, ours: Progress, theirs: Progress) -> dict[str, str]:
+    """Their node ID -> a new one, for each ID both sides added to different questions."""
+    b, o, t = _nodes(base), _nodes(ours), _nodes(theirs)
+    taken = set(b) | set(o) | set(t)
+    renames: dict[str, str] = {}
+    for node_id, chunk in t.items():
+        if node_id in b or node_id not in o or o[node_id] == chunk:
+            continue
+        new = new_node_id(chunk[0], "merge\0" + "\n".join(chunk), taken)
+        taken.add(new)
+        renames[node_id] = new
+    return renames
+
+
+def _renamed(text: str, renames: dict[str, str]) -> str:
+    """The text with each renamed ID replaced wherever it stands as an ID (not inside a
+    longer one): their node's heading, their references, their rounds and record."""
+    for old, new in renames.items():
+        text = re.sub(rf"(?<![A-Za-z0-9._-]){re.escape(old)}(?![A-Za-z0-9_-]|\.[A-Za-z0-9])",
+                      new, text)
+    return text
 
 
 def _intro(prog: Progress) -> list[str]:

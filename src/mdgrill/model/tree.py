@@ -424,3 +424,17 @@ def render_node(node_id: str, title: str, section: str | None, depends_on: list[
         lines.append("- Options:")
         lines.extend(f"  - {option}" for option in ordered)
     return lines
+
+
+def new_node_id(title: str, salt: str, known: Collection[str]) -> str:
+    """An ID for a new node that two branches will not both take: `D` and the first hex
+    digits of a hash of its question and `salt` (who added it, when), four unless that is
+    taken. Short enough to say and type, and stable once written, like every ID."""
+    from hashlib import sha256
+
+    digest = sha256(f"{title}\0{salt}".encode("utf-8", "surrogatepass")).hexdigest()
+    for length in range(4, len(digest)):
+        candidate = "D" + digest[:length]
+        if candidate not in known:
+            return candidate
+    return "D" + digest  # pragma: no cover - 2**256 nodes

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import time
 
 from mdgrill.cli.verbs import Outcome, spec_of
 from mdgrill.core.machine import require_id
@@ -11,7 +12,7 @@ from mdgrill.errors import InputError
 from mdgrill.formats.frontmatter import render_entry
 from mdgrill.formats.progress import Change, Progress, single_line
 from mdgrill.model.record import BLOCK_LISTS, PHASES
-from mdgrill.model.tree import render_node, spec_frontier
+from mdgrill.model.tree import new_node_id, render_node, spec_frontier
 from mdgrill.shell import store
 from mdgrill.shell.session import display, load, transaction
 
@@ -30,7 +31,8 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:
         sub = p.add_subparsers(dest="action", metavar="add", required=True)
         add = sub.add_parser("add", help="add a node to the design tree", allow_abbrev=False)
         add.add_argument("spec", metavar="SPEC")
-        add.add_argument("id", metavar="ID")
+        add.add_argument("id", metavar="ID", nargs="?", help="the node's ID (D1, auth.users); "
+                         "leave it out for one two branches will not both take (D3f9a)")
         add.add_argument("--title", required=True, metavar="T", help="the question")
         add.add_argument("--section", metavar="S")
         add.add_argument("--depends-on", action="append", default=[], metavar="ID")
@@ -109,9 +111,16 @@ def require_id_like(name: str) -> bool:
     return is_id(name) or (name[:1].isdigit() and is_id("x" + name))
 
 
+def who_adds(root: str) -> str:
+    """Who is adding a node, for its generated ID (git's identity; empty outside git)."""
+    from mdgrill.git.identity import git_identity
+
+    return git_identity(root) or ""
+
+
 def _node_add(args: argparse.Namespace) -> Outcome:
     spec = spec_of(args)
-    node_id = require_id(args.id, "node ID")
+    given = require_id(args.id, "node ID") if args.id is not None else None
     title = single_line(args.title, "--title")
     deps = [require_id(d, "dependency ID") for d in args.depends_on]
     parent = require_id(args.spawned_by, "parent ID") if args.spawned_by else None
@@ -130,8 +139,12 @@ def _node_add(args: argparse.Namespace) -> Outcome:
               ("Recommendation", args.recommendation), ("Rationale", args.rationale),
               ("Tradeoffs", args.tradeoffs), ("Consequences", args.consequences)) if value]
 
+    # who adds it, and when: two branches do not both draw the same ID (asked only when needed)
+    salt = f"{who_adds(spec.root)}\0{time.time_ns()}" if given is None else ""
+
     def step(prog: Progress) -> tuple[Change, dict[str, object]]:
         known = {n.id for n in prog.node_index()}
+        node_id = given if given is not None else new_node_id(title, salt, known)
         if node_id in known:
             raise InputError("DUPLICATE_ID", f"the design tree already has {node_id}: IDs are "
                              "stable forever, pick a new one")
@@ -146,7 +159,7 @@ def _node_add(args: argparse.Namespace) -> Outcome:
         return change, {"node": node_id}
 
     result = transaction(spec, step)
-    return Outcome(result, f"added {node_id}: {title}")
+    return Outcome(result, f"added {result['node']}: {title}")
 
 
 def _frontier(args: argparse.Namespace) -> Outcome:

@@ -368,13 +368,15 @@ def _verify(args: argparse.Namespace, root: str) -> Outcome:
             pass
         diagnostics.extend(_approved_bytes(root, rel))
     for rel in glossaries:
-        history = vcs.iter_file_history(root, rel)
+        glossary_parents: dict[str, list[str]] = {}
+        history = vcs.iter_file_history(root, rel, parents=glossary_parents)
         try:
             versions = list(history)
         finally:
             history.close()
         stats["glossary"] = stats.get("glossary", 0) + len(versions)
-        diagnostics.extend(verify_glossary_history(versions, _shown(root, rel), removed))
+        diagnostics.extend(verify_glossary_history(versions, _shown(root, rel), removed,
+                                                   glossary_parents))
     if getattr(args, "signed", False):
         diagnostics.extend(_unsigned(root, spec, transitions))
     shallow = vcs.head_state(root)["shallow"]

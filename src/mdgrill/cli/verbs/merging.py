@@ -9,6 +9,7 @@ import sys
 
 from mdgrill.cli.verbs import Outcome
 from mdgrill.core.merge import Merged, merge_progress
+from mdgrill.core.merge_terms import merge_glossary
 from mdgrill.errors import InputError
 from mdgrill.shell import store
 from mdgrill.shell.session import display
@@ -50,9 +51,9 @@ def _merge_file(args: argparse.Namespace) -> Outcome:
     """As git's merge driver: the merge into OURS; exit 0 when clean, 1 with conflicts."""
     from mdgrill.git.vcs.merging import git_merge_file
 
+    merge = merge_glossary if os.path.basename(args.path) == "CONTEXT.md" else merge_progress
     try:
-        merged = merge_progress(_read(args.base), _read(args.ours), _read(args.theirs),
-                                args.path)
+        merged = merge(_read(args.base), _read(args.ours), _read(args.theirs), args.path)
     except InputError as exc:
         merged = Merged.cannot(exc.message)
     if merged.text is not None:
@@ -75,8 +76,9 @@ def _outcome(path: str, merged: Merged) -> Outcome:
         "conflicts": [{"decision": d, "ours": o, "theirs": t} for d, o, t in merged.conflicts]}
     if merged.conflicts:
         named = "; ".join(f"{d}: ours `{o}`, theirs `{t}`" for d, o, t in merged.conflicts)
-        print(f"mdgrill: {path}: decisions answered differently on the two sides ({named}): "
-              "keep one answer between the markers, then run `mdgrill merge`", file=sys.stderr)
+        what = "terms defined" if os.path.basename(path) == "CONTEXT.md" else "decisions answered"
+        print(f"mdgrill: {path}: {what} differently on the two sides ({named}): keep one "
+              "between the markers, then run `mdgrill merge`", file=sys.stderr)
         return Outcome(result, f"{path}: conflict on {named}", 1)
     return Outcome(result, f"{path}: merged" + "".join(f"; {n}" for n in merged.notes))
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from mdgrill.git.vcs.repo import _check, _literal, _open, _run
 
 ARGS = "merge-file %O %A %B %P"
-ATTRIBUTES = (".progress.md merge=mdgrill", "**/.progress.md merge=mdgrill")
+ATTRIBUTES = (".progress.md merge=mdgrill", "**/.progress.md merge=mdgrill",
+              "CONTEXT.md merge=mdgrill", "**/CONTEXT.md merge=mdgrill")
 
 
 def git_merge_file(repo_root: str, ours: str, base: str, theirs: str) -> tuple[bytes, int]:
