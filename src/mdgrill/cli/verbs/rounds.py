@@ -13,15 +13,20 @@ import sys
 
 from mdgrill.cli.verbs import Outcome, spec_of
 from mdgrill.core import askround, machine
-from mdgrill.errors import GateRefusal, InputError, MdgrillError
-from mdgrill.formats.progress import Change, Node, Progress
+from mdgrill.errors import GateRefusal, InputError
 from mdgrill.model.record import TERMINAL
+from mdgrill.services.answers import pending_nodes, pending_of
 from mdgrill.shell import store
 from mdgrill.shell.session import load, transaction
 
 
 def configure(verb: str, p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", metavar="SPEC", help="spec folder or its .progress.md")
+    if verb == "questionnaire":
+        return
+    if verb == "collect":
+        p.add_argument("--by", metavar="NAME", help="who answered (default: git's identity)")
+        return
     if verb == "ask":
         p.add_argument("--format", choices=["json", "markdown"], default="json",
                        help="the tool's JSON payload (default) or the round as numbered text")
@@ -34,25 +39,64 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> Outcome:
     spec = spec_of(args)
+    if args.verb == "questionnaire":
+        return _questionnaire(spec)
+    if args.verb == "collect":
+        return _collect(spec, args)
     return _ask(spec, args) if args.verb == "ask" else _answer(spec, args)
 
 
-def _pending(iv: dict[str, object]) -> list[str]:
-    pending = iv.get("pending")
-    return [str(i) for i in pending] if isinstance(pending, list) else []
+def _questionnaire(spec: store.Spec) -> Outcome:
+    """Open the round the gate requires (as `ask` does) and write it as questions.md."""
+    import os
+
+    from mdgrill.core.questionnaire import FILE, read
+    from mdgrill.formats.textfile import decode
+    from mdgrill.services.answers import questionnaire_text
+
+    path = os.path.join(spec.folder, FILE)
+    if os.path.exists(path):
+        old = decode(store.read_file(path, FILE, spec.root), FILE).text
+        if read(old, pending_of(load(spec))).answers:
+            raise InputError("NOT_EMPTY", f"{spec.rel_folder}/{FILE} holds answers not yet "
+                             "recorded: run `mdgrill collect SPEC` first; nothing was written")
+    opened = _open_round(spec)
+    text = questionnaire_text(spec)
+    if text is None:
+        return Outcome({"written": False, "next": "await-confirmation", **opened},
+                       "nothing is open: present the approach with `mdgrill "
+                       "await-confirmation SPEC --decision-id CID --approach TEXT`")
+    store.atomic_write(path, text.encode("utf-8"))
+    pending = pending_of(load(spec))
+    return Outcome({"written": True, "path": f"{spec.rel_folder}/{FILE}", "questions": pending,
+                    **opened},
+                   f"wrote {spec.rel_folder}/{FILE}: {len(pending)} question(s); answer them "
+                   "there and save, then `mdgrill collect SPEC` (or keep `mdgrill watch` "
+                   "running)")
 
 
-def _nodes(prog: Progress, ids: list[str]) -> list[Node]:
-    found = [prog.node(i) for i in ids]
-    missing = [i for i, n in zip(ids, found, strict=True) if n is None]
-    if missing:
-        raise GateRefusal("MISSING_REFERENCE", f"{', '.join(missing)} has no node in the design "
-                          "tree: add it with `mdgrill node add`")
-    return [n for n in found if n is not None]
+def _collect(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    from mdgrill.core.questionnaire import FILE, Filled
+    from mdgrill.services.answers import collect, report_lines
+    from mdgrill.shell.people import who
+
+    got = collect(spec, who(spec, args.by))
+    filled = got.filled
+    assert isinstance(filled, Filled)
+    shown = f"{spec.rel_folder}/{FILE}"
+    if filled.problems:
+        problems = [{"line": line, "message": message} for line, message in filled.problems]
+        text = "\n".join(f"{shown}:{line}:1: {message}" for line, message in filled.problems)
+        return Outcome({"recorded": {}, "problems": problems, "written": False},
+                       text + "\nnothing was recorded from the file", 2)
+    if got.done is None:
+        return Outcome({"recorded": {}, "open": filled.untouched, "written": False},
+                       f"{shown}: nothing answered yet ({len(filled.untouched)} open)")
+    return Outcome({**got.done.to_json(), "untouched": filled.untouched},
+                   "\n".join(report_lines(got.done)))
 
 
 def _ask(spec: store.Spec, args: argparse.Namespace) -> Outcome:
-    from mdgrill.model.tree import spec_frontier
 
     prog = load(spec)
     iv = machine.interview_of(prog.data)
@@ -70,26 +114,17 @@ def _ask(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     if status in TERMINAL:
         return Outcome({"kind": "none", "questions": [], "written": False},
                        f"the interview is {status}: nothing to ask")
-    pending = _pending(iv)
-    written = False
+    opened = _open_round(spec)
+    written = bool(opened["opened"])
+    prog = load(spec)
+    iv = machine.interview_of(prog.data)
+    pending = pending_of(prog)
     if not pending:
-        frontier = spec_frontier(prog).frontier
-        if not frontier:
-            return Outcome({"kind": "none", "questions": [], "written": False,
-                            "next": "await-confirmation"},
-                           "nothing is open: present the approach with `mdgrill "
-                           "await-confirmation SPEC --decision-id CID --approach TEXT`")
-        askround.questions(_nodes(prog, frontier))  # refuses before anything is written
-        round_number = int(str(iv["round"]))
-        if machine._current_round_block(prog, iv) is not None:
-            round_number += 1
-        transaction(spec, lambda p: machine.open_frontier(p.data, p, round_number, frontier,
-                                                          args.spec))
-        written = True
-        prog = load(spec)
-        iv = machine.interview_of(prog.data)
-        pending = _pending(iv)
-    asked = askround.questions(_nodes(prog, pending))
+        return Outcome({"kind": "none", "questions": [], "written": False,
+                        "next": "await-confirmation"},
+                       "nothing is open: present the approach with `mdgrill "
+                       "await-confirmation SPEC --decision-id CID --approach TEXT`")
+    asked = askround.questions(pending_nodes(prog, pending))
     calls = [askround.tool_payload(b) for b in askround.batches(asked)]
     result = {"kind": "round", "round": iv["round"], "questions": calls[0]["questions"],
               "batches": calls, "decisions": {str(q["question"]): q["decision_id"]
@@ -102,6 +137,27 @@ def _ask(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     return Outcome(result, text)
 
 
+def _open_round(spec: store.Spec) -> dict[str, object]:
+    """Open the next round for the frontier, as `open-frontier` records it, unless questions
+    are pending already or nothing is open."""
+    from mdgrill.model.tree import spec_frontier
+
+    prog = load(spec)
+    iv = machine.interview_of(prog.data)
+    if pending_of(prog) or str(iv["status"]) != "collecting":
+        return {"opened": False}
+    frontier = spec_frontier(prog).frontier
+    if not frontier:
+        return {"opened": False}
+    askround.questions(pending_nodes(prog, frontier))  # refuses before anything is written
+    round_number = int(str(iv["round"]))
+    if machine._current_round_block(prog, iv) is not None:
+        round_number += 1
+    transaction(spec, lambda p: machine.open_frontier(p.data, p, round_number, frontier,
+                                                      spec.rel_folder))
+    return {"opened": True, "round": round_number}
+
+
 def _read(source: str) -> str:
     if source == "-":
         return sys.stdin.read()
@@ -111,17 +167,17 @@ def _read(source: str) -> str:
 
 
 def _answer(spec: store.Spec, args: argparse.Namespace) -> Outcome:
-    from mdgrill.model.replies import SUBSTANTIVE, classify
-    from mdgrill.shell.people import signed, who
+    from mdgrill.model.replies import classify
+    from mdgrill.services.answers import record_reply, report_lines
+    from mdgrill.shell.people import who
 
     reply = askround.read_reply(_read(args.tool_result))
     prog = load(spec)
-    iv = machine.interview_of(prog.data)
-    pending = _pending(iv)
+    pending = pending_of(prog)
     if not pending:
         raise GateRefusal("NOTHING_ASKED", "no decision is pending: run `mdgrill ask SPEC` "
                           "and pass its questions to the user first")
-    asked = askround.questions(_nodes(prog, pending))
+    asked = askround.questions(pending_nodes(prog, pending))
     answers = askround.match(asked, reply)
     if isinstance(reply, str) and not answers:
         kind = classify(reply).kind
@@ -129,54 +185,8 @@ def _answer(spec: store.Spec, args: argparse.Namespace) -> Outcome:
                         "classification": kind, "next": "ask", "written": False},
                        f"`{reply}` answers no question ({kind}): nothing was recorded; ask the "
                        "same round again (`mdgrill ask SPEC`)")
-    person = who(spec, args.by)
-    recorded: dict[str, str] = {}
-    refused: dict[str, dict[str, str]] = {}
-    others: list[str] = []
-    nodes = {n.id: n for n in _nodes(prog, pending)}
-    for decision, answer in answers.items():
-        node = nodes[decision]
-        option = askround.option_of(node, answer)
-        options, recommended = node.choices()
-        other = option is None and classify(answer, options, recommended).kind == SUBSTANTIVE
-
-        def step(p: Progress, d: str = decision, a: str = option or answer,
-                 o: bool = other) -> tuple[Change, dict[str, object]]:
-            return machine.record_answer(p.data, p, d, a, None, o)
-
-        try:
-            done = transaction(spec, signed(step, person, decision))
-        except MdgrillError as exc:
-            refused[decision] = {"code": exc.code, "message": exc.message}
-            continue
-        recorded[decision] = str(done["recorded"])
-        if other:
-            others.append(decision)
-    left = [d for d in pending if d not in recorded]
-    next_step = "ask" if left or not _closed(spec) else "await-confirmation"
-    if others:  # the gate wants the follow-up an `Other` leads to before it moves on
-        next_step = "node add"
-    result: dict[str, object] = {"recorded": recorded, "refused": refused, "open": left,
-                                 "other": others, "next": next_step,
-                                 "written": bool(recorded)}
-    lines = [f"recorded {d} -> {t}" for d, t in recorded.items()]
-    lines += [f"not recorded {d}: {r['code']}: {r['message']}" for d, r in refused.items()]
-    lines += [f"{d} was answered in the user's own words: add the decision it leads to "
-              f"(`mdgrill node add SPEC ID --title T --spawned-by {d}`)" for d in others]
-    lines.append(f"still open: {', '.join(left)}" if left else "every question of the round "
-                 "has its answer")
-    lines.append(f"next: mdgrill {next_step} SPEC" + {
-        "await-confirmation": " --decision-id CID --approach TEXT",
-        "node add": " ID --title T --spawned-by " + (others[0] if others else "ID"),
-    }.get(next_step, ""))
-    return Outcome(result, "\n".join(lines), 0 if recorded or not refused else 3)
+    done = record_reply(spec, answers, who(spec, args.by), pending)
+    return Outcome(done.to_json(), "\n".join(report_lines(done)),
+                   0 if done.recorded or not done.refused else 3)
 
 
-def _closed(spec: store.Spec) -> bool:
-    """Whether nothing is left to ask once this round's answers are in."""
-    from mdgrill.model.tree import spec_frontier
-
-    try:
-        return not spec_frontier(load(spec)).frontier
-    except InputError:
-        return False

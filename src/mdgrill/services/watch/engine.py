@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from mdgrill.core.artifact_gate import STANDING_KINDS, Standing, log_blocks, standing_approvals
 from mdgrill.diagnostics import Diagnostic
-from mdgrill.errors import InputError
+from mdgrill.errors import InputError, MdgrillError
 from mdgrill.shell import store
 from mdgrill.shell.drift import changed_diagnostic, sha_now, stale_approval, stale_message
 
@@ -28,6 +28,8 @@ from mdgrill.services.watch.targets import (
     MAP,
     MAX_BLOCK_CACHES,
     MISSING_GRACE,
+    QUESTIONNAIRE,
+    QUESTIONS,
     SKIP_DIRS,
     SPEC,
     display,
@@ -205,6 +207,8 @@ class Watcher:
                 self._schedule(target, 0.0)
         elif kind == SPEC:
             self._check_spec(path)
+        elif kind == QUESTIONS:
+            self._collect(path)
         else:
             self._check_glossary(kind, path)
 
@@ -287,6 +291,31 @@ class Watcher:
             if self.keep_snapshots and sha != state.saved_sha and not lost and \
                     not any(d.is_error for d in state.diags.values()):
                 self._save(spec, data, sha, state)
+
+    def _collect(self, folder: str) -> None:
+        """A saved questionnaire: record what it answers (as `mdgrill collect` does) and say
+        what was recorded, or why nothing was; a save that answers nothing says nothing."""
+        from mdgrill.services.answers import collect
+        from mdgrill.shell.people import who
+
+        spec = store.Spec(folder, self.root)
+        if not os.path.exists(os.path.join(folder, QUESTIONNAIRE)) or \
+                not os.path.exists(spec.progress):
+            return
+        shown = display(os.path.join(folder, QUESTIONNAIRE))
+        try:
+            got = collect(spec, who(spec, None))
+        except MdgrillError as exc:
+            self._emit({"kind": "error", "path": shown, "code": exc.code,
+                        "message": exc.message})
+            return
+        filled = got.filled
+        for line, message in getattr(filled, "problems", []):
+            self._emit({"kind": "problem", "path": shown, "line": line, "col": 1,
+                        "severity": "error", "code": "QUESTIONNAIRE",
+                        "message": message + "; nothing was recorded from the file"})
+        if got.done is not None:
+            self._emit({"kind": "recorded", "path": shown, **got.done.to_json()})
 
     def _block_cache(self, folder: str) -> BlockCache:
         cache = self._caches.pop(folder, None) or BlockCache()

@@ -37,6 +37,15 @@ def format_report(report: Report) -> str:
         return "\n".join([head, *(f"    | {line}" for line in shown)])
     if kind == "ready":
         return f"{where}: ready: {report['message']}"
+    if kind == "recorded":
+        answers = report.get("recorded")
+        done = ", ".join(f"{d} -> {a}" for d, a in answers.items()) \
+            if isinstance(answers, dict) else ""
+        still = report.get("open")
+        left = ", ".join(str(i) for i in still) if isinstance(still, list) else ""
+        return (f"{path}: recorded {done or 'nothing'}"
+                + (f"; still open: {left}" if left else "")
+                + f"; next: mdgrill {report.get('next')}")
     if kind == "error":
         return f"{path}: error {report['code']}: {report['message']}"
     if kind == "started":

@@ -19,7 +19,8 @@ GLOSSARY = "CONTEXT.md"
 CONTEXT_MAP = "CONTEXT-MAP.md"
 JB_SUFFIXES = ("___jb_tmp___", "___jb_old___")
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv"})
-SPEC, GLOSS, MAP, DIR = "spec", "glossary", "map", "dir"
+SPEC, GLOSS, MAP, DIR, QUESTIONS = "spec", "glossary", "map", "dir", "questions"
+QUESTIONNAIRE = "questions.md"  # core/questionnaire.FILE: a spec's round, answered in a file
 MAX_BLOCK_CACHES = 8  # parsed logs kept for the specs checked most recently
 MISSING_GRACE = 0.15  # a rename-save leaves the name absent for a moment: look again once
 
@@ -36,6 +37,8 @@ def target_of(path: str) -> tuple[str, str] | None:
         return None
     if name == store.PROGRESS or name in ARTIFACTS:
         return SPEC, folder
+    if name == QUESTIONNAIRE:
+        return QUESTIONS, folder
     if name == GLOSSARY:
         return GLOSS, os.path.join(folder, name)
     if name == CONTEXT_MAP:

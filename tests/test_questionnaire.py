@@ -1,0 +1,175 @@
+"""Answering the grill in the editor (issue 18, part 1): `questionnaire` writes the open round
+as a file, `collect` (or `watch`) records what was filled in exactly as `record-answer`
+records it, and leaves the file with what is still open."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from test_reliability import MDGRILL, make_repo
+
+SPEC = "specs/codes"
+QUESTIONS = f"{SPEC}/questions.md"
+
+
+def run(repo: Path, env: dict[str, str], *argv: str) -> tuple[int, dict[str, object]]:
+    proc = subprocess.run([*MDGRILL, "--json", *argv], cwd=repo, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def ok(repo: Path, env: dict[str, str], *argv: str) -> dict[str, object]:
+    code, payload = run(repo, env, *argv)
+    assert code == 0, (argv, payload)
+    return payload
+
+
+def spec(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    repo, env = make_repo(tmp_path)
+    ok(repo, env, "init", SPEC, "--goal", "Promo codes at checkout")
+    for i, title in enumerate(("Who can use a code?", "What does it take off?",
+                               "Can it expire?"), 1):
+        ok(repo, env, "node", "add", SPEC, f"D{i}", "--title", title, "--option",
+           "First: the simple one", "--option", "Second", "--recommend", "2", "--rationale",
+           "the team asked for it")
+    ok(repo, env, "begin-interview", SPEC, "--phase", "requirements", "--interview-id", "r1")
+    return repo, env
+
+
+def test_the_questionnaire_asks_the_whole_round_with_nothing_ticked(tmp_path: Path) -> None:
+    repo, env = spec(tmp_path)
+    wrote = ok(repo, env, "questionnaire", SPEC)
+    assert wrote["questions"] == ["D1", "D2", "D3"] and wrote["opened"] is True
+    text = (repo / QUESTIONS).read_text(encoding="utf-8")
+    assert "## Q1 · D1: Who can use a code?" in text
+    # "the recommended option first, labelled (Recommended)"; none ticked
+    section = text[text.index("## Q1"):text.index("## Q2")]
+    assert section.index("- [ ] Second (Recommended)") < section.index("- [ ] First: the "
+                                                                         "simple one")
+    assert "- [x]" not in text and "Rationale: the team asked for it" in text
+    assert "- Asked: D1, D2, D3" in (repo / SPEC / ".progress.md").read_text(encoding="utf-8")
+    # an untouched questionnaire records nothing: silence is not consent
+    done = ok(repo, env, "collect", SPEC)
+    assert done["recorded"] == {} and done["open"] == ["D1", "D2", "D3"]
+
+
+def test_collect_records_ticks_and_own_words_and_keeps_the_rest_open(tmp_path: Path) -> None:
+    repo, env = spec(tmp_path)
+    ok(repo, env, "questionnaire", SPEC)
+    path = repo / QUESTIONS
+    text = path.read_text(encoding="utf-8")
+    q1, q2 = text.index("## Q1"), text.index("## Q2")
+    text = text[:q1] + text[q1:q2].replace("- [ ] First", "- [x] First") + text[q2:]
+    q2, q3 = text.index("## Q2"), text.index("## Q3")
+    text = text[:q2] + text[q2:q3].replace("- Other: ", "- Other: Ten percent, never more") \
+        + text[q3:]
+    path.write_text(text, encoding="utf-8")
+    done = ok(repo, env, "collect", SPEC, "--by", "Dana")
+    assert done["recorded"] == {"D1": "First", "D2": "Ten percent, never more"}
+    assert done["open"] == ["D3"] and done["other"] == ["D2"]
+    log = (repo / SPEC / ".progress.md").read_text(encoding="utf-8")
+    assert "- Decisions: D1 -> First\n- By: D1 -> Dana" in log
+    assert "- Decisions: D2 -> Ten percent, never more\n- Other: D2" in log
+    assert ok(repo, env, "validate")["errors"] == 0  # the same round, log and seal
+    left = path.read_text(encoding="utf-8")
+    assert "D1:" not in left and "D2:" not in left and "## Q1 · D3: Can it expire?" in left
+
+
+def test_two_answers_to_one_question_record_nothing(tmp_path: Path) -> None:
+    repo, env = spec(tmp_path)
+    ok(repo, env, "questionnaire", SPEC)
+    path = repo / QUESTIONS
+    text = path.read_text(encoding="utf-8")
+    q2 = text.index("## Q2")
+    text = text[:q2].replace("- [ ] First", "- [x] First").replace("- [ ] Second",
+                                                                     "- [x] Second") + \
+        text[q2:].replace("- [ ] First", "- [x] First", 1)
+    path.write_text(text, encoding="utf-8")
+    before = (repo / SPEC / ".progress.md").read_bytes()
+    code, payload = run(repo, env, "collect", SPEC)
+    assert code == 2
+    problems = payload["problems"]
+    assert isinstance(problems, list) and problems[0]["line"] == text.split("\n").index(
+        "## Q1 · D1: Who can use a code?") + 1
+    assert "D1 has 2 answers" in problems[0]["message"]
+    assert (repo / SPEC / ".progress.md").read_bytes() == before  # D2's tick waits too
+    assert path.read_text(encoding="utf-8") == text
+
+
+def test_a_question_answered_elsewhere_meanwhile_is_refused_with_its_line(
+        tmp_path: Path) -> None:
+    repo, env = spec(tmp_path)
+    ok(repo, env, "questionnaire", SPEC)
+    ok(repo, env, "record-answer", SPEC, "--decision-id", "D1", "--answer", "Second")
+    path = repo / QUESTIONS
+    path.write_text(path.read_text(encoding="utf-8").replace("- [ ] First", "- [x] First", 1),
+                    encoding="utf-8")
+    code, payload = run(repo, env, "collect", SPEC)
+    assert code == 2 and "D1 is not pending any more" in payload["problems"][0]["message"]  # type: ignore[index]
+
+
+def test_a_control_only_answer_stays_open_and_is_reported(tmp_path: Path) -> None:
+    repo, env = spec(tmp_path)
+    ok(repo, env, "questionnaire", SPEC)
+    path = repo / QUESTIONS
+    path.write_text(path.read_text(encoding="utf-8").replace("- Other: ", "- Other: ok", 1),
+                    encoding="utf-8")
+    done = ok(repo, env, "collect", SPEC)
+    assert done["recorded"] == {} or "D1" not in done["recorded"]  # type: ignore[operator]
+    assert "D1" in done["open"]  # type: ignore[operator]
+
+
+def test_the_whole_interview_answered_from_the_file(tmp_path: Path) -> None:
+    repo, env = spec(tmp_path)
+    ok(repo, env, "questionnaire", SPEC)
+    path = repo / QUESTIONS
+    path.write_text(path.read_text(encoding="utf-8").replace("- [ ] Second (Recommended)",
+                                                             "- [x] Second (Recommended)"),
+                    encoding="utf-8")
+    done = ok(repo, env, "collect", SPEC)
+    assert done["recorded"] == {"D1": "Second", "D2": "Second", "D3": "Second"}
+    assert done["next"] == "await-confirmation" and not path.exists()  # nothing left to ask
+
+
+def test_watch_records_a_saved_questionnaire(tmp_path: Path) -> None:
+    # "When the file is saved — by watch [...] — every filled slot is [...] recorded"
+    import queue
+    import threading
+    import time
+
+    repo, env = spec(tmp_path)
+    ok(repo, env, "questionnaire", SPEC)
+    proc = subprocess.Popen([*MDGRILL, "--json", "watch", str(repo)], cwd=repo, env=env,
+                            text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    reports: queue.Queue[dict[str, object]] = queue.Queue()
+
+    def pump() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            reports.put(json.loads(line))
+    threading.Thread(target=pump, daemon=True).start()
+
+    def wait(kind: str) -> dict[str, object]:
+        end = time.monotonic() + 20
+        while True:
+            report = reports.get(timeout=max(end - time.monotonic(), 0.01))
+            if report["kind"] == kind:
+                return report
+    try:
+        wait("started")
+        path = repo / QUESTIONS
+        text = path.read_text(encoding="utf-8").replace("- [ ] First", "- [x] First", 1)
+        temp = path.with_name(".questions.md.tmp")
+        temp.write_text(text, encoding="utf-8")
+        temp.replace(path)  # an editor's save
+        recorded = wait("recorded")
+        assert recorded["recorded"] == {"D1": "First"}
+        assert recorded["open"] == ["D2", "D3"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    log = (repo / SPEC / ".progress.md").read_text(encoding="utf-8")
+    assert log.count("- Decisions: D1 -> First") == 1  # recorded once, not per event
