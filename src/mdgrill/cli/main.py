@@ -81,6 +81,8 @@ VERBS: dict[str, tuple[str, str]] = {
         "Route .progress.md merges to mdgrill: git config and .gitattributes."),
     "import-ralph": ("ralph", "Turn a smart-ralph spec folder into mdgrill's format."),
     "hook": ("hook", "Agent hooks: `hook pretooluse` gates Task calls on check-delegation."),
+    "lsp": ("editor", "Serve diagnostics, hovers and the outline to editors over LSP "
+            "(needs mdgrill[lsp])."),
     "mcp": ("serve", "Serve the interview verbs as MCP tools over stdio (needs mdgrill[mcp])."),
     "demo": ("demo", "Run a complete scripted interview in a throw-away git repository."),
     "await-artifact-approval": ("artifact", "Submit the phase artifact for the user's approval."),

@@ -1,0 +1,24 @@
+"""`mdgrill lsp`: the language server (integrations/lsp.py) on stdio, for editors."""
+
+from __future__ import annotations
+
+import argparse
+
+from mdgrill.cli.verbs import Outcome
+from mdgrill.errors import InputError
+
+
+def configure(verb: str, p: argparse.ArgumentParser) -> None:
+    # editors start servers with `--stdio` (VS Code's client does); it is the only transport
+    p.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the "
+                   "default and only transport)")
+
+
+def run(args: argparse.Namespace) -> Outcome:
+    try:
+        from mdgrill.integrations.lsp import server
+    except ImportError:
+        raise InputError("MISSING_EXTRA", "`mdgrill lsp` needs pygls: pip install "
+                         "'mdgrill[lsp]'") from None
+    server().start_io()
+    return Outcome({"stopped": True}, "")

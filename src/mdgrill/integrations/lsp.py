@@ -1,0 +1,208 @@
+"""`mdgrill lsp`: the spec's problems, decisions and rounds in any editor that speaks LSP.
+
+A thin layer over the library calls the CLI makes: diagnostics are `validate`'s (same codes,
+same lines) for `.progress.md`, `CONTEXT.md` and `CONTEXT-MAP.md`, computed from the editor's
+buffer on open and on every change; a decision ID is hovered with its question, status,
+answer and what it waits on (the review's reading of the tree) and leads to its node; the
+outline lists the tree's nodes and the log's rounds; `Depends on:` and `Spawned by:` lines
+complete with the tree's IDs. The server never writes a file: a recorded round being changed
+shows as `validate`'s ROUND_EDITED, a warning in the editor before anything is saved.
+Needs the `lsp` extra (`pip install 'mdgrill[lsp]'`, pygls 2).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from mdgrill.diagnostics import Diagnostic
+from mdgrill.errors import MdgrillError
+from mdgrill.formats.progress import Progress
+from mdgrill.formats.schema import ID_PATTERN
+from mdgrill.formats.textfile import TextFile
+
+SPEC_FILES = (".progress.md", "questions.md")
+GLOSSARIES = ("CONTEXT.md", "CONTEXT-MAP.md")
+_WORD = re.compile(ID_PATTERN)
+_REFERENCE_LINE = re.compile(r"^\s*[-*+] (?:Depends on|Spawned by):")
+
+
+def _path(uri: str) -> str:
+    return unquote(urlparse(uri).path)
+
+
+def _progress_of(uri: str, text: str) -> Progress | None:
+    """The spec the document belongs to: the buffer itself for a `.progress.md`, the spec
+    folder's file for its questionnaire."""
+    path = _path(uri)
+    try:
+        if os.path.basename(path) == ".progress.md":
+            return Progress(TextFile(text), path)
+        with open(os.path.join(os.path.dirname(path), ".progress.md"), "rb") as handle:
+            from mdgrill.formats.progress import read_progress
+
+            return read_progress(handle.read(), path)
+    except (OSError, MdgrillError):
+        return None
+
+
+def diagnostics_of(uri: str, text: str) -> list[types.Diagnostic]:
+    """`validate`'s diagnostics of a buffer, as LSP diagnostics (one line each)."""
+    path = _path(uri)
+    name = os.path.basename(path)
+    if name == ".progress.md":
+        from mdgrill.checks.spec import validate_progress_bytes
+
+        found: list[Diagnostic] = validate_progress_bytes(text.encode("utf-8"), name)
+    elif name in GLOSSARIES:
+        from mdgrill.checks.spec import validate_glossary_bytes
+
+        found = validate_glossary_bytes(text.encode("utf-8"), name, is_map=name != "CONTEXT.md")
+    else:
+        return []
+    lines = text.split("\n")
+    out = []
+    for d in found:
+        line = max(d.line - 1, 0)
+        width = len(lines[line]) if line < len(lines) else 0
+        out.append(types.Diagnostic(
+            range=types.Range(types.Position(line, max(d.col - 1, 0)),
+                              types.Position(line, max(width, d.col - 1))),
+            message=d.message, code=d.code, source="mdgrill",
+            severity=types.DiagnosticSeverity.Error if d.is_error
+            else types.DiagnosticSeverity.Warning))
+    return out
+
+
+def word_at(text: str, position: types.Position) -> str | None:
+    lines = text.split("\n")
+    if position.line >= len(lines):
+        return None
+    line = lines[position.line]
+    for m in _WORD.finditer(line):
+        if m.start() <= position.character <= m.end():
+            return m.group(0)
+    return None
+
+
+def hover_of(uri: str, text: str, position: types.Position) -> types.Hover | None:
+    """A decision ID under the cursor: its question, status, answer and what it waits on."""
+    from mdgrill.core.review import spec_review
+
+    word = word_at(text, position)
+    prog = _progress_of(uri, text)
+    if word is None or prog is None:
+        return None
+    node = spec_review("spec", prog).node(word)
+    if node is None:
+        return None
+    lines = [f"**{node.id}**: {node.title}", "", f"status: {node.status}"]
+    if node.answer:
+        lines.append(f"answer: {node.answer}")
+    if node.prerequisites:
+        lines.append(f"waits on: {', '.join(node.prerequisites)}")
+    if node.section:
+        lines.append(f"section: {node.section}")
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
+                                                    value="\n\n".join(lines)))
+
+
+def definition_of(uri: str, text: str, position: types.Position) -> types.Location | None:
+    """From a decision ID to its node in the spec's `.progress.md`."""
+    word = word_at(text, position)
+    prog = _progress_of(uri, text)
+    if word is None or prog is None:
+        return None
+    node = prog.node(word)
+    if node is None:
+        return None
+    target = uri if _path(uri).endswith("/.progress.md") else \
+        "file://" + os.path.join(os.path.dirname(_path(uri)), ".progress.md")
+    start = types.Position(node.line, 0)
+    return types.Location(uri=target, range=types.Range(start, start))
+
+
+def symbols_of(uri: str, text: str) -> list[types.DocumentSymbol]:
+    """The outline: the tree's nodes and the log's blocks."""
+    if not _path(uri).endswith("/.progress.md"):
+        return []
+    try:
+        prog = Progress(TextFile(text), _path(uri))
+    except MdgrillError:
+        return []
+    out = []
+    for node in prog.nodes:
+        out.append(_symbol(f"{node.id}: {node.title}", types.SymbolKind.Key, node.line,
+                           node.end))
+    for block in prog.blocks:
+        out.append(_symbol(block.title, types.SymbolKind.Event, block.line, block.end))
+    return out
+
+
+def _symbol(name: str, kind: types.SymbolKind, line: int, end: int) -> types.DocumentSymbol:
+    whole = types.Range(types.Position(line, 0), types.Position(max(end - 1, line), 0))
+    head = types.Range(types.Position(line, 0), types.Position(line, len(name) + 4))
+    return types.DocumentSymbol(name=name, kind=kind, range=whole, selection_range=head)
+
+
+def completions_of(uri: str, text: str, position: types.Position) -> list[types.CompletionItem]:
+    """The tree's IDs, on a `Depends on:` or `Spawned by:` line."""
+    lines = text.split("\n")
+    if position.line >= len(lines) or not _REFERENCE_LINE.match(lines[position.line]):
+        return []
+    prog = _progress_of(uri, text)
+    if prog is None:
+        return []
+    return [types.CompletionItem(label=node.id, detail=node.title,
+                                 kind=types.CompletionItemKind.Reference)
+            for node in prog.nodes]
+
+
+def server() -> LanguageServer:
+    ls = LanguageServer("mdgrill", "1")
+
+    def publish(uri: str) -> None:
+        doc = ls.workspace.get_text_document(uri)
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=uri, diagnostics=diagnostics_of(uri, doc.source)))
+
+    @ls.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(params: types.DidOpenTextDocumentParams) -> None:
+        publish(params.text_document.uri)
+
+    @ls.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(params: types.DidChangeTextDocumentParams) -> None:
+        publish(params.text_document.uri)
+
+    @ls.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(params: types.DidSaveTextDocumentParams) -> None:
+        publish(params.text_document.uri)
+
+    def text(uri: str) -> str:
+        return str(ls.workspace.get_text_document(uri).source)
+
+    @ls.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(params: types.HoverParams) -> types.Hover | None:
+        return hover_of(params.text_document.uri, text(params.text_document.uri),
+                        params.position)
+
+    @ls.feature(types.TEXT_DOCUMENT_DEFINITION)
+    def definition(params: types.DefinitionParams) -> types.Location | None:
+        return definition_of(params.text_document.uri, text(params.text_document.uri),
+                             params.position)
+
+    @ls.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def symbols(params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+        return symbols_of(params.text_document.uri, text(params.text_document.uri))
+
+    @ls.feature(types.TEXT_DOCUMENT_COMPLETION,
+                types.CompletionOptions(trigger_characters=[" ", ","]))
+    def complete(params: types.CompletionParams) -> list[types.CompletionItem]:
+        return completions_of(params.text_document.uri, text(params.text_document.uri),
+                              params.position)
+
+    return ls
