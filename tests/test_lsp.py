@@ -31,6 +31,9 @@ def _spec(tmp_path: Path) -> Path:
                  ["open-frontier", SPEC, "--round", "1", "--decision-id", "D1"],
                  ["record-answer", SPEC, "--decision-id", "D1", "--answer", "Everyone"]):
         subprocess.run([*MDGRILL, *argv], cwd=repo, env=env, check=True, capture_output=True)
+    (repo / "CONTEXT.md").write_text("# Checkout\n\n## Language\n\n**Promo Code**:\nA short "
+                                     "code a customer enters at checkout.\n_Avoid_: coupon\n",
+                                     encoding="utf-8")
     return repo / SPEC / ".progress.md"
 
 
@@ -71,6 +74,15 @@ async def _session(path: Path) -> dict[str, object]:
         text_document=types.TextDocumentIdentifier(uri=uri),
         position=types.Position(at, len("- Depends on: "))))
     out["heading_line"] = next(i for i, line in enumerate(lines) if line.startswith("### D1"))
+    # a word the glossary avoids, in the goal: its canonical term and where it is defined
+    goal = next(i for i, line in enumerate(lines) if line.startswith("goal:"))
+    words = types.TextDocumentPositionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(goal, len("goal: Promo co")))
+    out["term_hover"] = await client.text_document_hover_async(types.HoverParams(
+        text_document=words.text_document, position=words.position))
+    out["term_definition"] = await client.text_document_definition_async(
+        types.DefinitionParams(text_document=words.text_document, position=words.position))
     # the person types into a recorded round: the editor says so before anything is saved
     edited = text.replace("- Decisions: D1 -> Everyone", "- Decisions: D1 -> Members")
     started = time.monotonic()
@@ -101,6 +113,12 @@ def test_the_language_server_over_stdio(tmp_path: Path) -> None:
     assert "D1: Who can use a code?" in names and "Requirements Grill - Round 1" in names
     labels = [c.label for c in got["completion"]]  # type: ignore[union-attr]
     assert labels == ["D1", "D2"]
+    term = got["term_hover"]
+    assert isinstance(term, types.Hover)
+    assert "**Promo Code**: A short code" in term.contents.value  # type: ignore[union-attr]
+    where = got["term_definition"]
+    assert isinstance(where, types.Location) and where.uri.endswith("/CONTEXT.md")
+    assert where.range.start.line == 4  # the entry's line
     codes = [d.code for d in got["changed"]]  # type: ignore[union-attr]
     assert "ROUND_EDITED" in codes  # validate's own code, at its line
     assert got["latency"] < 2.0  # type: ignore[operator]

@@ -89,17 +89,77 @@ def word_at(text: str, position: types.Position) -> str | None:
     return None
 
 
+class TermHit:
+    """A glossary term under the cursor: its canonical name, definition, where it is."""
+
+    __slots__ = ("name", "definition", "path", "line", "avoided")
+
+    def __init__(self, name: str, definition: str, path: str, line: int, avoided: str) -> None:
+        self.name = name
+        self.definition = definition
+        self.path = path
+        self.line = line  # 1-based
+        self.avoided = avoided  # the _Avoid_ word under the cursor, or ""
+
+
+def _glossaries_for(path: str) -> list[str]:
+    """The CONTEXT.md files that speak for a document: its folder's and its parents', up to
+    the repository's root."""
+    out = []
+    folder = os.path.dirname(path)
+    while True:
+        candidate = os.path.join(folder, "CONTEXT.md")
+        if os.path.isfile(candidate):
+            out.append(candidate)
+        if os.path.isdir(os.path.join(folder, ".git")) or os.path.dirname(folder) == folder:
+            return out
+        folder = os.path.dirname(folder)
+
+
+def term_at(uri: str, text: str, position: types.Position) -> TermHit | None:
+    """The glossary term (or an `_Avoid_` word of one) the cursor stands on."""
+    from mdgrill.formats.glossary import parse_glossary
+    from mdgrill.formats.textfile import decode
+
+    lines = text.split("\n")
+    if position.line >= len(lines):
+        return None
+    line = lines[position.line].lower()
+    for glossary_path in _glossaries_for(_path(uri)):
+        try:
+            with open(glossary_path, "rb") as handle:
+                glossary = parse_glossary(decode(handle.read(), glossary_path), glossary_path)
+        except (OSError, MdgrillError):
+            continue
+        for term in glossary.terms:
+            for word, avoided in [*((n, "") for n in term.names), *((a, a) for a in term.avoid)]:
+                start = line.find(word.lower())
+                while start >= 0:
+                    if start <= position.character <= start + len(word):
+                        return TermHit(term.names[0], term.definition, glossary_path,
+                                       term.line, avoided)
+                    start = line.find(word.lower(), start + 1)
+    return None
+
+
 def hover_of(uri: str, text: str, position: types.Position) -> types.Hover | None:
-    """A decision ID under the cursor: its question, status, answer and what it waits on."""
+    """A decision ID under the cursor: its question, status, answer and what it waits on;
+    a glossary term (or a word it avoids): its definition and canonical name."""
     from mdgrill.core.review import spec_review
 
     word = word_at(text, position)
     prog = _progress_of(uri, text)
-    if word is None or prog is None:
-        return None
-    node = spec_review("spec", prog).node(word)
+    node = spec_review("spec", prog).node(word) if word is not None and prog is not None \
+        else None
     if node is None:
-        return None
+        hit = term_at(uri, text, position)
+        if hit is None:
+            return None
+        value = f"**{hit.name}**: {hit.definition}"
+        if hit.avoided:
+            value = f"_{hit.avoided}_ is avoided: say **{hit.name}**.\n\n" + value
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
+                                                        value=value))
     lines = [f"**{node.id}**: {node.title}", "", f"status: {node.status}"]
     if node.answer:
         lines.append(f"answer: {node.answer}")
@@ -112,14 +172,17 @@ def hover_of(uri: str, text: str, position: types.Position) -> types.Hover | Non
 
 
 def definition_of(uri: str, text: str, position: types.Position) -> types.Location | None:
-    """From a decision ID to its node in the spec's `.progress.md`."""
+    """From a decision ID to its node in the spec's `.progress.md`; from a glossary term to
+    its entry in `CONTEXT.md`."""
     word = word_at(text, position)
     prog = _progress_of(uri, text)
-    if word is None or prog is None:
-        return None
-    node = prog.node(word)
+    node = prog.node(word) if word is not None and prog is not None else None
     if node is None:
-        return None
+        hit = term_at(uri, text, position)
+        if hit is None:
+            return None
+        at = types.Position(max(hit.line - 1, 0), 0)
+        return types.Location(uri="file://" + hit.path, range=types.Range(at, at))
     target = uri if _path(uri).endswith("/.progress.md") else \
         "file://" + os.path.join(os.path.dirname(_path(uri)), ".progress.md")
     start = types.Position(node.line, 0)
