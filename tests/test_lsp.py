@@ -122,3 +122,45 @@ def test_the_language_server_over_stdio(tmp_path: Path) -> None:
     codes = [d.code for d in got["changed"]]  # type: ignore[union-attr]
     assert "ROUND_EDITED" in codes  # validate's own code, at its line
     assert got["latency"] < 2.0  # type: ignore[operator]
+
+
+async def _collect(questions: Path) -> tuple[list[types.Command], object]:
+    client = BaseLanguageClient("mdgrill-tests", "1")
+    await client.start_io(MDGRILL[0], *MDGRILL[1:], "lsp", "--stdio")
+    await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities()))
+    client.initialized(types.InitializedParams())
+    uri, text = questions.as_uri(), questions.read_text(encoding="utf-8")
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id="markdown", version=1,
+                                             text=text)))
+    at = next(i for i, line in enumerate(text.split("\n")) if line.startswith("- [x]"))
+    where = types.Range(types.Position(at, 0), types.Position(at, 0))
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=where,
+        context=types.CodeActionContext(diagnostics=[])))
+    assert actions, "no code action on a ticked box"
+    action = actions[0]
+    assert isinstance(action, types.Command)
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command=action.command, arguments=action.arguments))
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return [a for a in actions if isinstance(a, types.Command)], result
+
+
+def test_a_code_action_records_the_saved_questionnaire(tmp_path: Path) -> None:
+    path = _spec(tmp_path)
+    repo = path.parents[2]
+    env = dict(__import__("os").environ)
+    subprocess.run([*MDGRILL, "open-frontier", SPEC, "--round", "2", "--decision-id", "D2"],
+                   cwd=repo, env=env, check=True, capture_output=True)
+    subprocess.run([*MDGRILL, "questionnaire", SPEC], cwd=repo, env=env, check=True,
+                   capture_output=True)
+    questions = repo / SPEC / "questions.md"
+    questions.write_text(questions.read_text(encoding="utf-8").replace("- [ ] Yes", "- [x] Yes"),
+                         encoding="utf-8")
+    actions, result = asyncio.run(_collect(questions))
+    assert actions[0].title.startswith("mdgrill: record")
+    assert "recorded D2 -> Yes" in str(result)
+    assert "- Decisions: D2 -> Yes" in path.read_text(encoding="utf-8")

@@ -5,8 +5,9 @@ same lines) for `.progress.md`, `CONTEXT.md` and `CONTEXT-MAP.md`, computed from
 buffer on open and on every change; a decision ID is hovered with its question, status,
 answer and what it waits on (the review's reading of the tree) and leads to its node; the
 outline lists the tree's nodes and the log's rounds; `Depends on:` and `Spawned by:` lines
-complete with the tree's IDs. The server never writes a file: a recorded round being changed
-shows as `validate`'s ROUND_EDITED, a warning in the editor before anything is saved.
+complete with the tree's IDs; a filled questionnaire slot offers a code action that records
+the saved questionnaire, as `mdgrill collect` does. Nothing else writes: a recorded round
+being changed shows as `validate`'s ROUND_EDITED, in the editor before anything is saved.
 Needs the `lsp` extra (`pip install 'mdgrill[lsp]'`, pygls 2).
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
@@ -225,6 +227,38 @@ def completions_of(uri: str, text: str, position: types.Position) -> list[types.
             for node in prog.nodes]
 
 
+COLLECT = "mdgrill.collect"
+_SLOT = re.compile(r"^\s*[-*] (?:\[[xX]\] |Other:\s*\S)")
+
+
+def actions_of(uri: str, text: str, at: types.Range) -> list[types.Command]:
+    """On a filled slot of a saved questionnaire: record it (what `mdgrill collect` does)."""
+    if os.path.basename(_path(uri)) != "questions.md":
+        return []
+    lines = text.split("\n")
+    if at.start.line >= len(lines) or not _SLOT.match(lines[at.start.line]):
+        return []
+    # a bare command (LSP allows it in place of a CodeAction): clients read it unambiguously
+    return [types.Command(title="mdgrill: record the answered questions (collect)",
+                          command=COLLECT, arguments=[uri])]
+
+
+def collect_for(uri: str) -> str:
+    """Run `collect` for the questionnaire's spec (the file as saved on disk)."""
+    from mdgrill.services.answers import collect, report_lines
+    from mdgrill.shell import store
+    from mdgrill.shell.people import who
+
+    spec = store.resolve_spec(os.path.dirname(_path(uri)))
+    got = collect(spec, who(spec, None))
+    problems = getattr(got.filled, "problems", [])
+    if problems:
+        return "nothing recorded: " + "; ".join(f"line {n}: {m}" for n, m in problems)
+    if got.done is None:
+        return "nothing answered yet (save the file first)"
+    return "; ".join(report_lines(got.done))
+
+
 def server() -> LanguageServer:
     ls = LanguageServer("mdgrill", "1")
 
@@ -267,5 +301,22 @@ def server() -> LanguageServer:
     def complete(params: types.CompletionParams) -> list[types.CompletionItem]:
         return completions_of(params.text_document.uri, text(params.text_document.uri),
                               params.position)
+
+    @ls.feature(types.TEXT_DOCUMENT_CODE_ACTION)
+    def actions(params: types.CodeActionParams) -> list[types.Command]:
+        return actions_of(params.text_document.uri, text(params.text_document.uri),
+                          params.range)
+
+    @ls.command(COLLECT)
+    def run_collect(*arguments: Any) -> str:
+        first = arguments[0] if arguments else ""
+        uri = first[0] if isinstance(first, list) and first else first  # args as one list
+        try:
+            message = collect_for(str(uri))
+        except MdgrillError as exc:
+            message = f"{exc.code}: {exc.message}"
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info,
+                                                       message=message))
+        return message
 
     return ls
