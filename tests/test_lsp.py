@@ -121,7 +121,7 @@ def test_the_language_server_over_stdio(tmp_path: Path) -> None:
     assert where.range.start.line == 4  # the entry's line
     codes = [d.code for d in got["changed"]]  # type: ignore[union-attr]
     assert "ROUND_EDITED" in codes  # validate's own code, at its line
-    assert got["latency"] < 2.0  # type: ignore[operator]
+    assert got["latency"] < 0.5  # "within a fraction of a second" (seen: ~20 ms)  # type: ignore[operator]
 
 
 async def _collect(questions: Path) -> tuple[list[types.Command], object]:
