@@ -315,3 +315,21 @@ def test_a_term_defined_two_ways_is_a_conflict_around_the_entries(tmp_path: Path
     conflict = text[text.index("<<<<<<< ours"):text.index(">>>>>>> theirs")]
     assert "enters at checkout." in conflict and "types at checkout" in conflict
     assert "**Cart**:" not in conflict and "**Cart**:" in text and "**Order**:" in text
+
+
+def test_phases_are_held_to_their_own_parents() -> None:
+    # Branch b reopened research; branch c, from a, is still at requirements. In log order c
+    # follows b, and read as one line c would move the phase forward without an approval.
+    from mdgrill.core.history import PhaseWatch
+
+    def version(phase: str) -> bytes:
+        return f"---\nmdgrill: 1\nphase: {phase}\nartifact: x\n---\n".encode()
+    versions = [("a" * 40, version("requirements")), ("b" * 40, version("research")),
+                ("c" * 40, version("requirements"))]
+    parents = {"a" * 40: [], "b" * 40: ["a" * 40], "c" * 40: ["a" * 40]}
+    linear = PhaseWatch(versions, "p.md", set(), {"b" * 40})
+    list(linear)
+    assert [d.code for d in linear.diagnostics] == ["PHASE_NOT_APPROVED"]  # the old misreading
+    graph = PhaseWatch(versions, "p.md", set(), {"b" * 40}, parents)
+    list(graph)
+    assert graph.diagnostics == []

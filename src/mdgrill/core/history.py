@@ -534,22 +534,32 @@ _PHASE_ORDER = ("start", "research", "requirements", "design", "tasks")
 class PhaseWatch:
     """Passes versions through and notes each `phase:` that moved forward without an
     approve-artifact commit, once the spec uses the artifact gate, and each that moved back
-    without a reopen commit."""
+    without a reopen commit. With `parents` (as `verify_log_history` takes them) a version is
+    held to its own parents, and a merge that keeps one parent's phase moved nothing."""
 
     def __init__(self, versions: Iterable[tuple[str, bytes]], path: str,
-                 approvals: set[str], reopens: set[str] | None = None) -> None:
+                 approvals: set[str], reopens: set[str] | None = None,
+                 parents: dict[str, list[str]] | None = None) -> None:
         self.versions = versions
         self.path = path
         self.approvals = approvals
         self.reopens = reopens or set()
+        self.parents = parents
         self.diagnostics: list[Diagnostic] = []
 
     def __iter__(self) -> Iterator[tuple[str, bytes]]:
-        before: str | None = None
+        last: str | None = None
+        phase_of: dict[str, str | None] = {}
         for sha, data in self.versions:
             head = data[:_fm_end(data)]
             found = _PHASE_LINE.search(head)
             phase = found.group(1).decode("ascii") if found else None
+            if self.parents is None:
+                befores = [last]
+            else:
+                befores = [phase_of.get(p) for p in self.parents.get(sha, [])] or [None]
+            # a merge that kept a parent's phase moved nothing
+            before = phase if phase in befores else next((b for b in befores if b), None)
             if before in _PHASE_ORDER and phase in _PHASE_ORDER and \
                     _PHASE_ORDER.index(str(phase)) > _PHASE_ORDER.index(str(before)) and \
                     _ARTIFACT_LINE.search(head) and sha not in self.approvals:
@@ -568,5 +578,6 @@ class PhaseWatch:
                     f"commit {sha[:10]} moved `phase:` back from {before} to {phase} without "
                     "a reopen commit: going back is `mdgrill reopen SPEC --phase P --reason "
                     "TEXT`, which records what it sets aside"))
-            before = phase if phase is not None else before
+            last = phase if phase is not None else last
+            phase_of[sha] = phase if phase is not None else before
             yield sha, data

@@ -355,7 +355,7 @@ def _verify(args: argparse.Namespace, root: str) -> Outcome:
     for rel in progress_files:
         parents: dict[str, list[str]] = {}  # filled before the first version comes
         history = vcs.iter_file_history(root, rel, parents=parents)
-        watch = PhaseWatch(history, _shown(root, rel), approvals, reopens)
+        watch = PhaseWatch(history, _shown(root, rel), approvals, reopens, parents)
         try:
             diagnostics.extend(verify_log_history(watch, _shown(root, rel), stats, parents))
         finally:
