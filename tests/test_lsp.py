@@ -164,3 +164,24 @@ def test_a_code_action_records_the_saved_questionnaire(tmp_path: Path) -> None:
     assert actions[0].title.startswith("mdgrill: record")
     assert "recorded D2 -> Yes" in str(result)
     assert "- Decisions: D2 -> Yes" in path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("example", ["invoice-reminders", "order-fulfilment",
+                                     "passwordless-login"])
+def test_the_example_specs_answer_within_a_fraction_of_a_second(example: str) -> None:
+    # Issue 18: "an editor shows mdgrill's diagnostics and hovers on the example specs within
+    # a fraction of a second of each keystroke": the server's own work per keystroke.
+    from mdgrill.integrations.lsp import diagnostics_of, hover_of, symbols_of
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "specs" / example / \
+        ".progress.md"
+    text = path.read_text(encoding="utf-8")
+    uri = path.as_uri()
+    at = next((i for i, line in enumerate(text.split("\n")) if line.startswith("### ")), 0)
+    started = time.monotonic()
+    found = diagnostics_of(uri, text)
+    hover_of(uri, text, types.Position(at, 5))
+    symbols = symbols_of(uri, text)
+    assert time.monotonic() - started < 0.5
+    assert not [d for d in found if d.severity == types.DiagnosticSeverity.Error]
+    assert symbols  # the outline has its nodes and blocks

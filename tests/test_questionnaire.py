@@ -173,3 +173,23 @@ def test_watch_records_a_saved_questionnaire(tmp_path: Path) -> None:
         proc.wait(timeout=10)
     log = (repo / SPEC / ".progress.md").read_text(encoding="utf-8")
     assert log.count("- Decisions: D1 -> First") == 1  # recorded once, not per event
+
+
+def test_collect_reads_the_common_questionnaire_shape_too(tmp_path: Path) -> None:
+    # Issue 20: "`### <question>` with a `>` answer line under it, as agent skills write them
+    # for answering offline: `mdgrill collect` reads them [...], mapping each question to its
+    # decision by text or ID."
+    repo, env = spec(tmp_path)
+    ok(repo, env, "questionnaire", SPEC)  # opens the round: D1, D2, D3 pending
+    other = repo / "answers-offline.md"
+    text = ("# Grill questions\n\n## Round 1\n\n### D1: Who can use a code?\n> Second\n\n"
+            "### Can it expire?\n> Yes, after\n> 30 days\n\n### What does it take off?\n\n")
+    other.write_text(text, encoding="utf-8")
+    done = ok(repo, env, "collect", SPEC, str(other))
+    assert done["recorded"] == {"D1": "Second", "D3": "Yes, after 30 days"}
+    assert done["open"] == ["D2"]
+    assert other.read_text(encoding="utf-8") == text  # another tool's file is never rewritten
+    # a question that names no pending decision stops the whole file
+    other.write_text("### Who pays for shipping?\n> We do\n", encoding="utf-8")
+    code, payload = run(repo, env, "collect", SPEC, str(other))
+    assert code == 2 and "is no pending question" in payload["problems"][0]["message"]  # type: ignore[index]

@@ -61,7 +61,61 @@ class Filled:
         self.lines: dict[str, int] = {}  # decision ID -> its heading's 1-based line
 
 
-def read(text: str, pending: list[str]) -> Filled:
+_OTHER_HEADING = re.compile(r"^### +(?:Q?\d+[.):]\s*)?(.*?)\s*$")
+_QUOTE = re.compile(r"^\s*> ?(.*)$")
+
+
+def read_common(text: str, pending: list[str], titles: dict[str, str]) -> Filled:
+    """A questionnaire in the shape agent skills write for answering offline: a `###`
+    heading per question (its text, or an ID in it) and the answer quoted under it (`> …`).
+    Each question is mapped to a pending decision by the ID it names, else by its text."""
+    filled = Filled()
+    by_title = {" ".join(t.lower().split()): i for i, t in titles.items() if i in pending}
+    current: str | None = None
+    answer: list[str] = []
+
+    def close() -> None:
+        if current is None:
+            return
+        words = " ".join(" ".join(answer).split())
+        if words:
+            filled.answers[current] = words
+        else:
+            filled.untouched.append(current)
+
+    for number, line in enumerate(text.split("\n"), 1):
+        head = _OTHER_HEADING.match(line)
+        if head is not None:
+            close()
+            answer = []
+            question = head.group(1)
+            named = [i for i in pending if re.search(rf"(?<![\w.-]){re.escape(i)}(?![\w-])",
+                                                     question)]
+            current = named[0] if len(named) == 1 else by_title.get(
+                " ".join(question.lower().rstrip("?").split()) + "?",
+                by_title.get(" ".join(question.lower().split())))
+            if current is None:
+                filled.problems.append((number, f"`{question}` is no pending question: name "
+                                        "its decision ID in the heading, or use its exact text"))
+            elif current in filled.lines:
+                filled.problems.append((number, f"{current} is asked twice in the file"))
+            else:
+                filled.lines[current] = number
+            continue
+        quoted = _QUOTE.match(line)
+        if quoted is not None and current is not None:
+            answer.append(quoted.group(1))
+    close()
+    if filled.problems:
+        filled.answers = {}
+    return filled
+
+
+def read(text: str, pending: list[str], titles: dict[str, str] | None = None) -> Filled:
+    """The answers of a questionnaire: mdgrill's own shape, or (with `titles`, when the file
+    has none of mdgrill's question headings) the common `###` + `>` shape."""
+    if titles is not None and not any(_QUESTION.match(line) for line in text.split("\n")):
+        return read_common(text, pending, titles)
     filled = Filled()
     current: str | None = None
     ticked: list[str] = []

@@ -133,28 +133,35 @@ class Collected:
         self.filled: object = None
 
 
-def collect(spec: store.Spec, person: str | None) -> Collected:
+def collect(spec: store.Spec, person: str | None, source: str | None = None) -> Collected:
     """Record what the questionnaire answers, then write it again with what is still open
-    (removed once nothing is): all of it, or, when the file has a problem, none of it."""
+    (removed once nothing is): all of it, or, when the file has a problem, none of it.
+    `source` names another questionnaire file (another tool's shape); that one is read,
+    never rewritten."""
     import os
 
     from mdgrill.core.questionnaire import FILE, read
     from mdgrill.errors import InputError
     from mdgrill.formats.textfile import decode
 
-    path = os.path.join(spec.folder, FILE)
+    path = os.path.join(spec.folder, FILE) if source is None else source
     out = Collected(path)
     if not os.path.exists(path):
         raise InputError("NOT_FOUND", f"no {FILE} in {spec.rel_folder}: write one with "
-                         "`mdgrill questionnaire SPEC`")
-    raw = store.read_file(path, FILE, spec.root)
-    text = decode(raw, FILE).text
-    pending = pending_of(load(spec))
-    filled = read(text, pending)
+                         "`mdgrill questionnaire SPEC`" if source is None else
+                         f"{source} does not exist")
+    raw = store.read_file(path, os.path.basename(path), spec.root)
+    text = decode(raw, os.path.basename(path)).text
+    prog = load(spec)
+    pending = pending_of(prog)
+    titles = {n.id: n.title for n in prog.nodes}
+    filled = read(text, pending, titles)
     out.filled = filled
     if filled.problems or not filled.answers:
         return out
     out.done = record_reply(spec, filled.answers, person, pending)
+    if source is not None:
+        return out
     rest = questionnaire_text(spec)
     if not store.still(path, raw):
         return out  # saved again meanwhile: that save is the person's, and is kept

@@ -25,6 +25,9 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:
     if verb == "questionnaire":
         return
     if verb == "collect":
+        p.add_argument("file", metavar="FILE", nargs="?", help="another questionnaire file "
+                       "(`### <question>` and the answer quoted under it, as agent skills "
+                       "write them); default: the spec's questions.md")
         p.add_argument("--by", metavar="NAME", help="who answered (default: git's identity)")
         return
     if verb == "ask":
@@ -80,10 +83,10 @@ def _collect(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     from mdgrill.services.answers import collect, report_lines
     from mdgrill.shell.people import who
 
-    got = collect(spec, who(spec, args.by))
+    got = collect(spec, who(spec, args.by), args.file)
     filled = got.filled
     assert isinstance(filled, Filled)
-    shown = f"{spec.rel_folder}/{FILE}"
+    shown = args.file or f"{spec.rel_folder}/{FILE}"
     if filled.problems:
         problems = [{"line": line, "message": message} for line, message in filled.problems]
         text = "\n".join(f"{shown}:{line}:1: {message}" for line, message in filled.problems)
