@@ -60,14 +60,15 @@ class Merged:
         return cls(None, reason)
 
 
-class _Cannot(Exception):
-    pass
+class Cannot(Exception):
+    """What a three-way merge cannot do itself: the reason, for the caller to leave the
+    file to git."""
 
 
 def merge_progress(base_text: str, ours_text: str, theirs_text: str, path: str) -> Merged:
     try:
         return _merge(base_text, ours_text, theirs_text, path)
-    except _Cannot as exc:
+    except Cannot as exc:
         return Merged.cannot(str(exc))
 
 
@@ -75,9 +76,9 @@ def _parse(text: str, path: str, side: str) -> Progress:
     try:
         prog = Progress(TextFile(text), path)
     except InputError as exc:
-        raise _Cannot(f"{side}'s version does not read ({exc.code})") from None
+        raise Cannot(f"{side}'s version does not read ({exc.code})") from None
     if prog.fm is None:
-        raise _Cannot(f"{side}'s version has no front matter")
+        raise Cannot(f"{side}'s version has no front matter")
     return prog
 
 
@@ -142,7 +143,7 @@ def _front_matter(base: Progress, ours: Progress, theirs: Progress) -> dict[str,
         if o == t or t == b:
             continue
         if o != b:
-            raise _Cannot(f"`{key}:` was changed on both sides ({o!r} and {t!r})")
+            raise Cannot(f"`{key}:` was changed on both sides ({o!r} and {t!r})")
         updates[key] = t
     return updates
 
@@ -159,7 +160,7 @@ def _nodes(prog: Progress) -> dict[str, list[str]]:
         while chunk and not chunk[-1].strip():
             chunk.pop()
         if node.id in out:
-            raise _Cannot(f"{node.id} is two nodes in one version: fix that first")
+            raise Cannot(f"{node.id} is two nodes in one version: fix that first")
         out[node.id] = chunk
     return out
 
@@ -225,7 +226,7 @@ def _three(b: list[str] | None, o: list[str] | None, t: list[str] | None,
     if o == b:
         return t
     if b is None or o is None or t is None:
-        raise _Cannot(f"{node_id} was added (or removed) on both sides differently: give one "
+        raise Cannot(f"{node_id} was added (or removed) on both sides differently: give one "
                       "of them a new ID")
     return _by_key(b, o, t, node_id)
 
@@ -249,7 +250,7 @@ def _by_key(b: list[str], o: list[str], t: list[str], node_id: str) -> list[str]
     heading = _one(bh, oh, th, node_id, "its question")
     bd, od, td = dict(be), dict(oe), dict(te)
     if len(bd) != len(be) or len(od) != len(oe) or len(td) != len(te):
-        raise _Cannot(f"{node_id} was changed on both sides and repeats a key")
+        raise Cannot(f"{node_id} was changed on both sides and repeats a key")
     out = [str(heading)]
     for key in dict.fromkeys([*od, *td]):
         got = _one(bd.get(key), od.get(key), td.get(key), node_id, f"`{key}`")
@@ -263,7 +264,7 @@ def _one(b: object, o: object, t: object, node_id: str, what: str) -> object:
         return o
     if o == b:
         return t
-    raise _Cannot(f"{node_id}'s {what} was changed on both sides differently")
+    raise Cannot(f"{node_id}'s {what} was changed on both sides differently")
 
 
 # -- the log and the record ----------------------------------------------------------------
@@ -273,12 +274,12 @@ def _after_base(base: list[LogBlock], side: list[LogBlock], who: str,
                 ) -> tuple[list[str], list[LogBlock]]:
     """(lines appended to the base's last block, blocks after it) of one side's log."""
     if len(side) < len(base):
-        raise _Cannot(f"{who} log lost a recorded block")
+        raise Cannot(f"{who} log lost a recorded block")
     for i, block in enumerate(base):
         mine = side[i]
         if block.title != mine.title or mine.lines[:len(block.lines)] != block.lines or \
                 (i < len(base) - 1 and mine.lines != block.lines):
-            raise _Cannot(f"{who} version changed the recorded block `{block.title}`")
+            raise Cannot(f"{who} version changed the recorded block `{block.title}`")
     ext = side[len(base) - 1].lines[len(base[-1].lines):] if base else []
     return ext, side[len(base):]
 
@@ -318,18 +319,21 @@ def _log(base: Progress, ours: Progress, theirs: Progress, result: Merged,
     """The merged log's lines (None: ours stands) and the record (None: ours stands)."""
     for prog, who in ((base, "the base's"), (ours, "our"), (theirs, "their")):
         if _text_before_blocks(prog):
-            raise _Cannot(f"{who} log has text before its first block: merge by hand")
+            raise Cannot(f"{who} log has text before its first block: merge by hand")
     b, o, t = log_blocks(base), log_blocks(ours), log_blocks(theirs)
     o_ext, o_new = _after_base(b, o, "our")
     t_ext, t_new = _after_base(b, t, "their")
     b_iv, o_iv, t_iv = (p.data.get("interview") for p in (base, ours, theirs))
     if not t_ext and not t_new:
-        return None, None if t_iv in (b_iv, o_iv) else _record_only(b_iv, o_iv, t_iv)
+        if t_iv not in (b_iv, o_iv):
+            raise Cannot("the interview record was changed on both sides, but only ours "
+                          "recorded anything")
+        return None, None
     if not o_ext and not o_new:
         return _lines(b, t_ext, t_new), t_iv if isinstance(t_iv, dict) else None
     for block in o_new + t_new:
         if _kind(block)[0] != "round":
-            raise _Cannot(f"`{block.title}` was recorded on one side while the other side "
+            raise Cannot(f"`{block.title}` was recorded on one side while the other side "
                           "recorded rounds: an approval or transition never carries over to "
                           "rounds it did not see; merge by hand and ask again")
     extra = [line for line in t_ext if line not in o_ext]
@@ -340,7 +344,7 @@ def _log(base: Progress, ours: Progress, theirs: Progress, result: Merged,
         ours_keys = {_key(line) for line in o_ext}
         kept = [line for line in extra if not (_closing(line) and _key(line) in ours_keys)]
         if kept:
-            raise _Cannot(f"their lines `{kept[0]}` belong in the round we had already closed: "
+            raise Cannot(f"their lines `{kept[0]}` belong in the round we had already closed: "
                           "merge by hand")
         result.notes.append("their closing lines of the shared round: ours stand")
         extra = []
@@ -438,21 +442,16 @@ def _answer_of(line: str) -> str:
     return pair[1] if pair else line
 
 
-def _record_only(b_iv: object, o_iv: object, t_iv: object) -> dict[str, object]:
-    raise _Cannot("the interview record was changed on both sides, but only ours recorded "
-                  "anything")
-
-
 def _record(b_iv: object, o_iv: object, t_iv: object, t_new: list[LogBlock],
             lines: list[str]) -> dict[str, object]:
     """The record after both sides recorded rounds of the same interview."""
     if not isinstance(o_iv, dict) or not isinstance(t_iv, dict):
-        raise _Cannot("a side recorded rounds without an interview record")
+        raise Cannot("a side recorded rounds without an interview record")
     same = ("id", "phase", "context_digest", "context", "approach", "confirmation",
             "bypass_reason")
     if any(o_iv.get(k) != t_iv.get(k) for k in same) or \
             o_iv.get("status") != "collecting" or t_iv.get("status") != "collecting":
-        raise _Cannot(f"the two sides' interviews differ ({o_iv.get('id')} "
+        raise Cannot(f"the two sides' interviews differ ({o_iv.get('id')} "
                       f"{o_iv.get('status')}, {t_iv.get('id')} {t_iv.get('status')}): merge "
                       "by hand")
     answered = set(_answers(lines))

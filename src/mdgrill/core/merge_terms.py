@@ -12,16 +12,12 @@ from __future__ import annotations
 
 import re
 
-from mdgrill.core.merge import Merged
+from mdgrill.core.merge import Cannot, Merged
 from mdgrill.errors import InputError
 from mdgrill.formats.glossary import parse_glossary
 from mdgrill.formats.textfile import TextFile, content
 
 _AVOID = re.compile(r"(\s*_Avoid_:\s*)(.*)$")
-
-
-class _Cannot(Exception):
-    pass
 
 
 class _Side:
@@ -31,7 +27,7 @@ class _Side:
         try:
             glossary = parse_glossary(TextFile(text), path)
         except InputError as exc:
-            raise _Cannot(f"{who} version does not read ({exc.code})") from None
+            raise Cannot(f"{who} version does not read ({exc.code})") from None
         self.lines = [content(line) for line in TextFile(text).lines]
         self.entries: dict[str, list[str]] = {}
         self.group: dict[str, str | None] = {}
@@ -39,7 +35,7 @@ class _Side:
         for term in glossary.terms:
             key = term.names[0].strip().lower()
             if key in self.entries:
-                raise _Cannot(f"{who} version has `{term.names[0]}` twice")
+                raise Cannot(f"{who} version has `{term.names[0]}` twice")
             entry = self.lines[term.start_line:term.end_line]
             end = term.end_line
             while entry and not entry[-1].strip():
@@ -59,18 +55,18 @@ def merge_glossary(base_text: str, ours_text: str, theirs_text: str, path: str) 
     try:
         return _merge(_Side(base_text, path, "the base's"), _Side(ours_text, path, "our"),
                       _Side(theirs_text, path, "their"))
-    except _Cannot as exc:
+    except Cannot as exc:
         return Merged.cannot(str(exc))
 
 
 def _merge(base: _Side, ours: _Side, theirs: _Side) -> Merged:
     if theirs.outside() not in (base.outside(), ours.outside()):
-        raise _Cannot("their side changed the text around the terms (headings, descriptions): "
+        raise Cannot("their side changed the text around the terms (headings, descriptions): "
                       "merge by hand")
     for key in base.entries:
         for side, who in ((ours, "our"), (theirs, "their")):
             if key not in side.entries:
-                raise _Cannot(f"{who} side removed `{key}`: a removal needs its note; merge by "
+                raise Cannot(f"{who} side removed `{key}`: a removal needs its note; merge by "
                               "hand")
     result = Merged(None)
     resolved: dict[str, list[str]] = {}

@@ -114,7 +114,7 @@ def spec_review(spec: str, new: Progress, old: Progress | None = None) -> SpecRe
                         str(new.data.get("phase") or ""))
     blocks = new.blocks
     first_new = len(old.blocks) if old is not None else len(blocks)
-    anchors = [f"{_slug(spec)}-b{i + 1}" for i in range(len(blocks))]
+    anchors = [f"{slug(spec)}-b{i + 1}" for i in range(len(blocks))]
     for i, block in enumerate(blocks):
         review.blocks.append(BlockView(anchors[i], block, i >= first_new))
         if block.kind in APPROVAL_KINDS:
@@ -224,7 +224,8 @@ def layers(nodes: list[NodeView]) -> list[list[NodeView]]:
     return rows
 
 
-def _slug(text: str) -> str:
+def slug(text: str) -> str:
+    """An HTML id from any text (letters and digits kept, the rest dashes)."""
     return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-") or "spec"
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from mdgrill.core.review import STATUSES, NodeView, SpecReview, TermView, layers
+from mdgrill.core.review import STATUSES, NodeView, SpecReview, TermView, layers, slug
 
 COLORS = {"resolved": "#2e7d32", "open": "#c62828", "blocked": "#6d6d6d",
           "investigating": "#1565c0", "out of scope": "#8d6e63",
@@ -76,7 +76,7 @@ def page(title: str, reviews: list[SpecReview], subtitle: str = "",
 
 
 def _spec(review: SpecReview, md: Any) -> list[str]:
-    out = [f'<h2 id="{escape(_id(review.spec))}">{escape(review.title)} '
+    out = [f'<h2 id="{escape(slug(review.spec))}">{escape(review.title)} '
            f'<span class="muted">{escape(review.spec)}, phase {escape(review.phase)}</span></h2>']
     if review.goal:
         out.append(f"<p>{md(review.goal)}</p>")
@@ -181,11 +181,8 @@ def tree_svg(nodes: list[NodeView], spec: str) -> str:
 
 
 def _row(spec: str, node_id: str) -> str:
-    return _id("node-" + spec + "-" + node_id)
+    return slug("node-" + spec + "-" + node_id)
 
-
-def _id(text: str) -> str:
-    return "".join(c if c.isalnum() else "-" for c in text.lower())
 
 
 def _markdown() -> Any:

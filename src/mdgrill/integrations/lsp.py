@@ -251,7 +251,7 @@ def collect_for(uri: str) -> str:
 
     spec = store.resolve_spec(os.path.dirname(_path(uri)))
     got = collect(spec, who(spec, None))
-    problems = getattr(got.filled, "problems", [])
+    problems = got.filled.problems if got.filled is not None else []
     if problems:
         return "nothing recorded: " + "; ".join(f"line {n}: {m}" for n, m in problems)
     if got.done is None:

@@ -5,6 +5,7 @@ result), `collect` (the questionnaire file) and `watch` all come through here.""
 from __future__ import annotations
 
 from mdgrill.core import machine
+from mdgrill.core.questionnaire import Filled
 from mdgrill.errors import GateRefusal, MdgrillError
 from mdgrill.formats.progress import Change, Node, Progress
 from mdgrill.shell import store
@@ -130,7 +131,7 @@ class Collected:
     def __init__(self, path: str) -> None:
         self.path = path
         self.done: Recorded | None = None
-        self.filled: object = None
+        self.filled: Filled | None = None
 
 
 def collect(spec: store.Spec, person: str | None, source: str | None = None) -> Collected:

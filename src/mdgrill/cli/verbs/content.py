@@ -111,13 +111,6 @@ def require_id_like(name: str) -> bool:
     return is_id(name) or (name[:1].isdigit() and is_id("x" + name))
 
 
-def who_adds(root: str) -> str:
-    """Who is adding a node, for its generated ID (git's identity; empty outside git)."""
-    from mdgrill.git.identity import git_identity
-
-    return git_identity(root) or ""
-
-
 def _node_add(args: argparse.Namespace) -> Outcome:
     spec = spec_of(args)
     given = require_id(args.id, "node ID") if args.id is not None else None
@@ -140,7 +133,9 @@ def _node_add(args: argparse.Namespace) -> Outcome:
               ("Tradeoffs", args.tradeoffs), ("Consequences", args.consequences)) if value]
 
     # who adds it, and when: two branches do not both draw the same ID (asked only when needed)
-    salt = f"{who_adds(spec.root)}\0{time.time_ns()}" if given is None else ""
+    from mdgrill.git.identity import git_identity
+
+    salt = f"{git_identity(spec.root) or ''}\0{time.time_ns()}" if given is None else ""
 
     def step(prog: Progress) -> tuple[Change, dict[str, object]]:
         known = {n.id for n in prog.node_index()}

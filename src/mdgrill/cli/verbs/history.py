@@ -16,7 +16,6 @@ from mdgrill.core.history import (
     verify_glossary_history,
     verify_log_history,
 )
-from mdgrill.core.review import with_questions
 from mdgrill.diagnostics import Diagnostic, format_diagnostic
 from mdgrill.errors import InputError, MdgrillError
 from mdgrill.shell import store
@@ -163,6 +162,8 @@ def _review(args: argparse.Namespace, root: str) -> Outcome:
         specs.append({"spec": spec, "path": rel,
                       "blocks": [{"title": t, "text": x} for t, x in blocks]})
         out += [f"### {spec}", ""]
+        from mdgrill.core.review import with_questions
+
         titles = _titles(blobs[(b, rel)], rel)
         for _, text in blocks:
             text = with_questions(text, titles)

@@ -310,7 +310,7 @@ class Watcher:
                         "message": exc.message})
             return
         filled = got.filled
-        for line, message in getattr(filled, "problems", []):
+        for line, message in filled.problems if filled is not None else []:
             self._emit({"kind": "problem", "path": shown, "line": line, "col": 1,
                         "severity": "error", "code": "QUESTIONNAIRE",
                         "message": message + "; nothing was recorded from the file"})
