@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 from pathlib import Path
 
@@ -424,10 +425,17 @@ def test_fuzz_manifest_bytes(skill_spec: store.Spec, data: bytes) -> None:
 # -- a sample through the CLI ---------------------------------------------------------------
 
 
+def with_tokens(rng: random.Random, seed: bytes) -> bytes:
+    """`seed` with one to five tokens of the grammar inserted at random places."""
+    data = bytearray(seed)
+    for _ in range(rng.randint(1, 5)):
+        at = rng.randint(0, len(data))
+        data[at:at] = rng.choice(TOKENS)
+    return bytes(data)
+
+
 def test_cli_validate_sample_never_writes(tmp_path: Path) -> None:
     """Generated and mutated files through `mdgrill validate`: exit 0/1, no traceback, no write."""
-    import random
-
     rng = random.Random(7)
     repo, env = make_repo(tmp_path)
     count = max(20, EXAMPLES // 5)
@@ -436,11 +444,7 @@ def test_cli_validate_sample_never_writes(tmp_path: Path) -> None:
     for i in range(count):
         folder = repo / "specs" / f"s{i}"
         folder.mkdir(parents=True)
-        data = bytearray(rng.choice(seeds))
-        for _ in range(rng.randint(1, 5)):
-            at = rng.randint(0, len(data))
-            data[at:at] = rng.choice(TOKENS)
-        (folder / ".progress.md").write_bytes(bytes(data))
+        (folder / ".progress.md").write_bytes(with_tokens(rng, rng.choice(seeds)))
         gdata = bytearray(rng.choice(gseeds))
         at = rng.randint(0, len(gdata))
         gdata[at:at] = rng.choice(TOKENS)
@@ -464,3 +468,67 @@ def test_cli_validate_sample_never_writes(tmp_path: Path) -> None:
         assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
     after = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files}
     assert after == before
+
+
+# -- spec-kit's spec.md ---------------------------------------------------------------------
+
+SPECKIT_FILES = _files("spec.md", CHECKOUT / "tests" / "fixtures" / "speckit")
+
+
+@FUZZ
+@given(data=mutated(SPECKIT_FILES or [b"# Feature Specification: x\n"]))
+def test_fuzz_speckit_import_validates_or_refuses(data: bytes) -> None:
+    """Any spec.md: the imported file passes validate (or the import refuses with a code),
+    and writing its answers back changes nothing outside `## Clarifications`."""
+    from mdgrill.cli.verbs import speckit as verb
+    from mdgrill.errors import InputError
+    from mdgrill.integrations import speckit
+
+    try:
+        tf = decode(data)
+    except InputError:
+        return
+    feature = speckit.read(tf)
+    sessions, _ = verb._sessions(feature)
+    spec = store.Spec("/r/specs/f", "/r")
+    try:
+        text = verb._render(spec, "f", "the goal", "T", "requirements", "specs/f/spec.md", data,
+                            sessions)
+    except InputError:
+        return
+    problems = [d for d in validate_progress_bytes(text.encode(), "x") if d.is_error]
+    assert problems == [], (problems, text)
+    pairs = speckit.missing(feature, [("Is this new?", "Yes")])
+    out = speckit.write_back(tf, feature, pairs, "2026-12-02")
+    again = speckit.read(type(tf)(out))
+    assert again.clarifications is not None
+    assert ("Is this new?", "Yes") in [(c.question, c.answer)
+                                       for c in again.clarifications.items]
+    section = feature.clarifications
+    if section is not None:  # the lines before the section are the same bytes
+        head = "".join(tf.lines[:section.heading_line])
+        assert out.startswith(head)
+
+
+def test_cli_speckit_sample_never_tracebacks(tmp_path: Path) -> None:
+    """Mutated spec.md files through `import-speckit` and `export-speckit`: exit 0 or 2, no
+    traceback, spec.md never written by the import, every imported file valid."""
+    rng = random.Random(11)
+    repo, env = make_repo(tmp_path)
+    seeds = SPECKIT_FILES or [b"# Feature Specification: x\n"]
+    for i in range(max(10, EXAMPLES // 15)):
+        folder = repo / "specs" / f"f{i}"
+        folder.mkdir(parents=True)
+        data = with_tokens(rng, rng.choice(seeds))
+        (folder / "spec.md").write_bytes(data)
+        proc = subprocess.run([*MDGRILL, "--json", "import-speckit", f"specs/f{i}/spec.md"],
+                              cwd=repo, env=env, capture_output=True, text=True, timeout=60)
+        assert proc.returncode in (0, 2) and "Traceback" not in proc.stderr, proc.stderr
+        assert (folder / "spec.md").read_bytes() == data
+        if proc.returncode == 0:
+            check = subprocess.run([*MDGRILL, "validate", f"specs/f{i}"], cwd=repo, env=env,
+                                   capture_output=True, text=True, timeout=60)
+            assert check.returncode == 0, check.stdout
+            out = subprocess.run([*MDGRILL, "--json", "export-speckit", f"specs/f{i}"],
+                                 cwd=repo, env=env, capture_output=True, text=True, timeout=60)
+            assert out.returncode == 0 and json.loads(out.stdout)["written"] is False, out.stdout

@@ -9,22 +9,11 @@ import subprocess
 from pathlib import Path
 
 from test_reliability import MDGRILL, make_repo
+from test_reliability import ok_json as ok
+from test_reliability import run_json as run
 
 SPEC = "specs/codes"
 QUESTIONS = f"{SPEC}/questions.md"
-
-
-def run(repo: Path, env: dict[str, str], *argv: str) -> tuple[int, dict[str, object]]:
-    proc = subprocess.run([*MDGRILL, "--json", *argv], cwd=repo, env=env, capture_output=True,
-                          text=True, timeout=60)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc.returncode, json.loads(proc.stdout)
-
-
-def ok(repo: Path, env: dict[str, str], *argv: str) -> dict[str, object]:
-    code, payload = run(repo, env, *argv)
-    assert code == 0, (argv, payload)
-    return payload
 
 
 def spec(tmp_path: Path) -> tuple[Path, dict[str, str]]:

@@ -9,6 +9,7 @@ run (`MDGRILL_STRESS=1 pytest tests/stress`) calls the same functions with the f
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -49,6 +50,20 @@ def make_repo(base: Path) -> tuple[Path, dict[str, str]]:
                  ["config", "commit.gpgsign", "false"]):
         subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, env=env)
     return repo, env
+
+
+def run_json(repo: Path, env: dict[str, str], *argv: str) -> tuple[int, dict[str, object]]:
+    """`mdgrill --json ARGV…`: its exit code and its one JSON object (never a traceback)."""
+    proc = subprocess.run([*MDGRILL, "--json", *argv], cwd=repo, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def ok_json(repo: Path, env: dict[str, str], *argv: str) -> dict[str, object]:
+    code, payload = run_json(repo, env, *argv)
+    assert code == 0, (argv, payload)
+    return payload
 
 
 def run(repo: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

@@ -80,6 +80,10 @@ VERBS: dict[str, tuple[str, str]] = {
     "install-merge-driver": ("merging",
         "Route .progress.md merges to mdgrill: git config and .gitattributes."),
     "import-ralph": ("ralph", "Turn a smart-ralph spec folder into mdgrill's format."),
+    "import-speckit": ("speckit",
+        "Turn a spec-kit spec.md's clarify sessions into rounds (spec.md is not touched)."),
+    "export-speckit": ("speckit",
+        "Write the answered decisions into spec.md's ## Clarifications, spec-kit's shape."),
     "hook": ("hook", "Agent hooks: `hook pretooluse` gates Task calls on check-delegation."),
     "lsp": ("editor", "Serve diagnostics, hovers and the outline to editors over LSP "
             "(needs mdgrill[lsp])."),

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from mdgrill.formats.progress import Block, Progress
 
-# A block after which a phase's next round starts a new interview.
-NEW_INTERVIEW = frozenset({"confirmed", "bypassed", "reset", "reopened"})
+# A block after which a phase's next round starts a new interview (after `imported`, the
+# history another tool recorded: mdgrill's own interview of the phase starts there).
+NEW_INTERVIEW = frozenset({"confirmed", "bypassed", "reset", "reopened", "imported"})
 
 
 def quick_authorized(prog: Progress) -> bool:

@@ -12,8 +12,9 @@ MAX_OPTIONS = 4
 
 CLOSING_KEYS = ("Facts resolved", "Decisions", "Out of scope", "Domain language",
                 "Frontier after round")
+# `Session`: when another tool held the round (an imported spec-kit clarify session's date).
 ROUND_KEYS = ("Asked", *CLOSING_KEYS, "Assumptions", "Other", "Stop", "By", "Amended", "Was",
-              "Reason")
+              "Reason", "Session")
 BLOCK_KEYS: dict[str, tuple[str, ...]] = {
     "round": ROUND_KEYS,
     "awaiting": ("Confirmation ID", "Approach"),
@@ -27,9 +28,13 @@ BLOCK_KEYS: dict[str, tuple[str, ...]] = {
     "mode": ("Mode", "Authorization", "At"),
     "reopened": ("From phase", "Reason", "Superseded", "By"),
     "amended": ("Amended", "Was", "Reason", "By"),
+    "imported": ("Source", "Sessions", "Rounds", "Phase", "Approved through", "Updated",
+                 "Note"),
 }
 _BLOCK_KEYS = {kind: {k.lower() for k in keys} for kind, keys in BLOCK_KEYS.items()}
 # A block after a round that proves the round was closed (a Reset may abandon it open).
-_CLOSES_ROUND = frozenset({"round", "awaiting", "confirmed", "skipped", "revised", "bypassed"})
-_NEW_SEQUENCE = frozenset({"confirmed", "skipped", "bypassed", "reset", "reopened"})
+_CLOSES_ROUND = frozenset({"round", "awaiting", "confirmed", "skipped", "revised", "bypassed",
+                          "imported"})
+# After one of these a phase's rounds count from 1 again (an import ends another tool's count).
+_NEW_SEQUENCE = frozenset({"confirmed", "skipped", "bypassed", "reset", "reopened", "imported"})
 _PREFIX = re.compile(r"(?:[^\n]*?):(\d+):(\d+): ")

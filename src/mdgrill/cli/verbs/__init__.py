@@ -21,3 +21,31 @@ class Outcome:
 def spec_of(args: argparse.Namespace, must_exist: bool = True) -> store.Spec:
     """The spec named by a verb's SPEC argument (and the global --root)."""
     return store.resolve_spec(args.spec, args.root, must_exist=must_exist)
+
+
+def add_dry_run(p: argparse.ArgumentParser, what: str) -> None:
+    """--dry-run and --diff, as every importer and exporter takes them."""
+    p.add_argument("--dry-run", action="store_true", help=f"print {what}; write nothing")
+    p.add_argument("--diff", action="store_true", help="with --dry-run: print a unified diff "
+                   "instead of the whole file")
+
+
+def unified_diff(old: str, new: str, shown: str) -> str:
+    """What a --dry-run --diff prints: the change to `shown` as a unified diff."""
+    import difflib
+
+    return "".join(difflib.unified_diff(old.splitlines(keepends=True),
+                                        new.splitlines(keepends=True),
+                                        fromfile=f"a/{shown}", tofile=f"b/{shown}"))
+
+
+def require_spec_name(name: str) -> str:
+    """A folder name usable as a spec's name (an ID, or one that starts with digits as
+    spec-kit's `001-feature` folders do)."""
+    from mdgrill.errors import InputError
+    from mdgrill.model.record import is_id
+
+    if not (is_id(name) or (name[:1].isdigit() and is_id("x" + name))):
+        raise InputError("INVALID_ID", f"`{name}` is not a usable spec name: use letters, "
+                         "digits, `.`, `_` or `-`")
+    return name

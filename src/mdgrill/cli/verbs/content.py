@@ -6,7 +6,7 @@ import argparse
 import os
 import time
 
-from mdgrill.cli.verbs import Outcome, spec_of
+from mdgrill.cli.verbs import Outcome, require_spec_name, spec_of
 from mdgrill.core.machine import require_id
 from mdgrill.errors import InputError
 from mdgrill.formats.frontmatter import render_entry
@@ -71,9 +71,7 @@ def _init(args: argparse.Namespace) -> Outcome:
         raise InputError("ALREADY_EXISTS", f"{display(spec.progress)} already exists: mdgrill "
                          "never overwrites an interview")
     name = os.path.basename(os.path.normpath(spec.folder))
-    if not require_id_like(name):
-        raise InputError("INVALID_ID", f"`{name}` is not a usable spec name: use letters, "
-                         "digits, `.`, `_` or `-`")
+    require_spec_name(name)
     title = single_line(args.title, "--title") if args.title else \
         name.replace("-", " ").replace("_", " ").capitalize()
     sections = [single_line(s, "--required-section") for s in args.required_section]
@@ -103,12 +101,6 @@ def _init(args: argparse.Namespace) -> Outcome:
                     "warnings": [ignored] if ignored else []},
                    f"created {display(spec.progress)}" + (f"\nwarning: {ignored}" if ignored
                                                           else ""))
-
-
-def require_id_like(name: str) -> bool:
-    from mdgrill.model.record import is_id
-
-    return is_id(name) or (name[:1].isdigit() and is_id("x" + name))
 
 
 def _node_add(args: argparse.Namespace) -> Outcome:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from mdgrill.cli.verbs import Outcome
+from mdgrill.cli.verbs import Outcome, add_dry_run, unified_diff
 from mdgrill.errors import InputError, MdgrillError
 from mdgrill.formats.progress import Progress
 from mdgrill.integrations import ralph
@@ -19,10 +19,7 @@ BACKUP = ".progress.ralph.md"
 def configure(verb: str, p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", metavar="SPEC", help="smart-ralph spec folder (its .progress.md and "
                    ".ralph-state.json)")
-    p.add_argument("--dry-run", action="store_true", help="print the imported file; write "
-                   "nothing")
-    p.add_argument("--diff", action="store_true", help="with --dry-run: print a unified diff "
-                   "instead of the whole file")
+    add_dry_run(p, "the imported file")
     p.add_argument("--goal", metavar="TEXT", help="the goal, when neither the state nor a "
                    "`## Original Goal` / `## Goal` section gives one")
 
@@ -73,7 +70,7 @@ def _import(spec: store.Spec, args: argparse.Namespace) -> Outcome:
         "overridden": plan.overridden, "warnings": warnings, "dry_run": bool(args.dry_run),
     }
     if args.dry_run:
-        shown_text = _diff(prog.tf.text, text, shown) if args.diff else text
+        shown_text = unified_diff(prog.tf.text, text, shown) if args.diff else text
         result.update({"written": False, "text": shown_text})
         return Outcome(result, shown_text)
     backup = _backup(spec, raw)
@@ -278,14 +275,6 @@ def _check_result(prog: Progress, text: str, shown: str) -> None:
     except MdgrillError as exc:
         raise InputError("INTERNAL_WRITE_CHECK", f"the imported {shown} would not read back "
                          f"({exc.code}: {exc.message}); nothing was written") from None
-
-
-def _diff(old: str, new: str, shown: str) -> str:
-    import difflib
-
-    return "".join(difflib.unified_diff(old.splitlines(keepends=True),
-                                        new.splitlines(keepends=True),
-                                        fromfile=f"a/{shown}", tofile=f"b/{shown}"))
 
 
 def _tracked_clean(spec: store.Spec) -> bool:

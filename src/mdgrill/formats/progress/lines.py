@@ -37,6 +37,8 @@ TRANSITION_WORDS = {
     "skipped": "skipped", "bypassed": "bypassed", "reset": "reset",
     "approval resolved": "resolved", "cancelled": "cancelled", "mode": "mode",
     "reopened": "reopened", "amended": "amended",
+    # what another tool recorded ends here: imported history, which mdgrill's gate never saw
+    "imported": "imported",
 }
 ARTIFACT_WORDS = {
     "awaiting approval": "artifact_awaiting", "approved": "artifact_approved",
