@@ -79,7 +79,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "merge": ("merging", "Redo the merge of conflicted .progress.md files from git's index."),
     "install-merge-driver": ("merging",
         "Route .progress.md merges to mdgrill: git config and .gitattributes."),
-    "import-ralph": ("ralph", "Turn a smart-ralph spec folder into mdgrill's format."),
+    "import-ralph": ("ralph", "Turn a smart-ralph spec folder (either layout) into mdgrill's "
+                     "format."),
     "import-speckit": ("speckit",
         "Turn a spec-kit spec.md's clarify sessions into rounds (spec.md is not touched)."),
     "export-speckit": ("speckit",

@@ -20,6 +20,10 @@ from mdgrill.model.digest import RALPH_MARKER, context_digest
 from mdgrill.model.record import BLOCK_LISTS, PHASES, STATUSES, TOP_KEYS, check_interview
 
 STATE_FILE = ".ralph-state.json"
+# smart-ralph 5 keeps its durable state in a tracked `progress.md` (front matter `spec`,
+# `phase`, `approved_through`, `updated`); `.progress.md` became read-only legacy input.
+CANONICAL = "progress.md"
+V5_KEYS = ("spec", "phase", "approved_through", "updated")
 GOAL_HEADINGS = ("original goal", "goal")
 # smart-ralph phases after `tasks` (execution) map to mdgrill's last phase.
 LATE_PHASES = {"execution": "tasks", "executing": "tasks", "implement": "tasks",
@@ -216,6 +220,72 @@ def body_text(tf: TextFile, path: str) -> str:
     """The text after the front matter (the whole text when there is none)."""
     fm = frontmatter_io.split(tf, path)
     return tf.text if fm is None else tf.text[fm.end_offset:]
+
+
+def v5_record(prog: Progress) -> dict[str, object]:
+    """What smart-ralph 5's front matter says, the four keys as written (absent: None): a
+    bare `updated: 2026-11-28T16:05:00Z` stays that text, not YAML's timestamp of it."""
+    if prog.fm is None:
+        return {}
+    out: dict[str, object] = {}
+    for key in V5_KEYS:
+        value = prog.data.get(key)
+        span = prog.fm.spans.get(key)
+        if key == "updated" and value is not None and span is not None \
+                and span[1] - span[0] == 1:
+            value = content(prog.lines[span[0]]).partition(":")[2].strip().strip("'\"")
+        out[key] = value
+    return out
+
+
+def v5_phase(record: dict[str, object]) -> str | None:
+    """The mdgrill phase of a smart-ralph 5 record: its `phase` (implementation and complete
+    are past mdgrill's last phase), else the phase after the last approved one (`blocked`
+    says where work stopped, not which phase it is in)."""
+    phase = map_phase(record.get("phase"))
+    if phase is not None:
+        return phase
+    approved = map_phase(record.get("approved_through"))
+    if approved is None:
+        return None
+    from mdgrill.model.artifact import next_phase
+
+    return next_phase(approved) or approved
+
+
+IMPORTED_NOTE = ("smart-ralph recorded these approvals; mdgrill did not see them and vouches for "
+                 "none: the phase's interview runs through mdgrill's gate")
+
+
+def imported_block(heading_word: str, source: str, record: dict[str, object]) -> list[str]:
+    """The log block that records smart-ralph 5's approvals as history, clearly labelled."""
+    lines = [f"### {heading_word} Grill - Imported", f"- Source: {source} (smart-ralph 5)"]
+    for key, label in (("phase", "Phase"), ("approved_through", "Approved through"),
+                       ("updated", "Updated")):
+        value = record.get(key)
+        if value is not None and str(value).strip():
+            lines.append(f"- {label}: {single_line(str(value), key)}")
+    lines.append(f"- Note: {IMPORTED_NOTE}")
+    return lines
+
+
+def append_to_log(prog: Progress, block: list[str]) -> str:
+    """prog's text with `block` at the end of the log section (or in a new
+    `## Interview Responses` at the end of the file): lines are added, none is changed."""
+    nl = prog.tf.newline
+    text = prog.tf.text
+    section = prog.sections.get(LOG)
+    if section is None:
+        lead = nl if text and not text.endswith("\n") else ""
+        return text + lead + (nl if text else "") + nl.join(
+            ["## Interview Responses", "", *block]) + nl
+    end_line = section.end
+    while end_line > section.start and not content(prog.lines[end_line - 1]).strip():
+        end_line -= 1  # after the log's last line, before the blank lines that close it
+    at = sum(len(line) for line in prog.lines[:end_line])
+    lead = nl if at and text[at - 1] != "\n" else ""
+    tail = nl if end_line < len(prog.lines) and end_line == section.end else ""
+    return text[:at] + lead + nl + nl.join(block) + nl + tail + text[at:]
 
 
 def valid_sha(value: object) -> bool:

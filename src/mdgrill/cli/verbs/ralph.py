@@ -7,7 +7,8 @@ import os
 
 from mdgrill.cli.verbs import Outcome, add_dry_run, unified_diff
 from mdgrill.errors import InputError, MdgrillError
-from mdgrill.formats.progress import Progress
+from mdgrill.formats.progress import Progress, single_line
+from mdgrill.formats.textfile import TextFile
 from mdgrill.integrations import ralph
 from mdgrill.model.digest import context_digest, file_sha256
 from mdgrill.shell import store
@@ -17,8 +18,8 @@ BACKUP = ".progress.ralph.md"
 
 
 def configure(verb: str, p: argparse.ArgumentParser) -> None:
-    p.add_argument("spec", metavar="SPEC", help="smart-ralph spec folder (its .progress.md and "
-                   ".ralph-state.json)")
+    p.add_argument("spec", metavar="SPEC", help="smart-ralph spec folder: smart-ralph 5's "
+                   "progress.md, or the older .progress.md and .ralph-state.json, or both")
     add_dry_run(p, "the imported file")
     p.add_argument("--goal", metavar="TEXT", help="the goal, when neither the state nor a "
                    "`## Original Goal` / `## Goal` section gives one")
@@ -26,20 +27,46 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> Outcome:
     spec = store.resolve_spec(args.spec, args.root, must_exist=False)
-    if not os.path.isfile(spec.progress):
-        raise InputError("NOT_FOUND", f"{display(spec.progress)} does not exist: give a "
-                         "smart-ralph spec folder (one holding .progress.md)")
+    canonical = os.path.join(spec.folder, ralph.CANONICAL)
+    if not os.path.isfile(spec.progress) and not os.path.isfile(canonical):
+        raise InputError("NOT_FOUND", f"{display(spec.folder)} holds neither progress.md "
+                         "(smart-ralph 5) nor .progress.md: give a smart-ralph spec folder")
     if args.dry_run:
         return _import(spec, args)
     with store.Lock(spec.folder):
         return _import(spec, args)
 
 
+class _Source:
+    """What a spec folder holds: smart-ralph 5's `progress.md`, the older `.progress.md`, or
+    both (a folder between the two versions); each parsed, with its bytes."""
+
+    def __init__(self, spec: store.Spec) -> None:
+        self.legacy: Progress | None = None
+        self.legacy_raw = b""
+        self.v5: Progress | None = None
+        self.v5_shown = display(os.path.join(spec.folder, ralph.CANONICAL))
+        if os.path.isfile(spec.progress):
+            shown = display(spec.progress)
+            self.legacy_raw = store.read_file(spec.progress, shown, spec.root)
+            self.legacy = _parse(self.legacy_raw, shown)
+        canonical = os.path.join(spec.folder, ralph.CANONICAL)
+        if os.path.isfile(canonical):
+            self.v5 = _parse(store.read_file(canonical, self.v5_shown, spec.root), self.v5_shown)
+        self.record = ralph.v5_record(self.v5) if self.v5 is not None else {}
+
+    @property
+    def layout(self) -> str:
+        if self.v5 is None:
+            return "legacy"
+        return "5" if self.legacy is None else "5+legacy"
+
+
 def _import(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     shown = display(spec.progress)
-    raw = store.read_file(spec.progress, shown, spec.root)
-    prog = _parse(raw, shown)
-    if ralph.already_imported(prog):
+    source = _Source(spec)
+    prog = source.legacy
+    if prog is not None and ralph.already_imported(prog):
         raise InputError("ALREADY_IMPORTED", f"{shown} already has mdgrill front matter "
                          f"(`mdgrill: {prog.data.get('mdgrill')}`): it was imported before; "
                          "nothing to do", path=shown)
@@ -49,44 +76,93 @@ def _import(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     if os.path.isfile(state_path):
         state_shown = display(state_path)
         state = ralph.read_state(store.read_file(state_path, state_shown, spec.root), state_shown)
-    else:
+    elif source.v5 is None:
         warnings.append(f"no {ralph.STATE_FILE}: imported the progress file alone (no phase, "
                         "interview or skills)")
     from mdgrill.services.approvals import ignored_warning
 
+    plan = _Plan(spec, prog if prog is not None else source.v5, state, warnings, source)
+    plan.build(args.goal)
+    text, block = _text(spec, source, plan)
+    _check_result(prog, text, shown)
     ignored = ignored_warning(spec)
     if ignored is not None:
         warnings.append(ignored)
-    plan = _Plan(spec, prog, state, warnings)
-    plan.build(args.goal)
-    text = ralph.render(prog, plan.updates)
-    _check_result(prog, text, shown)
     result: dict[str, object] = {
-        "spec": spec.rel_folder, "path": spec.rel_progress, "goal_source": plan.goal_source,
+        "spec": spec.rel_folder, "path": spec.rel_progress, "layout": source.layout,
+        "goal_source": plan.goal_source,
         "phase": plan.updates.get("phase"), "ralph_phase": state.get("phase"),
         "mode": plan.updates["mode"], "interview": plan.interview_status,
         "skills": len(plan.skills), "ralph_digest": plan.ralph_digest,
-        "context_digest": plan.mdgrill_digest, "found": ralph.summarize(prog),
+        "context_digest": plan.mdgrill_digest,
+        "found": ralph.summarize(prog) if prog is not None else None,
+        "progress_md": ({"path": store.relpath_posix(os.path.join(spec.folder,
+                                                                   ralph.CANONICAL), spec.root),
+                         **{k: _plain(v) for k, v in source.record.items()},
+                         "recorded_as": block} if source.v5 is not None else None),
         "overridden": plan.overridden, "warnings": warnings, "dry_run": bool(args.dry_run),
     }
     if args.dry_run:
-        shown_text = unified_diff(prog.tf.text, text, shown) if args.diff else text
+        before = prog.tf.text if prog is not None else ""
+        shown_text = unified_diff(before, text, shown) if args.diff else text
         result.update({"written": False, "text": shown_text})
         return Outcome(result, shown_text)
-    backup = _backup(spec, raw)
-    store.atomic_write(spec.progress, prog.tf.with_text(text).encode(), expect=raw)
+    if prog is None:
+        if os.path.lexists(spec.progress):
+            raise InputError("ALREADY_EXISTS", f"{shown} appeared meanwhile: import again")
+        store.atomic_write(spec.progress, text.encode("utf-8"))
+        backup = None
+    else:
+        backup = _backup(spec, source.legacy_raw)
+        store.atomic_write(spec.progress, prog.tf.with_text(text).encode(),
+                           expect=source.legacy_raw)
     result.update({"written": True,
                    "backup": store.relpath_posix(backup, spec.root) if backup else None})
-    return Outcome(result, _summary(result, shown, display(backup) if backup else None))
+    return Outcome(result, _summary(result, shown, display(backup) if backup else None,
+                                    source))
+
+
+def _plain(value: object) -> object:
+    """A front-matter value as JSON can hold it (YAML reads a bare date as a date)."""
+    return value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
+
+
+def _text(spec: store.Spec, source: _Source, plan: _Plan) -> tuple[str, str | None]:
+    """The imported file, and the heading of the block that records smart-ralph 5's
+    approvals (None when there is nothing to record, or an imported interview of the same
+    phase is still open: a block there would end it; the front matter keeps the record)."""
+    from mdgrill.formats.schema import HEADING_WORD
+    from mdgrill.formats.textfile import TextFile
+
+    prog = source.legacy
+    block: list[str] = []
+    phase = plan.updates.get("phase")
+    iv = plan.updates.get("interview")
+    if source.v5 is not None and isinstance(phase, str) and not (
+            isinstance(iv, dict) and iv.get("phase") == phase):
+        block = ralph.imported_block(HEADING_WORD[phase], source.v5_shown, source.record)
+    if prog is None:
+        name = str(plan.updates["spec"])
+        goal = plan.updates.get("goal")
+        body = [f"# {name}", "", "## Goal", "", str(goal) if goal else "", "",
+                "## Interview Responses", ""]
+        base = Progress(TextFile("\n".join([*body, *block]) + "\n"), spec.rel_progress)
+    elif block:
+        base = Progress(prog.tf.with_text(ralph.append_to_log(prog, block)), spec.rel_progress)
+    else:
+        base = prog
+    return ralph.render(base, plan.updates), block[0][4:] if block else None
 
 
 class _Plan:
     """The front matter an import adds, worked out from the state and the files around it."""
 
-    def __init__(self, spec: store.Spec, prog: Progress, state: dict[str, object],
-                 warnings: list[str]) -> None:
+    def __init__(self, spec: store.Spec, prog: Progress | None, state: dict[str, object],
+                 warnings: list[str], source: _Source) -> None:
+        assert prog is not None  # run() found one of the two files
         self.spec = spec
         self.prog = prog
+        self.source = source
         self.state = state
         self.warnings = warnings
         self.updates: dict[str, object] = {}
@@ -99,22 +175,18 @@ class _Plan:
 
     def build(self, goal_arg: str | None) -> None:
         state = self.state
-        if goal_arg is not None:
-            from mdgrill.formats.progress import single_line
-
-            goal: str | None = single_line(goal_arg, "--goal")
-            self.goal_source = "--goal"
-        else:
-            goal, self.goal_source = ralph.goal_of(state, self.prog)
+        goal = self._goal(goal_arg)
         folder_name = os.path.basename(os.path.normpath(self.spec.folder))
-        name = ralph.spec_name(state, self.prog, folder_name)
+        named = self.source.record.get("spec")
+        name = single_line(named, "spec") if isinstance(named, str) and named.strip() \
+            else ralph.spec_name(state, self.prog, folder_name)
         updates: dict[str, object] = {"mdgrill": 1, "spec": name}
         if goal is not None:
             updates["goal"] = goal
         else:
             self.warnings.append("no goal found (state goal, `## Original Goal` or `## Goal`): "
                                  "add `goal:` to the front matter before an interview")
-        phase = ralph.map_phase(state.get("phase"))
+        phase = self._phase()
         if phase is not None:
             updates["phase"] = phase
         elif state.get("phase") is not None:
@@ -151,12 +223,47 @@ class _Plan:
                 self.interview_status = "none"
         updates["interview"] = iv
         updates["skills"] = self.skills
+        merged = self.source.legacy is not None  # into the file's own front matter
         for key, value in list(updates.items()):
-            if key in self.prog.data and self.prog.data[key] != value:
+            if merged and key in self.prog.data and self.prog.data[key] != value:
                 self.overridden[key] = self.prog.data[key]
-        if self.overridden:
-            updates["ralph"] = self.overridden
+        ralph_record: dict[str, object] = dict(self.overridden)
+        if self.source.v5 is not None:
+            ralph_record["progress_md"] = {k: _plain(v) for k, v in self.source.record.items()
+                                           if v is not None}
+        if ralph_record:
+            updates["ralph"] = ralph_record
         self.updates = updates
+
+    def _goal(self, goal_arg: str | None) -> str | None:
+        """--goal, else the state's or a section's (the older file's, then progress.md's)."""
+        if goal_arg is not None:
+            self.goal_source = "--goal"
+            return single_line(goal_arg, "--goal")
+        goal, self.goal_source = ralph.goal_of(self.state, self.prog)
+        v5 = self.source.v5
+        if goal is None and v5 is not None and v5 is not self.prog:
+            goal, where = ralph.goal_of({}, v5)
+            self.goal_source = f"{ralph.CANONICAL} {where}"
+        return goal
+
+    def _phase(self) -> str | None:
+        """The state's phase; where smart-ralph 5's progress.md exists, its phase (that file
+        is smart-ralph's durable truth, the state only a local cache)."""
+        state, record = self.state, self.source.record
+        phase = ralph.map_phase(state.get("phase"))
+        if self.source.v5 is None:
+            return phase
+        durable = ralph.v5_phase(record)
+        if durable is None:
+            self.warnings.append(f"{self.source.v5_shown} names no phase mdgrill knows (phase "
+                                 f"`{record.get('phase')}`, approved_through "
+                                 f"`{record.get('approved_through')}`)")
+        elif phase is not None and phase != durable:
+            self.warnings.append(f"{ralph.STATE_FILE} says phase `{state.get('phase')}` and "
+                                 f"{self.source.v5_shown} `{record.get('phase')}`: took "
+                                 f"{durable}, from progress.md (smart-ralph 5's canonical file)")
+        return durable
 
     def _sources(self, phase: str) -> tuple[list[tuple[str, str, bytes]], list[str]]:
         """(real path, repo-relative path, bytes) of a phase's artifacts present, and the
@@ -263,18 +370,28 @@ def _parse(raw: bytes, shown: str) -> Progress:
     return Progress(decode(raw, shown), shown)
 
 
-def _check_result(prog: Progress, text: str, shown: str) -> None:
-    """Refuse to write a result that lost a line or does not read back as valid."""
-    original = ralph.body_text(prog.tf, shown)
-    missing = ralph.first_missing_line(original, text)
-    if missing is not None:
-        raise InputError("INTERNAL_WRITE_CHECK", f"the import would lose line {missing + 1} of "
-                         f"{shown}'s body; nothing was written. Please report this.")
+def _check_result(prog: Progress | None, text: str, shown: str) -> None:
+    """Refuse to write a result that lost a line of the file it converts, or that
+    `validate` would reject."""
+    if prog is not None:
+        original = ralph.body_text(prog.tf, shown)
+        missing = ralph.first_missing_line(original, text)
+        if missing is not None:
+            raise InputError("INTERNAL_WRITE_CHECK", f"the import would lose line {missing + 1} "
+                             f"of {shown}'s body; nothing was written. Please report this.")
+    tf = prog.tf.with_text(text) if prog is not None else TextFile(text)
     try:
-        check_loaded(Progress(prog.tf.with_text(text), shown))
+        check_loaded(Progress(tf, shown))
     except MdgrillError as exc:
         raise InputError("INTERNAL_WRITE_CHECK", f"the imported {shown} would not read back "
                          f"({exc.code}: {exc.message}); nothing was written") from None
+    from mdgrill.checks.spec import validate_progress_bytes
+
+    errors = [d for d in validate_progress_bytes(tf.encode(), shown) if d.is_error]
+    if errors:
+        raise InputError("INTERNAL_WRITE_CHECK", f"the imported {shown} would not validate "
+                         f"(line {errors[0].line}: {errors[0].code}: {errors[0].message}); "
+                         "nothing was written")
 
 
 def _tracked_clean(spec: store.Spec) -> bool:
@@ -300,10 +417,25 @@ def _backup(spec: store.Spec, raw: bytes) -> str | None:
     return path
 
 
-def _summary(result: dict[str, object], shown: str, backup: str | None) -> str:
+def _summary(result: dict[str, object], shown: str, backup: str | None,
+             source: _Source) -> str:
     lines = [f"imported {shown}: phase {result['phase'] or 'none'}, mode {result['mode']}, "
              f"interview {result['interview'] or 'none'}, {result['skills']} skill(s)"]
-    if backup:
+    record = result.get("progress_md")
+    if isinstance(record, dict):
+        phase = result["phase"]
+        lines.append(f"{source.v5_shown} is smart-ralph's and was not changed: smart-ralph 5 "
+                     "keeps working on it, mdgrill on its own .progress.md")
+        recorded = record.get("recorded_as")
+        where = f"as `### {recorded}`" if recorded else "in the front matter (`ralph:`)"
+        lines.append(f"approved_through `{record.get('approved_through') or 'none'}` is recorded "
+                     f"{where} as history: mdgrill vouches for no approval it did not see; the "
+                     f"{phase or 'next'} interview runs through mdgrill's gate"
+                     + (f" (mdgrill begin-interview {result['spec']} --phase {phase})"
+                        if phase else ""))
+    if source.legacy is None:
+        lines.append(f"created {shown} beside it (there was no older file to convert)")
+    elif backup:
         lines.append(f"the original is kept as {backup} (it was not a committed "
                      "file in git)")
     else:
