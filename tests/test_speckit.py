@@ -288,3 +288,20 @@ def test_a_question_holding_the_arrow_is_not_written_twice() -> None:
     found = speckit.read(tf)
     assert speckit.missing(found, [("Use UTC → A: or local?", "UTC"), ("Gzip?", "No")]) == \
         [("Gzip?", "No")]
+
+
+def test_export_refuses_a_section_spec_kit_would_not_read(tmp_path: Path) -> None:
+    """A spec.md left inside an open code fence would swallow a new section as code: the
+    export says so and writes nothing (found by the fuzzer)."""
+    repo, env, spec = feature(tmp_path, "csv-export")
+    md = repo / spec / "spec.md"
+    md.write_bytes(b"```\n" + md.read_bytes())
+    ok(repo, env, "import-speckit", f"{spec}/spec.md")
+    ok(repo, env, "begin-interview", spec, "--phase", "requirements", "--interview-id", "r1")
+    ok(repo, env, "node", "add", spec, "D1", "--title", "Which time zone?")
+    ok(repo, env, "open-frontier", spec, "--round", "1", "--decision-id", "D1")
+    ok(repo, env, "record-answer", spec, "--decision-id", "D1", "--answer", "UTC")
+    before = md.read_bytes()
+    code, out = run(repo, env, "export-speckit", spec, "--date", DAY)
+    assert code == 2 and out["error"]["code"] == "MALFORMED_FILE"  # type: ignore[index]
+    assert md.read_bytes() == before

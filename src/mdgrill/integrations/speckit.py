@@ -278,6 +278,24 @@ def newest_first(section: Clarifications) -> bool:
 
 def write_back(tf: TextFile, feature: Feature, pairs: list[tuple[str, str]],
                date: str) -> str:
+    """`insert_answers`, refused (MALFORMED_FILE) when spec-kit would not read the result
+    back with every pair in it: a file that ends inside an unclosed code fence, say, turns
+    the new section into code."""
+    out = insert_answers(tf, feature, pairs, date)
+    found = read(TextFile(out, tf.bom, tf.newline)).clarifications
+    have = {(same(c.question), same(c.answer)) for c in (found.items if found else [])}
+    lost = [q for q, a in pairs if (same(q), same(a)) not in have]
+    if lost:
+        from mdgrill.errors import InputError
+
+        raise InputError("MALFORMED_FILE", "the answers would not read back from spec.md as "
+                         "clarifications (is a code fence left open?): fix its structure, then "
+                         "export again; nothing was written")
+    return out
+
+
+def insert_answers(tf: TextFile, feature: Feature, pairs: list[tuple[str, str]],
+                   date: str) -> str:
     """spec.md's text with `pairs` added under `### Session <date>` in `## Clarifications`.
 
     Into that day's session when it exists (after its last bullet), else a new session;
