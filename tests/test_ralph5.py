@@ -9,6 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
 from test_reliability import MDGRILL, make_repo
 from test_reliability import ok_json as ok
 from test_reliability import run_json as run
@@ -104,20 +105,43 @@ def test_blocked_takes_the_phase_after_the_last_approval(tmp_path: Path) -> None
     assert run(repo, env, "validate", spec)[0] == 0
 
 
-def test_a_folder_holding_both_keeps_every_line_of_the_older_file(tmp_path: Path) -> None:
+def migrated(tmp_path: Path, name: str) -> tuple[Path, dict[str, str], Path]:
     """smart-ralph 5 migrates by writing progress.md beside the older file and leaving that
-    one in place: a real older folder, and the progress.md the migration would add."""
+    one in place: a real older folder of the corpus, and the progress.md it would add."""
     repo, env = make_repo(tmp_path)
     (repo / ".gitignore").write_text(GITIGNORE)
     folder = repo / "specs" / "adopt-grill-me-interview"
-    shutil.copytree(CORPUS / LEGACY, folder)
+    shutil.copytree(CORPUS / name, folder)
     for path in folder.iterdir():
         path.chmod(0o644)
-    legacy = (folder / ".progress.md").read_bytes()
-    goal = legacy.decode().split("## Original Goal\n", 1)[1].split("\n", 1)[0]
+    legacy = (folder / ".progress.md").read_text()
+    goal = legacy.split("## Original Goal\n", 1)[1].strip().split("\n", 1)[0] \
+        if "## Original Goal\n" in legacy else "Carry on with the spec"
     template = (FIXTURES / "adopt-grill-me-interview.progress.md").read_text()
-    (folder / "progress.md").write_text(template.replace("@GOAL@", goal))
+    (folder / "progress.md").write_text(template.replace("@GOAL@", goal or "Carry on"))
     commit(repo, env, "smart-ralph 5 migration")
+    return repo, env, folder
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in CORPUS.iterdir()) if CORPUS.is_dir()
+                         else [])
+def test_every_corpus_folder_migrated_to_5_imports_keeping_every_line(tmp_path: Path,
+                                                                      name: str) -> None:
+    repo, env, folder = migrated(tmp_path, name)
+    legacy = (folder / ".progress.md").read_bytes()
+    canonical = (folder / "progress.md").read_bytes()
+    code, out = run(repo, env, "import-ralph", "specs/adopt-grill-me-interview", "--goal", "g")
+    assert code == 0, out
+    assert out["layout"] == "5+legacy" and out["phase"] == "design"
+    assert (folder / "progress.md").read_bytes() == canonical
+    body = ralph.body_text(decode(legacy), "x")  # a front matter of its own is merged into
+    assert ralph.first_missing_line(body, (folder / ".progress.md").read_text()) is None
+    assert run(repo, env, "validate", "specs/adopt-grill-me-interview")[0] == 0
+
+
+def test_a_folder_holding_both_keeps_every_line_of_the_older_file(tmp_path: Path) -> None:
+    repo, env, folder = migrated(tmp_path, LEGACY)
+    legacy = (folder / ".progress.md").read_bytes()
     canonical = (folder / "progress.md").read_bytes()
     spec = "specs/adopt-grill-me-interview"
     dry = ok(repo, env, "import-ralph", spec, "--dry-run")

@@ -132,7 +132,6 @@ def _text(spec: store.Spec, source: _Source, plan: _Plan) -> tuple[str, str | No
     approvals (None when there is nothing to record, or an imported interview of the same
     phase is still open: a block there would end it; the front matter keeps the record)."""
     from mdgrill.formats.schema import HEADING_WORD
-    from mdgrill.formats.textfile import TextFile
 
     prog = source.legacy
     block: list[str] = []
