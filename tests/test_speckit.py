@@ -305,3 +305,47 @@ def test_export_refuses_a_section_spec_kit_would_not_read(tmp_path: Path) -> Non
     code, out = run(repo, env, "export-speckit", spec, "--date", DAY)
     assert code == 2 and out["error"]["code"] == "MALFORMED_FILE"  # type: ignore[index]
     assert md.read_bytes() == before
+
+
+def another_session(md: Path) -> None:
+    """What a later `/speckit.clarify` run leaves: one more dated session at the end."""
+    text = md.read_text()
+    last = "- Q: Is there a limit on pending invites? → A: 50 pending invites per workspace.\n"
+    md.write_text(text.replace(last, last + "\n### Session 2026-10-20\n\n- Q: Do invites show "
+                               "in the audit log? → A: Yes, sent, accepted and expired.\n"))
+
+
+def test_update_brings_in_sessions_spec_kit_added_since(tmp_path: Path) -> None:
+    repo, env, spec = feature(tmp_path, "team-invites")
+    ok(repo, env, "import-speckit", f"{spec}/spec.md")
+    grill_one_more(repo, env, spec)  # an approved mdgrill interview in between
+    md = repo / spec / "spec.md"
+    another_session(md)
+    before = (repo / spec / ".progress.md").read_text()
+    out = ok(repo, env, "import-speckit", f"{spec}/spec.md", "--update")
+    assert out["ids"] == {"Q6": 23} and out["rounds"] == 1  # its spec.md line
+    after = (repo / spec / ".progress.md").read_text()
+    log_before = before.split("## Interview Responses", 1)[1]
+    assert after.split("## Interview Responses", 1)[1].startswith(log_before.rstrip())
+    assert ("### Requirements Grill - Round 1\n- Asked: Q6\n- Session: 2026-10-20 (spec-kit "
+            "clarify, specs/team-invites/spec.md)\n- Decisions: Q6 -> Yes, sent, accepted and "
+            "expired.\n") in after.split("### Requirements Grill - Confirmed", 1)[1]
+    assert run(repo, env, "validate", spec)[0] == 0
+    assert run(repo, env, "verify", spec)[0] == 0  # the log only grew
+    again = ok(repo, env, "import-speckit", f"{spec}/spec.md", "--update")
+    assert again["written"] is False and again["rounds"] == 0
+    text = md.read_bytes()
+    out = ok(repo, env, "export-speckit", spec, "--date", DAY)  # D1's answer goes in; Q6's is
+    assert [a["question"] for a in out["added"]] == ["Can an invite be revoked?"]  # there
+    assert md.read_bytes().startswith(text[:text.index(b"### Session 2026-10-20")])
+
+
+def test_update_waits_for_the_open_interview(tmp_path: Path) -> None:
+    repo, env, spec = feature(tmp_path, "team-invites")
+    ok(repo, env, "import-speckit", f"{spec}/spec.md")
+    ok(repo, env, "begin-interview", spec, "--phase", "requirements", "--interview-id", "r1")
+    another_session(repo / spec / "spec.md")
+    before = (repo / spec / ".progress.md").read_bytes()
+    code, out = run(repo, env, "import-speckit", f"{spec}/spec.md", "--update")
+    assert code == 2 and out["error"]["code"] == "ILLEGAL_TRANSITION"  # type: ignore[index]
+    assert (repo / spec / ".progress.md").read_bytes() == before

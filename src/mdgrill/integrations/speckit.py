@@ -211,24 +211,46 @@ def body_lines(title: str, goal: str, heading_word: str, spec_md: str,
     lines = [f"# {title}", "", "## Goal", "", goal, "", "## Design Tree", ""]
     for _, pairs in sessions:
         for node_id, item in pairs:
-            lines += [f"### {node_id}: {item.question}", "- Section: Clarifications",
-                      "- Depends on: none", f"- Evidence: {spec_md} line {item.line + 1}", ""]
+            lines += [*node_lines(node_id, item, spec_md), ""]
     lines += ["## Interview Responses", ""]
+    for heading, block in round_blocks(sessions, heading_word, spec_md):
+        lines += [heading, *block, ""]
+    return lines
+
+
+def node_lines(node_id: str, item: Clarification, spec_md: str) -> list[str]:
+    """A question as a design-tree node: its words the title, its spec.md line the evidence."""
+    return [f"### {node_id}: {item.question}", "- Section: Clarifications",
+            "- Depends on: none", f"- Evidence: {spec_md} line {item.line + 1}"]
+
+
+def round_blocks(sessions: list[tuple[Session, list[tuple[str, Clarification]]]],
+                 heading_word: str, spec_md: str, first: int = 1,
+                 open_before: Iterable[str] = ()) -> list[tuple[str, list[str]]]:
+    """(heading, lines) of one closed round per session, numbered from `first`, and the
+    Imported block that ends them. `open_before`: the frontier the log had already, still
+    open after each of these rounds."""
+    if not sessions:
+        return []
+    still_open = list(open_before)
     remaining = [node_id for _, pairs in sessions for node_id, _ in pairs]
-    for number, (session, pairs) in enumerate(sessions, 1):
+    out: list[tuple[str, list[str]]] = []
+    for number, (session, pairs) in enumerate(sessions, first):
         ids = [node_id for node_id, _ in pairs]
         remaining = remaining[len(ids):]
         where = "undated" if session.label is None else session.label
-        lines += [f"### {heading_word} Grill - Round {number}", f"- Asked: {', '.join(ids)}",
-                  f"- Session: {where} (spec-kit clarify, {spec_md})"]
+        lines = [f"- Asked: {', '.join(ids)}",
+                 f"- Session: {where} (spec-kit clarify, {spec_md})"]
         lines += [f"- Decisions: {node_id} -> {item.answer}" for node_id, item in pairs]
         lines += ["- Facts resolved: none", "- Out of scope: none",
-                  f"- Frontier after round: {', '.join(remaining) or 'none'}", ""]
-    if sessions:
-        lines += [f"### {heading_word} Grill - Imported", f"- Source: {spec_md} (spec-kit clarify)",
-                  f"- Sessions: {len(sessions)}", f"- Rounds: 1-{len(sessions)}",
-                  f"- Note: {IMPORTED_NOTE}", ""]
-    return lines
+                  f"- Frontier after round: {', '.join(still_open + remaining) or 'none'}"]
+        out.append((f"### {heading_word} Grill - Round {number}", lines))
+    last = first + len(sessions) - 1
+    out.append((f"### {heading_word} Grill - Imported",
+                [f"- Source: {spec_md} (spec-kit clarify)", f"- Sessions: {len(sessions)}",
+                 f"- Rounds: {first}-{last}" if last > first else f"- Rounds: {first}",
+                 f"- Note: {IMPORTED_NOTE}"]))
+    return out
 
 
 IMPORTED_NOTE = ("these answers were given in spec-kit's clarify sessions, which mdgrill did not "

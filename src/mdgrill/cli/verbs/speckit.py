@@ -39,6 +39,9 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:
                        "spec-kit clarifies before /plan)")
         p.add_argument("--goal", metavar="TEXT", help="the goal, when spec.md has no "
                        "`**Input**:` line or title to take it from")
+        p.add_argument("--update", action="store_true", help="the feature was imported "
+                       "before: bring in the clarifications spec.md gained since, as new "
+                       "rounds (refused while the phase's interview is open)")
     else:
         p.add_argument("spec", metavar="SPEC", help="the mdgrill spec folder (beside its "
                        "spec.md)")
@@ -69,13 +72,15 @@ def _import(args: argparse.Namespace) -> Outcome:
     path = _spec_md_path(args.spec_md)
     spec = store.resolve_spec(path, args.root, must_exist=False)
     shown_md = display(path)
-    if os.path.lexists(spec.progress):
+    if os.path.lexists(spec.progress) and not args.update:
         raise InputError("ALREADY_EXISTS", f"{display(spec.progress)} already exists: the "
                          "feature was imported before, and mdgrill never overwrites an "
-                         "interview (answer later questions through mdgrill, then "
-                         "`mdgrill export-speckit`)", path=display(spec.progress))
+                         "interview (`--update` brings in the clarifications spec.md gained "
+                         "since)", path=display(spec.progress))
     raw = store.read_file(path, shown_md, spec.root)
     feature = speckit.read(decode(raw, shown_md))
+    if args.update:
+        return _update(args, spec, path, raw, feature)
     name = os.path.basename(os.path.normpath(spec.folder))
     require_spec_name(name)
     goal_text = args.goal or feature.description or feature.title
@@ -135,10 +140,12 @@ def _import(args: argparse.Namespace) -> Outcome:
 Pairs = list[tuple[str, speckit.Clarification]]
 
 
-def _sessions(feature: speckit.Feature) -> tuple[list[tuple[speckit.Session, Pairs]],
-                                                 list[tuple[int, str]]]:
-    """Each session with an ID for each of its questions (sessions with none are dropped);
-    and the bullets mdgrill cannot keep on one line, with why."""
+def _sessions(feature: speckit.Feature, known: set[tuple[str, str]] | None = None,
+              taken: set[str] | None = None) -> tuple[list[tuple[speckit.Session, Pairs]],
+                                                      list[tuple[int, str]]]:
+    """Each session with an ID for each of its questions not `known` already (as
+    (question, answer) compared loosely); sessions left with none are dropped. And the
+    bullets mdgrill cannot keep on one line, with why."""
     skipped: list[tuple[int, str]] = []
     kept: list[tuple[speckit.Session, list[speckit.Clarification]]] = []
     for session in feature.clarifications.sessions if feature.clarifications else []:
@@ -146,12 +153,100 @@ def _sessions(feature: speckit.Feature) -> tuple[list[tuple[speckit.Session, Pai
         for item in session.items:
             if speckit.unusable(item.question) or speckit.unusable(item.answer):
                 skipped.append((item.line, "it holds control characters"))
-            else:
+            elif known is None or (speckit.same(item.question),
+                                   speckit.same(item.answer)) not in known:
                 items.append(item)
         if items:
             kept.append((session, items))
-    ids = iter(speckit.question_ids(sum(len(items) for _, items in kept)))
+    ids = iter(speckit.question_ids(sum(len(items) for _, items in kept), taken or ()))
     return [(s, [(next(ids), item) for item in items]) for s, items in kept], skipped
+
+
+def _update(args: argparse.Namespace, spec: store.Spec, path: str, raw: bytes,
+            feature: speckit.Feature) -> Outcome:
+    """The clarifications spec.md gained since the import, appended as closed rounds (and
+    an Imported block) after what the log holds; what it holds already is left alone."""
+    import hashlib
+
+    from mdgrill.core.reports import frontier_of
+    from mdgrill.formats.progress import Change
+    from mdgrill.shell.session import transaction
+
+    rel_md = store.relpath_posix(path, spec.root)
+
+    def step(prog: Progress) -> tuple[Change, dict[str, object]]:
+        record = prog.data.get("speckit")
+        if not isinstance(record, dict):
+            raise InputError("INVALID_INPUT", f"{spec.rel_progress} was not imported from "
+                             "spec-kit (its front matter has no `speckit:`): nothing to update")
+        phase = str(record.get("phase") or args.phase)
+        iv = prog.data.get("interview")
+        if isinstance(iv, dict) and iv.get("phase") == phase and \
+                iv.get("status") in ("collecting", "awaiting_confirmation"):
+            raise InputError("ILLEGAL_TRANSITION", f"the {phase} interview {iv.get('id')} is "
+                             "open: finish it (or cancel it) before bringing in more spec-kit "
+                             "sessions, which would end it")
+        answered, _ = _answered(prog)
+        known = {(speckit.same(q), speckit.same(a)) for q, a in answered}
+        taken = {n.id for n in prog.node_index()}
+        sessions, skipped = _sessions(feature, known, taken)
+        result: dict[str, object] = {
+            "spec": spec.rel_folder, "path": spec.rel_progress, "spec_md": rel_md,
+            "phase": phase, "rounds": len(sessions),
+            "decisions": sum(len(pairs) for _, pairs in sessions),
+            "ids": {node_id: item.line + 1 for _, pairs in sessions for node_id, item in pairs},
+            "sessions": [s.to_json() for s, _ in sessions],
+            "warnings": [f"{rel_md}:{line + 1}: not imported: {why}" for line, why in skipped],
+        }
+        change = Change()
+        if not sessions:
+            return change, result
+        first = _next_round(prog, phase)
+        _, frontier = frontier_of(prog)
+        for _, pairs in sessions:
+            change.insert_nodes.extend(speckit.node_lines(node_id, item, rel_md)
+                                       for node_id, item in pairs)
+        for heading, lines in speckit.round_blocks(sessions, HEADING_WORD[phase], rel_md,
+                                                   first, frontier.frontier):
+            change.block(heading, lines)
+        change.updates["speckit"] = {**record, "sha256": hashlib.sha256(raw).hexdigest(),
+                                     "sessions": int(record.get("sessions") or 0)
+                                     + len(sessions)}
+        return change, result
+
+    if args.dry_run:
+        from mdgrill.shell.session import load
+
+        prog = load(spec)
+        change, result = step(prog)
+        from mdgrill.formats.progress import apply_change
+
+        text = apply_change(prog, change) if change.touches_log else prog.tf.text
+        shown = unified_diff(prog.tf.text, text, display(spec.progress)) if args.diff else text
+        result.update({"written": False, "text": shown, "dry_run": True})
+        return Outcome(result, shown)
+    result = transaction(spec, step)
+    head = (f"brought in {result['decisions']} clarification(s) from {display(path)} as "
+            f"{result['rounds']} round(s)" if result["rounds"] else
+            f"{display(path)} holds no clarification the spec lacks: nothing written")
+    warnings = result["warnings"] if isinstance(result["warnings"], list) else []
+    return Outcome(result, "\n".join([head, *(f"warning: {w}" for w in warnings)]))
+
+
+def _next_round(prog: Progress, phase: str) -> int:
+    """The number the phase's next round takes: rounds count from 1 after a block that
+    starts a new count (Confirmed, Skipped, Bypassed, Reset, Reopened, Imported)."""
+    from mdgrill.checks.spec.keys import _NEW_SEQUENCE
+
+    number = 0
+    for block in prog.blocks:
+        if block.phase != phase:
+            continue
+        if block.kind == "round" and block.round is not None:
+            number = block.round
+        elif block.kind in _NEW_SEQUENCE:
+            number = 0
+    return number + 1
 
 
 def _render(spec: store.Spec, name: str, goal: str, title: str, phase: str, rel_md: str,
@@ -163,7 +258,7 @@ def _render(spec: store.Spec, name: str, goal: str, title: str, phase: str, rel_
         "mdgrill": 1, "spec": name, "goal": goal, "phase": phase, "mode": "interactive",
         "required_sections": [], "interview": None, "skills": [],
         "speckit": {"spec_md": rel_md, "sha256": hashlib.sha256(raw).hexdigest(),
-                    "sessions": len(sessions)},
+                    "sessions": len(sessions), "phase": phase},
     }
     head = "\n".join(line for key, value in record.items()
                      for line in render_entry(key, value, 0, BLOCK_LISTS))
