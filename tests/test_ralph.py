@@ -14,7 +14,7 @@ from conftest import mdgrill_command
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mdgrill.formats.progress import Progress
+from mdgrill.formats.progress import Progress, with_record
 from mdgrill.formats.textfile import TextFile
 from mdgrill.integrations import ralph
 from mdgrill.shell.session import check_loaded
@@ -375,12 +375,12 @@ LINE = st.one_of(
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(LINE, max_size=30))
-def test_render_keeps_every_line_and_reads_back(lines: list[str]) -> None:
+def test_with_record_keeps_every_line_and_reads_back(lines: list[str]) -> None:
     if lines and lines[0].strip() == "---":
         lines = ["text", *lines]
     original = "\n".join(lines) + "\n"
     prog = Progress(TextFile(original), "p")
-    text = ralph.render(prog, {"mdgrill": 1, "spec": "p", "mode": "interactive",
+    text = with_record(prog, {"mdgrill": 1, "spec": "p", "mode": "interactive",
                                "interview": None, "skills": []})
     assert ralph.first_missing_line(original, text) is None
     assert text.endswith(original)

@@ -193,7 +193,7 @@ def test_export_before_approval_says_so(tmp_path: Path) -> None:
 def test_export_refuses_bad_input_and_writes_nothing(tmp_path: Path) -> None:
     repo, env, spec = feature(tmp_path, "team-invites")
     ok(repo, env, "import-speckit", f"{spec}/spec.md")
-    code, out = run(repo, env, "export-speckit", spec, "--date", "next tuesday")
+    code, out = run(repo, env, "export-speckit", spec, "--date", "2026-02-30")
     assert code == 2 and out["error"]["code"] == "INVALID_INPUT"  # type: ignore[index]
     (repo / spec / "spec.md").unlink()
     code, out = run(repo, env, "export-speckit", spec)

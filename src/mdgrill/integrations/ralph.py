@@ -14,10 +14,10 @@ import re
 from mdgrill.errors import InputError
 from mdgrill.formats import frontmatter as frontmatter_io
 from mdgrill.formats.markdown import sections
-from mdgrill.formats.progress import LOG, Progress, log_digest, parse_bullets, single_line
-from mdgrill.formats.textfile import TextFile, apply_splices, content
+from mdgrill.formats.progress import LOG, Progress, parse_bullets, single_line
+from mdgrill.formats.textfile import TextFile, content
 from mdgrill.model.digest import RALPH_MARKER, context_digest
-from mdgrill.model.record import BLOCK_LISTS, PHASES, STATUSES, TOP_KEYS, check_interview
+from mdgrill.model.record import PHASES, STATUSES, check_interview
 
 STATE_FILE = ".ralph-state.json"
 # smart-ralph 5 keeps its durable state in a tracked `progress.md` (front matter `spec`,
@@ -179,25 +179,6 @@ def summarize(prog: Progress) -> dict[str, object]:
     found["legacy_blocks"] = legacy
     found["interview_responses"] = LOG in prog.sections
     return found
-
-
-def render(prog: Progress, updates: dict[str, object]) -> str:
-    """The file with `updates` merged into its front matter (created if it has none).
-
-    Keys not in `updates` (the user's own) keep their lines byte for byte; the body is
-    untouched, so the log digest of the result is the one of the original body.
-    """
-    data = dict(updates)
-    log_text = prog.log_text()
-    data["log"] = {"blocks": len(prog.blocks), "sha256": log_digest(log_text)}
-    order = TOP_KEYS if "ralph" in TOP_KEYS else [*TOP_KEYS, "ralph"]
-    edits = frontmatter_io.splice(prog.tf, prog.fm, data, order, BLOCK_LISTS)
-    nl = prog.tf.newline
-    if prog.fm is None:
-        head = nl.join(edits[0].new_lines) + nl
-        return apply_splices(prog.tf.text, [(0, 0, head)])
-    head = frontmatter_io.apply_head_edits(prog.fm, edits, nl)
-    return apply_splices(prog.tf.text, [(0, prog.fm.end_offset, head)])
 
 
 def first_missing_line(original: str, result: str) -> int | None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from mdgrill.formats.markdown import Heading, scan_headings
+from mdgrill.formats.markdown import Heading, fence_closer, fence_opener, scan_headings
 from mdgrill.formats.textfile import TextFile, content
 
 SECTION = "clarifications"
@@ -32,7 +32,6 @@ _QA = re.compile(r"[-*+][ \t]+(?:\*\*)?Q(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*(?P<q>.*?
                  r"(?:→|->)[ \t]*(?:\*\*)?A(?:\*\*)?(?:[ \t]*(?P<note>\([^)]*\)))?[ \t]*:"
                  r"(?:\*\*)?[ \t]*(?P<a>.*?)[ \t]*\Z")
 _BREAK = re.compile(r"(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})\Z")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 ARROW = "→"
 
 
@@ -135,17 +134,18 @@ def _read_section(lines: list[str], heading_line: int, end: int,
     heading_at = {h.line: h for h in inner}
     session = Session(None, None)  # bullets above the first `### Session`
     current: Clarification | None = None
-    fence: str | None = None
+    fence: re.Pattern[str] | None = None
     for i in range(heading_line + 1, end):
         text = content(lines[i])
         stripped = text.strip()
-        if fence is not None:
+        if fence is not None:  # fenced code inside the section is kept, never read
             section.stray.append((i, text))
-            if stripped.startswith(fence):
+            if fence.match(text):
                 fence = None
             continue
-        if stripped.startswith(("```", "~~~")):
-            fence = stripped[:3]
+        run = fence_opener(text)
+        if run is not None:
+            fence = fence_closer(run[0], len(run))
             section.stray.append((i, text))
             current = None
             continue
@@ -183,7 +183,14 @@ def _read_section(lines: list[str], heading_line: int, end: int,
 
 def unusable(text: str) -> bool:
     """Text mdgrill cannot keep on one bullet line (control characters)."""
-    return _CONTROL.search(text) is not None
+    from mdgrill.errors import InputError
+    from mdgrill.formats.progress import single_line
+
+    try:
+        single_line(text, "text")
+    except InputError:
+        return True
+    return False
 
 
 # -- import: sessions as rounds -------------------------------------------------------------

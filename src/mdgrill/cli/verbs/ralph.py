@@ -7,7 +7,7 @@ import os
 
 from mdgrill.cli.verbs import Outcome, add_dry_run, unified_diff
 from mdgrill.errors import InputError, MdgrillError
-from mdgrill.formats.progress import Progress, single_line
+from mdgrill.formats.progress import Progress, single_line, with_record
 from mdgrill.formats.textfile import TextFile
 from mdgrill.integrations import ralph
 from mdgrill.model.digest import context_digest, file_sha256
@@ -150,7 +150,7 @@ def _text(spec: store.Spec, source: _Source, plan: _Plan) -> tuple[str, str | No
         base = Progress(prog.tf.with_text(ralph.append_to_log(prog, block)), spec.rel_progress)
     else:
         base = prog
-    return ralph.render(base, plan.updates), block[0][4:] if block else None
+    return with_record(base, plan.updates), block[0][4:] if block else None
 
 
 class _Plan:

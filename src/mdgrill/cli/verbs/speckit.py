@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-import re
 
 from mdgrill.cli.verbs import (
     Outcome,
@@ -17,17 +16,15 @@ from mdgrill.cli.verbs import (
 )
 from mdgrill.diagnostics import Diagnostic, format_diagnostic
 from mdgrill.errors import InputError
-from mdgrill.formats.frontmatter import render_entry
-from mdgrill.formats.progress import Progress, log_digest, single_line
+from mdgrill.formats.progress import Progress, single_line, with_record
 from mdgrill.formats.schema import HEADING_WORD
 from mdgrill.formats.textfile import TextFile, decode
 from mdgrill.integrations import speckit
-from mdgrill.model.record import BLOCK_LISTS, PHASES
+from mdgrill.model.record import PHASES
 from mdgrill.shell import store
 from mdgrill.shell.session import display
 
 SPEC_MD = "spec.md"
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 
 
 def configure(verb: str, p: argparse.ArgumentParser) -> None:
@@ -128,11 +125,13 @@ def _import(args: argparse.Namespace) -> Outcome:
             raise InputError("ALREADY_EXISTS", f"{display(spec.progress)} already exists")
         store.atomic_write(spec.progress, text.encode("utf-8"))
     result["written"] = True
+    ids = [node_id for _, pairs in sessions for node_id, _ in pairs]
+    span = "none" if not ids else ids[0] if len(ids) == 1 else f"{ids[0]}…{ids[-1]}"
     lines = [f"imported {shown_md} into {display(spec.progress)}: {len(sessions)} session(s) "
-             f"as {args.phase} rounds, {decisions} decision(s) ({_id_span(result)}); spec.md "
-             "is unchanged",
+             f"as {args.phase} rounds, {decisions} decision(s) ({span}); spec.md is unchanged",
              "the answers are history: the next approval is the user's, through mdgrill's "
-             f"gate (begin-interview {spec.rel_folder} --phase {args.phase})"]
+             f"gate (mdgrill begin-interview {spec.rel_folder} --phase {args.phase} "
+             "--interview-id ID)"]
     lines += [f"warning: {w}" for w in warnings]
     return Outcome(result, "\n".join(lines))
 
@@ -260,13 +259,7 @@ def _render(spec: store.Spec, name: str, goal: str, title: str, phase: str, rel_
         "speckit": {"spec_md": rel_md, "sha256": hashlib.sha256(raw).hexdigest(),
                     "sessions": len(sessions), "phase": phase},
     }
-    head = "\n".join(line for key, value in record.items()
-                     for line in render_entry(key, value, 0, BLOCK_LISTS))
-    draft = Progress(TextFile(f"---\n{head}\n---\n{body}"), spec.rel_progress)
-    if draft.blocks:  # sealed from the start: an edit to an imported round is seen
-        seal = {"blocks": len(draft.blocks), "sha256": log_digest(draft.log_text())}
-        head += "\n" + "\n".join(render_entry("log", seal, 0, BLOCK_LISTS))
-    return f"---\n{head}\n---\n{body}"
+    return with_record(Progress(TextFile(body), spec.rel_progress), record)
 
 
 def _check(text: str, spec: store.Spec) -> list[Diagnostic]:
@@ -296,18 +289,13 @@ def _ranges(rows: list[tuple[int, str]]) -> str:
     return ", ".join(out)
 
 
-def _id_span(result: dict[str, object]) -> str:
-    ids = list(result["ids"]) if isinstance(result["ids"], dict) else []
-    return "none" if not ids else ids[0] if len(ids) == 1 else f"{ids[0]}…{ids[-1]}"
-
-
 # -- export ---------------------------------------------------------------------------------
 
 def _export(args: argparse.Namespace) -> Outcome:
     spec = spec_of(args)
     date = args.date or datetime.date.today().isoformat()
-    if not _DAY.match(date):
-        raise InputError("INVALID_INPUT", f"--date {date} is not YYYY-MM-DD")
+    if not _is_day(date):
+        raise InputError("INVALID_INPUT", f"--date {date} is not a day as YYYY-MM-DD")
     from mdgrill.shell.session import load
 
     prog = load(spec)
@@ -349,6 +337,13 @@ def _export(args: argparse.Namespace) -> Outcome:
     head = (f"added {len(pairs)} answer(s) to {shown} under `### Session {date}`" if pairs
             else f"{shown} already holds every answered decision: nothing written")
     return Outcome(result, "\n".join([head, *(f"warning: {w}" for w in warnings)]))
+
+
+def _is_day(text: str) -> bool:
+    try:
+        return datetime.date.fromisoformat(text).isoformat() == text
+    except ValueError:
+        return False
 
 
 def _target(args: argparse.Namespace, spec: store.Spec, prog: Progress) -> str:

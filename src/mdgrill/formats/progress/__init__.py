@@ -63,6 +63,7 @@ from mdgrill.formats.progress.writer import (
     _tree_insertion,
     apply_change,
     single_line,
+    with_record,
 )
 
 __all__ = [
@@ -113,5 +114,6 @@ __all__ = [
     "read_progress",
     "section_key",
     "single_line",
+    "with_record",
     "split_ids",
 ]

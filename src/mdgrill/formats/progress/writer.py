@@ -33,6 +33,25 @@ class Change:
         self.new_blocks.append((heading, lines))
 
 
+def with_record(prog: Progress, updates: dict[str, object]) -> str:
+    """The file with `updates` merged into its front matter (created if it has none) and the
+    log sealed as it stands: what an import writes.
+
+    Keys not in `updates` (the user's own) keep their lines byte for byte, and the body is
+    untouched; keys mdgrill does not define come after its own, in the order given.
+    """
+    data = dict(updates)
+    data["log"] = {"blocks": len(prog.blocks), "sha256": log_digest(prog.log_text())}
+    order = [*TOP_KEYS, *(key for key in data if key not in TOP_KEYS)]
+    edits = frontmatter_io.splice(prog.tf, prog.fm, data, order, BLOCK_LISTS)
+    nl = prog.tf.newline
+    if prog.fm is None:
+        head = nl.join(edits[0].new_lines) + nl
+        return apply_splices(prog.tf.text, [(0, 0, head)])
+    head = frontmatter_io.apply_head_edits(prog.fm, edits, nl)
+    return apply_splices(prog.tf.text, [(0, prog.fm.end_offset, head)])
+
+
 def apply_change(prog: Progress, change: Change) -> str:
     """The file's new text: every byte outside the change stays as it was."""
     text = prog.tf.text
