@@ -70,7 +70,10 @@ def read_common(text: str, pending: list[str], titles: dict[str, str]) -> Filled
     heading per question (its text, or an ID in it) and the answer quoted under it (`> …`).
     Each question is mapped to a pending decision by the ID it names, else by its text."""
     filled = Filled()
-    by_title = {" ".join(t.lower().split()): i for i, t in titles.items() if i in pending}
+    def key(text: str) -> str:  # a question matched by its words, with or without its `?`
+        return " ".join(text.lower().split()).rstrip("?").rstrip()
+
+    by_title = {key(t): i for i, t in titles.items() if i in pending}
     current: str | None = None
     answer: list[str] = []
 
@@ -91,9 +94,7 @@ def read_common(text: str, pending: list[str], titles: dict[str, str]) -> Filled
             question = head.group(1)
             named = [i for i in pending if re.search(rf"(?<![\w.-]){re.escape(i)}(?![\w-])",
                                                      question)]
-            current = named[0] if len(named) == 1 else by_title.get(
-                " ".join(question.lower().rstrip("?").split()) + "?",
-                by_title.get(" ".join(question.lower().split())))
+            current = named[0] if len(named) == 1 else by_title.get(key(question))
             if current is None:
                 filled.problems.append((number, f"`{question}` is no pending question: name "
                                         "its decision ID in the heading, or use its exact text"))

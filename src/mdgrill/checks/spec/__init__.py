@@ -19,6 +19,7 @@ from mdgrill.checks.spec.blocks import (
     _stray,
     _unknown_keys,
     check_blocks,
+    next_round,
 )
 from mdgrill.checks.spec.entry import (
     check_phase_approval,
@@ -97,6 +98,7 @@ __all__ = [
     "check_progress",
     "check_record_against_log",
     "check_sections",
+    "next_round",
     "from_input_error",
     "key_line",
     "ledger_ids",

@@ -102,6 +102,20 @@ def _check_headings(path: str,
     return out
 
 
+def next_round(blocks: list[Block], phase: str) -> int:
+    """The number a new round of `phase` takes, by the rule `_check_headings` holds rounds to:
+    1, 2, 3… counted again from 1 after a block that starts a new count."""
+    number = 0
+    for block in blocks:
+        if block.phase != phase:
+            continue
+        if block.kind == "round" and block.round is not None:
+            number = block.round
+        elif block.kind in _NEW_SEQUENCE:
+            number = 0
+    return number + 1
+
+
 def _check_round(path: str, block: Block, next_kind: str | None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     keys = [e.key.lower() for e in block.entries]

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from mdgrill.shell import store
+
+if TYPE_CHECKING:
+    from mdgrill.diagnostics import Diagnostic
 
 
 class Outcome:
@@ -37,6 +41,22 @@ def unified_diff(old: str, new: str, shown: str) -> str:
     return "".join(difflib.unified_diff(old.splitlines(keepends=True),
                                         new.splitlines(keepends=True),
                                         fromfile=f"a/{shown}", tofile=f"b/{shown}"))
+
+
+def refuse_invalid(data: bytes, shown: str) -> list[Diagnostic]:
+    """What an import is about to write, validated as `validate` would: its warnings, or
+    INTERNAL_WRITE_CHECK (nothing written) on an error, which would be a defect of ours."""
+    from mdgrill.checks.spec import validate_progress_bytes
+    from mdgrill.diagnostics import format_diagnostic
+    from mdgrill.errors import InputError
+
+    found = validate_progress_bytes(data, shown)
+    errors = [d for d in found if d.is_error]
+    if errors:
+        raise InputError("INTERNAL_WRITE_CHECK", f"the imported {shown} would not validate "
+                         f"({format_diagnostic(errors[0])}); nothing was written. Please "
+                         "report this.")
+    return found
 
 
 def require_spec_name(name: str) -> str:

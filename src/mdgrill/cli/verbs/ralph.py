@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 
-from mdgrill.cli.verbs import Outcome, add_dry_run, unified_diff
-from mdgrill.errors import InputError, MdgrillError
+from mdgrill.cli.verbs import Outcome, add_dry_run, refuse_invalid, unified_diff
+from mdgrill.errors import InputError
 from mdgrill.formats.progress import Progress, single_line, with_record
 from mdgrill.formats.textfile import TextFile
 from mdgrill.integrations import ralph
 from mdgrill.model.digest import context_digest, file_sha256
 from mdgrill.shell import store
-from mdgrill.shell.session import check_loaded, display
+from mdgrill.shell.session import display
 
 BACKUP = ".progress.ralph.md"
 
@@ -56,6 +56,14 @@ class _Source:
         self.record = ralph.v5_record(self.v5) if self.v5 is not None else {}
 
     @property
+    def main(self) -> Progress:
+        """The file the import reads its sections from: the older one, else progress.md
+        (run() refuses a folder with neither)."""
+        found = self.legacy if self.legacy is not None else self.v5
+        assert found is not None
+        return found
+
+    @property
     def layout(self) -> str:
         if self.v5 is None:
             return "legacy"
@@ -81,7 +89,7 @@ def _import(spec: store.Spec, args: argparse.Namespace) -> Outcome:
                         "interview or skills)")
     from mdgrill.services.approvals import ignored_warning
 
-    plan = _Plan(spec, prog if prog is not None else source.v5, state, warnings, source)
+    plan = _Plan(spec, state, warnings, source)
     plan.build(args.goal)
     text, block = _text(spec, source, plan)
     _check_result(prog, text, shown)
@@ -156,11 +164,10 @@ def _text(spec: store.Spec, source: _Source, plan: _Plan) -> tuple[str, str | No
 class _Plan:
     """The front matter an import adds, worked out from the state and the files around it."""
 
-    def __init__(self, spec: store.Spec, prog: Progress | None, state: dict[str, object],
-                 warnings: list[str], source: _Source) -> None:
-        assert prog is not None  # run() found one of the two files
+    def __init__(self, spec: store.Spec, state: dict[str, object], warnings: list[str],
+                 source: _Source) -> None:
         self.spec = spec
-        self.prog = prog
+        self.prog = source.main
         self.source = source
         self.state = state
         self.warnings = warnings
@@ -379,18 +386,7 @@ def _check_result(prog: Progress | None, text: str, shown: str) -> None:
             raise InputError("INTERNAL_WRITE_CHECK", f"the import would lose line {missing + 1} "
                              f"of {shown}'s body; nothing was written. Please report this.")
     tf = prog.tf.with_text(text) if prog is not None else TextFile(text)
-    try:
-        check_loaded(Progress(tf, shown))
-    except MdgrillError as exc:
-        raise InputError("INTERNAL_WRITE_CHECK", f"the imported {shown} would not read back "
-                         f"({exc.code}: {exc.message}); nothing was written") from None
-    from mdgrill.checks.spec import validate_progress_bytes
-
-    errors = [d for d in validate_progress_bytes(tf.encode(), shown) if d.is_error]
-    if errors:
-        raise InputError("INTERNAL_WRITE_CHECK", f"the imported {shown} would not validate "
-                         f"(line {errors[0].line}: {errors[0].code}: {errors[0].message}); "
-                         "nothing was written")
+    refuse_invalid(tf.encode(), shown)
 
 
 def _tracked_clean(spec: store.Spec) -> bool:

@@ -10,11 +10,12 @@ import os
 from mdgrill.cli.verbs import (
     Outcome,
     add_dry_run,
+    refuse_invalid,
     require_spec_name,
     spec_of,
     unified_diff,
 )
-from mdgrill.diagnostics import Diagnostic, format_diagnostic
+from mdgrill.diagnostics import format_diagnostic
 from mdgrill.errors import InputError
 from mdgrill.formats.progress import Progress, single_line, with_record
 from mdgrill.formats.schema import HEADING_WORD
@@ -89,7 +90,7 @@ def _import(args: argparse.Namespace) -> Outcome:
     rel_md = store.relpath_posix(path, spec.root)
     sessions, skipped = _sessions(feature)
     text = _render(spec, name, goal, title, args.phase, rel_md, raw, sessions)
-    diagnostics = _check(text, spec)
+    diagnostics = refuse_invalid(text.encode("utf-8"), spec.rel_progress)
     stray = feature.clarifications.stray if feature.clarifications else []
     warnings: list[str] = []
     if feature.clarifications is None:
@@ -167,6 +168,7 @@ def _update(args: argparse.Namespace, spec: store.Spec, path: str, raw: bytes,
     an Imported block) after what the log holds; what it holds already is left alone."""
     import hashlib
 
+    from mdgrill.checks.spec import next_round
     from mdgrill.core.reports import frontier_of
     from mdgrill.formats.progress import Change
     from mdgrill.shell.session import transaction
@@ -200,7 +202,7 @@ def _update(args: argparse.Namespace, spec: store.Spec, path: str, raw: bytes,
         change = Change()
         if not sessions:
             return change, result
-        first = _next_round(prog, phase)
+        first = next_round(prog.blocks, phase)
         _, frontier = frontier_of(prog)
         for _, pairs in sessions:
             change.insert_nodes.extend(speckit.node_lines(node_id, item, rel_md)
@@ -232,22 +234,6 @@ def _update(args: argparse.Namespace, spec: store.Spec, path: str, raw: bytes,
     return Outcome(result, "\n".join([head, *(f"warning: {w}" for w in warnings)]))
 
 
-def _next_round(prog: Progress, phase: str) -> int:
-    """The number the phase's next round takes: rounds count from 1 after a block that
-    starts a new count (Confirmed, Skipped, Bypassed, Reset, Reopened, Imported)."""
-    from mdgrill.checks.spec.keys import _NEW_SEQUENCE
-
-    number = 0
-    for block in prog.blocks:
-        if block.phase != phase:
-            continue
-        if block.kind == "round" and block.round is not None:
-            number = block.round
-        elif block.kind in _NEW_SEQUENCE:
-            number = 0
-    return number + 1
-
-
 def _render(spec: store.Spec, name: str, goal: str, title: str, phase: str, rel_md: str,
             raw: bytes, sessions: list[tuple[speckit.Session, Pairs]]) -> str:
     import hashlib
@@ -260,19 +246,6 @@ def _render(spec: store.Spec, name: str, goal: str, title: str, phase: str, rel_
                     "sessions": len(sessions), "phase": phase},
     }
     return with_record(Progress(TextFile(body), spec.rel_progress), record)
-
-
-def _check(text: str, spec: store.Spec) -> list[Diagnostic]:
-    """The imported file's warnings; an error means a bug here, so nothing is written."""
-    from mdgrill.checks.spec import validate_progress_bytes
-
-    found = validate_progress_bytes(text.encode("utf-8"), spec.rel_progress)
-    errors = [d for d in found if d.is_error]
-    if errors:
-        raise InputError("INTERNAL_WRITE_CHECK", f"the imported file would not validate "
-                         f"({format_diagnostic(errors[0])}); nothing was written. Please "
-                         "report this.")
-    return list(found)
 
 
 def _ranges(rows: list[tuple[int, str]]) -> str:
