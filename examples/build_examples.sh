@@ -4,9 +4,11 @@
 #
 #   examples/build_examples.sh [OUT]      (default OUT: the folder holding this script)
 #
-# OUT is the examples' repository root (`--root OUT`): CONTEXT-MAP.md, contexts/ and specs/.
-# Paths recorded in the specs are relative to it, so the output is byte-for-byte the same
-# wherever it is built (tests/test_examples.py checks that against the committed files).
+# OUT is the examples' project root: CONTEXT-MAP.md, contexts/ and specs/. They are built in a
+# scratch folder outside any repository (a spec inside one is under that repository's root
+# whatever --root says) and copied to OUT, so the paths recorded in the specs are relative to
+# the examples' own root and the output is byte-for-byte the same wherever it is built
+# (tests/test_examples.py checks that against the committed files).
 set -euo pipefail
 
 OUT=${1:-$(dirname "$0")}
@@ -16,11 +18,12 @@ MDGRILL=${MDGRILL:-mdgrill}
 export GIT_AUTHOR_NAME="Sam Example" GIT_AUTHOR_EMAIL="sam@example.com"
 export GIT_COMMITTER_NAME="Sam Example" GIT_COMMITTER_EMAIL="sam@example.com"
 mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd)
-rm -rf "$OUT/specs" "$OUT/contexts" "$OUT/CONTEXT-MAP.md"
-cd "$OUT"
+FINAL=$(cd "$OUT" && pwd)
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
+OUT="$SCRATCH/examples"
+mkdir -p "$OUT"
+cd "$OUT"
 
 m() { "$MDGRILL" --root "$OUT" "$@" >/dev/null; }
 
@@ -244,3 +247,5 @@ m await-confirmation $S --decision-id C1 --brief-file "$SCRATCH/brief.md" \
   --approach "Billing-owned dunning for invoice orders, from 3 days before the due date"
 
 "$MDGRILL" --root "$OUT" validate "$OUT" >/dev/null
+rm -rf "$FINAL/specs" "$FINAL/contexts" "$FINAL/CONTEXT-MAP.md"
+cp -R "$OUT/specs" "$OUT/contexts" "$OUT/CONTEXT-MAP.md" "$FINAL/"

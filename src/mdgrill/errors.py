@@ -37,3 +37,13 @@ class GateRefusal(MdgrillError):
     """Refused by the gate: missing, incomplete, stale or mismatched interview; illegal move."""
 
     exit_code = 3
+
+
+class InternalError(MdgrillError):
+    """A defect of mdgrill itself (an unexpected exception): exit 70, EX_SOFTWARE of sysexits.h,
+    so it is never read as "the files have errors" (1) or "bad input" (2)."""
+
+    exit_code = 70
+
+    def __init__(self, message: str, *, log: str | None = None) -> None:
+        super().__init__("INTERNAL", message, details={"log": log} if log else None)

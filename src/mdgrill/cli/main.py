@@ -243,12 +243,18 @@ def _module(name: str) -> ModuleType:
     return importlib.import_module(f"mdgrill.cli.verbs.{name}")
 
 
+# The verbs that serve for hours: they keep the cycle collector on. With it off for their
+# whole life the MCP server grew 68 -> 370 MB over 1,000 calls and the LSP 50 -> 755 MB over
+# 600 changes; with it on, 89 and 58 MB at the same latency.
+LONG_LIVED = frozenset({"watch", "mcp", "lsp"})
+
+
 def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else list(argv)
     verb = _verb_of(args_list)
-    # A verb is one short process: the cycle collector would only walk objects that are freed
-    # anyway (15 ms of validating 10,000 rounds). `watch` runs for hours and keeps it.
-    pause_gc = verb != "watch" and gc.isenabled()
+    # A short verb is one process: the cycle collector would only walk objects that are freed
+    # anyway (15 ms of validating 10,000 rounds).
+    pause_gc = verb not in LONG_LIVED and gc.isenabled()
     if pause_gc:
         gc.disable()
     try:
@@ -262,7 +268,8 @@ def entry() -> None:
     """The console script: main(), and its exit code."""
     try:
         code = main()
-        sys.stdout.flush()
+        if not sys.stdout.closed:  # the LSP server closes stdout when the editor says `exit`
+            sys.stdout.flush()
     except BrokenPipeError:  # the reader went away (`mdgrill log | head`): nothing to add
         # Python would report the failed flush of stdout again at exit: point it at nothing
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -289,8 +296,45 @@ def _main(args_list: list[str], verb: str | None) -> int:
         return _fail(exc, want_json)
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # the boundary: a defect of ours is exit 70, never 1
+        return _fail(_internal(exc, args_list), want_json)
     _emit(outcome, want_json)
     return outcome.exit_code
+
+
+def _internal(exc: BaseException, args_list: list[str]) -> MdgrillError:
+    """An unexpected exception as the INTERNAL error (exit 70, EX_SOFTWARE): its traceback goes
+    to a log file the message names, as pre-commit does, so the user has something to report
+    and the agent reading --json still gets one JSON object."""
+    from mdgrill.errors import InternalError
+
+    where = _write_crash_log(exc, args_list)
+    told = f"the traceback is in {where}" if where else "no log could be written"
+    return InternalError(f"an unexpected {type(exc).__name__} in mdgrill ({exc}): this is a "
+                         f"defect of mdgrill, not of your files; {told}. Please report it "
+                         "with that file.", log=where)
+
+
+def _write_crash_log(exc: BaseException, args_list: list[str]) -> str | None:
+    import time
+    import traceback
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    text = (f"mdgrill {_version()} at {time.strftime('%Y-%m-%dT%H:%M:%S%z')}\n"
+            f"argv: {args_list!r}\n\n"
+            + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+    import tempfile
+
+    for folder in (os.path.join(base, "mdgrill"), tempfile.gettempdir()):
+        try:
+            os.makedirs(folder, exist_ok=True)
+            path = os.path.join(folder, "mdgrill-crash.log")
+            with open(path, "a", encoding="utf-8", errors="backslashreplace") as log:
+                log.write(text + "\n")
+            return path
+        except OSError:
+            continue
+    return None
 
 
 def _require_text(args: list[str]) -> None:

@@ -57,6 +57,19 @@ def is_inside(path: str, root: str, paths: Any = os.path) -> bool:
     return real == real_root or real.startswith(real_root.rstrip(paths.sep) + paths.sep)
 
 
+def repository(path: str, root: str | None = None) -> str:
+    """The root whose rules hold for `path`: the git work tree holding it, whatever `--root`
+    says (`--root` names where to look, it never takes a spec out of its repository's rules:
+    approval evidence, commits, history); else `root`; else the folder itself."""
+    start = os.path.abspath(path)
+    if not os.path.isdir(start):
+        start = os.path.dirname(start)
+    found = repo_root(start)
+    if found is not None:
+        return found
+    return os.path.abspath(root) if root else start
+
+
 def resolve_spec(arg: str, root: str | None = None, must_exist: bool = True) -> Spec:
     """A SPEC argument (a folder or its `.progress.md`) as a Spec, refusing what escapes."""
     path = os.path.abspath(arg)
@@ -64,8 +77,10 @@ def resolve_spec(arg: str, root: str | None = None, must_exist: bool = True) -> 
         folder = os.path.dirname(path)
     else:
         folder = path
-    repo = os.path.abspath(root) if root else find_root(folder if os.path.isdir(folder)
-                                                        else os.path.dirname(folder))
+    if root is not None and not is_inside(folder, root):
+        raise InputError("PATH_OUTSIDE_REPOSITORY", f"{arg} is outside --root {root}: give a "
+                         "spec inside it, or leave --root out")
+    repo = repository(folder, root)
     if root is None and ".." in arg.replace("\\", "/").split("/") and not os.path.isabs(arg):
         here = repo_root(os.getcwd())
         if here is not None and repo_root(folder) is None:

@@ -96,10 +96,7 @@ def _outcome(diagnostics: list[Diagnostic], files: int, want_json: bool) -> Outc
 
 
 def root_for(path: str, root_arg: str | None) -> str:
-    if root_arg is not None:
-        return root_arg
-    start = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
-    return store.find_root(start)
+    return store.repository(path, root_arg)
 
 
 def kind_of(name: str) -> str:

@@ -75,7 +75,7 @@ def run_term(args: argparse.Namespace) -> Outcome:
         root = spec.root
     else:
         spec = None
-        root = os.path.abspath(args.root) if args.root else store.find_root(os.getcwd())
+        root = store.repository(args.root or os.getcwd(), args.root)
     path, context_name = glossary_path(root, args.context)
     rel = store.relpath_posix(path, root)
     folder = os.path.dirname(path)

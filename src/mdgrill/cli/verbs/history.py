@@ -66,9 +66,9 @@ def run(args: argparse.Namespace) -> Outcome:
 
 
 def _repo_root(args: argparse.Namespace) -> str:
-    start = args.root or (os.path.dirname(os.path.abspath(args.spec))
-                          if getattr(args, "spec", None) else os.getcwd())
-    root = store.find_root(start)
+    start = (os.path.dirname(os.path.abspath(args.spec)) if getattr(args, "spec", None)
+             else args.root or os.getcwd())
+    root = store.repository(start, args.root)
     if not store.in_repository(root):
         raise InputError("NOT_A_REPOSITORY", f"{display(start)} is not inside a git repository: "
                          f"`mdgrill {args.verb}` reads history")

@@ -32,7 +32,7 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> Outcome:
     if args.verb == "merge-file":
         return _merge_file(args)
-    root = store.find_root(args.root or os.getcwd())
+    root = store.repository(args.root or os.getcwd(), args.root)
     if not store.in_repository(root):
         raise InputError("NOT_A_REPOSITORY", f"{display(root)} is not inside a git repository")
     if args.verb == "install-merge-driver":

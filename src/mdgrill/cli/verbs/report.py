@@ -173,8 +173,7 @@ def _lint(args: argparse.Namespace) -> Outcome:
     target = os.path.abspath(args.path)
     if not os.path.exists(target):
         raise MdgrillError("NOT_FOUND", f"{args.path} does not exist")
-    root = os.path.abspath(args.root) if args.root else store.find_root(
-        target if os.path.isdir(target) else os.path.dirname(target))
+    root = store.repository(target, args.root)
     glossaries, diagnostics = _glossaries(root)
     rules = _rules(glossaries)
     checked: list[str] = []

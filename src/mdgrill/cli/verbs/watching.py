@@ -69,7 +69,7 @@ def _watch(args: argparse.Namespace) -> Outcome:
     top = args.dir or args.root or store.find_root(os.getcwd())
     if not os.path.isdir(top):
         raise InputError("NOT_FOUND", f"{top} is not a folder: give the folder to watch")
-    root = os.path.abspath(args.root) if args.root else store.find_root(top)
+    root = store.repository(top, args.root)
     if args.debounce < 0:
         raise InputError("USAGE", "--debounce must be 0 or more milliseconds")
     writer = LineWriter(bool(getattr(args, "json", False)))
