@@ -1,7 +1,9 @@
 """The reply journal: what the user said, as the agent host's hooks captured it.
 
 `hook userpromptsubmit` and `hook posttooluse` (AskUserQuestion) append one JSON line per
-reply to `<git dir>/mdgrill/replies.jsonl`, each with the interviews under way at that moment;
+reply to `<git common dir>/mdgrill/replies.jsonl` (one journal for every worktree of the
+repository: a reply given in one checkout holds in all), each with the interviews under way at
+that moment;
 so does the MCP server for the approval it asked the user itself (an elicitation).
 When the journal exists, an approval must be one of those replies: the agent's word for it
 is not enough. What this proves, and what not: the hooks run outside the model, so an agent
@@ -16,14 +18,17 @@ import json
 import os
 
 from mdgrill.formats.progress import Block
-from mdgrill.git.discovery import git_dir
+from mdgrill.git.discovery import git_dirs
 
 JOURNAL = os.path.join("mdgrill", "replies.jsonl")
 
 
 def path_of(root: str) -> str | None:
-    folder = git_dir(root)
-    return None if folder is None else os.path.join(folder, JOURNAL)
+    """The journal of the repository at `root`: under git's common dir, shared by every
+    worktree (a linked worktree's own git dir would hold a journal no other checkout sees, so
+    a `Cancel` said in the main checkout would not stop an approval in the worktree)."""
+    dirs = git_dirs(root)
+    return None if dirs is None else os.path.join(dirs[1], JOURNAL)
 
 
 def append(root: str, source: str, text: str, session: str | None = None) -> None:
@@ -41,7 +46,7 @@ def append(root: str, source: str, text: str, session: str | None = None) -> Non
     if path is None:
         return
     pending: list[dict[str, object]] = []
-    for spec_folder in store.find_specs(root)[:20]:
+    for spec_folder in store.find_specs(root):  # every spec: a cap left the 21st unapprovable
         try:
             iv = load(store.Spec(spec_folder, root), check=False).data.get("interview")
         except MdgrillError:
