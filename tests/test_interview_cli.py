@@ -522,9 +522,10 @@ def test_await_quotes_brief_then_confirm(cli: Cli, spec: Path) -> None:
                     "Magic links, 15 minutes", "--brief-file", str(brief))
     assert result["status"] == "awaiting_confirmation"
     text = spec.read_text()
+    scope = str(result["approval_scope"])
     assert "### Goal Grill - Awaiting Confirmation\n- Confirmation ID: C1\n- Approach: Magic " \
-        "links, 15 minutes\n\n> ## Brief\n>\n> - one: thing\n> ```\n> ## not a heading\n> ```\n" \
-        in text
+        f"links, 15 minutes\n- Approval scope: {scope}\n- Scope parts: the context " in text
+    assert "\n\n> ## Brief\n>\n> - one: thing\n> ```\n> ## not a heading\n> ```\n" in text
     prog = read_progress(spec.read_bytes(), "p")
     assert [b.kind for b in prog.blocks] == ["round", "awaiting"]
     cli.refused("ILLEGAL_TRANSITION", 3, "record-answer", SPEC, "--decision-id", "C1",

@@ -55,8 +55,9 @@ def test_round_trip_of_a_whole_interview() -> None:
     text, r = step(text, machine.out_of_scope, "D2", "not in this release")
     assert r["pending"] == []
     text, r = step(text, machine.await_confirmation, "C1", "Plan", ["brief"])
+    scope = r["approval_scope"]
     text, r = step(text, machine.confirm, "C1", "approve-and-delegate")
-    assert r == {"status": "complete", "round": 1}
+    assert r == {"status": "complete", "round": 1, "approval_scope": scope}
     prog = Progress(TextFile(text), "p")
     assert [b.kind for b in prog.blocks] == ["round", "awaiting", "confirmed"]
     result = machine.check_delegation(prog, "start", "s-1", None, DIGEST)

@@ -64,7 +64,7 @@ def touched_paths(spec: store.Spec, prog: Progress) -> list[str]:
 
 def transition_message(spec: store.Spec, iv: dict[str, object], transition: str,
                        verb: str = "approve", by: str | None = None,
-                       reply_sha256: str | None = None) -> str:
+                       reply_sha256: str | None = None, scope: str | None = None) -> str:
     """`grill(<phase>): approve <id> (round N)` and the Mdgrill-* trailers, values escaped."""
     from mdgrill.git import vcs
 
@@ -76,6 +76,8 @@ def transition_message(spec: store.Spec, iv: dict[str, object], transition: str,
         trailers.append((vcs.TRAILER_BY, by))
     if reply_sha256:  # the captured reply that approved (the reply journal)
         trailers.append(("Mdgrill-Reply-Sha256", reply_sha256))
+    if scope:  # what the user approved (model/scope.py), as the Confirmed block records it
+        trailers.append(("Mdgrill-Approval-Scope", scope))
     return vcs.format_message(subject, trailers)
 
 
@@ -93,8 +95,11 @@ def commit_transition(spec: store.Spec, kind: str, *, person: str | None = None,
     assert isinstance(iv, dict)
     transition = TRANSITION_OF_STATUS.get(str(iv.get("status")), kind)
     from mdgrill.git import vcs
+    from mdgrill.model.scope import confirmed_scope
 
-    message = transition_message(spec, iv, transition, by=person, reply_sha256=reply_sha256)
+    scope = confirmed_scope(prog, str(iv["phase"])) if transition != "bypass" else None
+    message = transition_message(spec, iv, transition, by=person, reply_sha256=reply_sha256,
+                                 scope=scope)
     try:
         result = vcs.commit_paths(spec.root, touched_paths(spec, prog), message,
                                   author=author(person))
@@ -202,6 +207,30 @@ def retry_confirm(spec: store.Spec, confirmation_id: str, source: str, *,
             "retried_commit": True, **commit}
 
 
+def _require_not_reopened(spec: store.Spec, approval: TransitionCommit, phase: str) -> None:
+    """A reopening committed after this approval, of its phase or an earlier one, set it
+    aside for good: the commit graph says so whatever later commits did to the file (a
+    `git revert` of the reopening brings the old record back, not the approval; only a new
+    approval does)."""
+    from mdgrill.git import vcs
+    from mdgrill.model.record import PHASES
+
+    for other in vcs.approval_commits(spec.root, spec.rel_folder):
+        if other.trailers.get(vcs.TRAILER_TRANSITION) != "reopen" or other.sha == approval.sha:
+            continue
+        reopened = other.trailers.get(vcs.TRAILER_PHASE, "")
+        if reopened not in PHASES or PHASES.index(reopened) > PHASES.index(phase):
+            continue
+        if vcs.is_ancestor(spec.root, approval.sha, other.sha):
+            raise GateRefusal(
+                "INTERVIEW_SUPERSEDED",
+                f"approval commit {approval.sha[:12]} was set aside by the reopening of "
+                f"{reopened} in commit {other.sha[:12]}; a later commit (a revert?) brought "
+                "the old record back, but not the approval. Begin the phase's interview "
+                "under a new ID and approve it again",
+                details={"approval_commit": approval.sha, "reopen_commit": other.sha})
+
+
 def approval_binding(spec: store.Spec, prog: Progress, phase: str,
                      interview_id: str) -> dict[str, object]:
     """Inside a repository: the approval commit that allows this delegation, or a refusal.
@@ -239,6 +268,7 @@ def approval_binding(spec: store.Spec, prog: Progress, phase: str,
             raise GateRefusal(gap[0], f"approval commit {commit.sha[:12]} does not cover "
                               f"{spec.rel_progress}: {gap[1]}",
                               details={"approval_commit": commit.sha})
+        _require_not_reopened(spec, commit, phase)
         return {"checked": "history", "approval_commit": commit.sha}
     hint = (" This clone is shallow: if the approval is older than its cut, "
             "`git fetch --unshallow` and check again." if shallow else "")

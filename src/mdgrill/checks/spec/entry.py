@@ -61,7 +61,30 @@ def check_progress(prog: Progress) -> list[Diagnostic]:
     out.extend(check_ledger(prog))
     out.extend(check_phase_approval(prog))
     out.extend(check_record_against_log(prog))
+    out.extend(check_approval_scope(prog))
     return out
+
+
+def check_approval_scope(prog: Progress) -> list[Diagnostic]:
+    """An approved interview's scope (model/scope.py) still what the user approved: a tree,
+    answer or brief changed after approval is APPROVAL_SCOPE_CHANGED, naming what changed."""
+    iv = prog.data.get("interview")
+    if not isinstance(iv, dict) or iv.get("status") not in ("complete", "skipped"):
+        return []
+    from mdgrill.model.scope import confirmed_id, scope_now, scope_refusal
+
+    phase = str(iv.get("phase"))
+    approved = confirmed_id(prog, phase)
+    if approved is None:
+        return []
+    found = scope_now(prog, phase, str(iv.get("id")), approved, str(iv.get("context_digest")))
+    if found is None:
+        return []
+    recorded, now, block = found
+    why = scope_refusal(prog, recorded, now, block)
+    if why is None:
+        return []
+    return [error(prog.path, block.line + 1, "APPROVAL_SCOPE_CHANGED", why)]
 
 
 def check_record_against_log(prog: Progress) -> list[Diagnostic]:

@@ -17,11 +17,12 @@ ROUND_KEYS = ("Asked", *CLOSING_KEYS, "Assumptions", "Other", "Stop", "By", "Ame
               "Reason", "Session")
 BLOCK_KEYS: dict[str, tuple[str, ...]] = {
     "round": ROUND_KEYS,
-    "awaiting": ("Confirmation ID", "Approach"),
+    "awaiting": ("Confirmation ID", "Approach", "Approval scope", "Scope parts"),
     "confirmed": ("Interview", "Confirmation ID", "Source", "Status", "Context digest",
-                  "Reply", "Reply sha256", "By"),
+                  "Approval scope", "Reply", "Reply sha256", "By"),
     "revised": ("Retired", "Reopened", "Dependents", "Next round"),
-    "skipped": ("Confirmation ID", "Reason", "Retired", "Defaulted", "Assumption", "By"),
+    "skipped": ("Confirmation ID", "Reason", "Retired", "Defaulted", "Assumption", "Approach",
+                "Approval scope", "Scope parts", "By"),
     "bypassed": ("Interview", "Reason", "Context digest"),
     "reset": ("Interview", "Reason"),
     "cancelled": ("Interview", "Confirmation ID", "Reply", "By"),

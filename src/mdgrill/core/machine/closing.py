@@ -50,13 +50,37 @@ def await_confirmation(data: dict[str, object], prog: Progress, confirmation_id:
     iv["status"] = "awaiting_confirmation"
     iv.pop("round_frontier", None)
     change.updates["interview"] = iv
-    lines = [f"- Confirmation ID: {confirmation_id}", f"- Approach: {text}"]
+    from mdgrill.model.scope import PARTS_KEY, SCOPE_KEY, approval_scope
+
+    # what the user is asked to approve, bound here so nothing in it can change unseen
+    scope = approval_scope(prog, prog.blocks, interview_id=str(iv["id"]),
+                           confirmation_id=confirmation_id, approach=text,
+                           context_digest=str(iv["context_digest"]))
+    lines = [f"- Confirmation ID: {confirmation_id}", f"- Approach: {text}",
+             f"- {SCOPE_KEY}: {scope.digest}", f"- {PARTS_KEY}: {scope.parts_line()}"]
     if brief:
         lines.append("")
         lines.extend(("> " + line).rstrip() for line in brief)
     change.block(block_heading(str(iv["phase"]), "Grill - Awaiting Confirmation"), lines)
     return change, {"status": "awaiting_confirmation", "confirmation_id": confirmation_id,
-                    "question": APPROVAL_OPTIONS}
+                    "question": APPROVAL_OPTIONS, "approval_scope": scope.digest}
+
+
+def require_scope(prog: Progress, iv: dict[str, object], confirmation_id: str) -> str | None:
+    """The recorded scope of the brief this confirmation answers, refused when what the user
+    approved changed since it was shown; None for a brief written before scopes existed."""
+    from mdgrill.model.scope import scope_now, scope_refusal
+
+    found = scope_now(prog, str(iv["phase"]), str(iv["id"]), confirmation_id,
+                      str(iv["context_digest"]))
+    if found is None:
+        return None
+    recorded, now, block = found
+    why = scope_refusal(prog, recorded, now, block)
+    if why is not None:
+        raise GateRefusal("APPROVAL_SCOPE_CHANGED", why,
+                          details={"recorded": recorded, "current": now.digest})
+    return recorded
 
 
 # The final approval question, as the framework words it; only the first completes the gate.
@@ -91,6 +115,7 @@ def confirm(data: dict[str, object], prog: Progress, confirmation_id: str,
     from mdgrill.core.gate import require_clear
 
     require_clear(prog, iv, "confirm")
+    scope = require_scope(prog, iv, confirmation_id)
     pending.remove(confirmation_id)
     iv["confirmation"] = source
     iv["status"] = "skipped" if iv["bypass_reason"] is not None else "complete"
@@ -99,10 +124,14 @@ def confirm(data: dict[str, object], prog: Progress, confirmation_id: str,
     lines = [f"- Interview: {iv['id']}", f"- Confirmation ID: {confirmation_id}",
              f"- Source: {source}", f"- Status: {iv['status']}",
              f"- Context digest: {iv['context_digest']}"]
+    if scope is not None:
+        from mdgrill.model.scope import SCOPE_KEY
+
+        lines.append(f"- {SCOPE_KEY}: {scope}")
     if words is not None:
         lines.append(_reply_line(words))
     change.block(block_heading(str(iv["phase"]), "Grill - Confirmed"), lines)
-    return change, {"status": iv["status"], "round": iv["round"]}
+    return change, {"status": iv["status"], "round": iv["round"], "approval_scope": scope}
 
 
 def _reply_line(words: str) -> str:
@@ -171,6 +200,15 @@ def skip(data: dict[str, object], prog: Progress, reason: str, assumptions: list
              f"- Retired: {', '.join(retired) or 'none'}",
              f"- Defaulted: {', '.join(defaulted) or 'none'}"]
     lines.extend(f"- Assumption: {note}" for note in notes)
+    from mdgrill.model.scope import PARTS_KEY, SCOPE_KEY, approval_scope
+
+    skip_part = [f"reason: {why}", f"defaulted: {', '.join(defaulted) or 'none'}",
+                 *(f"assumption: {note}" for note in notes)]
+    scope = approval_scope(prog, prog.blocks, interview_id=str(iv["id"]),
+                           confirmation_id=confirmation_id, approach=str(iv["approach"]),
+                           context_digest=str(iv["context_digest"]), skip=skip_part)
+    lines += [f"- Approach: {iv['approach']}", f"- {SCOPE_KEY}: {scope.digest}",
+              f"- {PARTS_KEY}: {scope.parts_line()}"]
     change.block(block_heading(str(iv["phase"]), "Grill - Skipped"), lines)
     return change, {"status": "awaiting_confirmation", "confirmation_id": confirmation_id,
                     "defaulted": defaulted, "question": APPROVAL_OPTIONS}
@@ -289,8 +327,12 @@ def check_delegation(prog: Progress, phase: str, interview_id: str,
                           f"not {discovery_revision}: run skill discovery's interview again")
     if status != "bypassed_quick":
         from mdgrill.core.gate import require_clear
+        from mdgrill.model.scope import confirmed_id
 
         require_clear(prog, iv, "check-delegation")
+        approved = confirmed_id(prog, phase)
+        if approved is not None:
+            require_scope(prog, iv, approved)
     recorded = iv.get("context_digest")
     if given_digest is not None and given_digest != recorded:
         raise GateRefusal("CONTEXT_STALE", f"the digest you hold ({given_digest[:12]}…) is not "
