@@ -98,11 +98,16 @@ _NUMBER_FORMS = re.compile(
     r"(?:(?:the |option |choice |number |answer |no )?(?P<n>[0-9]+|first|second|third|fourth"
     r"|1st|2nd|3rd|4th)(?: one| option| choice)?"
     r"|option (?P<w>one|two|three|four))\Z")
-# `Q1: 2`, `q2)`, `Q3 -`: a question number in front of (part of) a reply
-QUESTION_PREFIX = re.compile(r"\s*[Qq](?P<n>[0-9]{1,3})\b\s*[:.)\-–—]?\s*")
+# `Q1: 2`, `q2)`, `Q3 -`: a question number in front of (part of) a reply; the blanks and
+# the one mark after it are stripped by hand (see without_question_prefix), as optional
+# blanks around an optional mark backtrack quadratically
+QUESTION_PREFIX = re.compile(r"\s*[Qq](?P<n>[0-9]{1,3})\b")
+_PREFIX_MARKS = ":.)-–—"
 QUESTION_REF = re.compile(r"(?<![0-9A-Za-z])[Qq](?P<n>[0-9]{1,3})(?![0-9A-Za-z])")
-_CLAUSE_SPLIT = re.compile(r"[\n;]+|,(?=\s*(?:[A-Za-z ]{0,20}\b)?[Qq][0-9])")
-_RECOMMENDED_MARK = re.compile(r"\s*\((?i:recommended)\)")
+# the words between a comma and the next `Qn` start with a letter, so that the lookahead does
+# not try every split of a long blank run between the comma's blanks and those words
+_CLAUSE_SPLIT = re.compile(r"[\n;]+|,(?=\s*(?:[A-Za-z][A-Za-z ]{0,19}\b)?[Qq][0-9])")
+_RECOMMENDED_MARK = re.compile(r"\((?i:recommended)\)")  # and the blanks before it, by hand
 
 
 def _is_word_char(c: str) -> bool:
@@ -144,7 +149,22 @@ def _all_control(words: list[str]) -> bool:
 def option_label(option: str) -> str:
     """An option's label: its text before `: why`, without the `(Recommended)` mark."""
     label = option.split(": ", 1)[0]
-    return _RECOMMENDED_MARK.sub("", label).strip()
+    return _without_mark(label).strip()
+
+
+def _without_mark(text: str) -> str:
+    """The text without its `(Recommended)` marks and the blanks before each."""
+    parts = _RECOMMENDED_MARK.split(text)
+    return "".join(part.rstrip() for part in parts[:-1]) + parts[-1]
+
+
+def without_question_prefix(text: str) -> str:
+    """A reply without its leading `Q1:` (number, blanks, one mark, blanks)."""
+    m = QUESTION_PREFIX.match(text)
+    if m is None:
+        return text
+    rest = text[m.end():].lstrip()
+    return rest[1:].lstrip() if rest[:1] and rest[0] in _PREFIX_MARKS else rest
 
 
 class Reply:
@@ -197,11 +217,11 @@ def _without_leading_control(words: list[str]) -> list[str]:
 
 def classify(text: str, options: Sequence[str] = (), recommended: int | None = None) -> Reply:
     """Classify one reply to one decision whose `options` (full option texts) are known."""
-    text = QUESTION_PREFIX.sub("", text, count=1) if QUESTION_PREFIX.match(text) else text
+    text = without_question_prefix(text)
     normalized = normalize_reply(text)
     labels = [option_label(o) for o in options]
     picked = _option_of(normalized, labels) or \
-        _option_of(normalize_reply(_RECOMMENDED_MARK.sub("", text)), labels)
+        _option_of(normalize_reply(_without_mark(text)), labels)
     if picked is not None:
         index, how = picked
         return Reply(SUBSTANTIVE, normalized, labels[index - 1], index, how)
