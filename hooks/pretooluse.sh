@@ -1,13 +1,16 @@
 #!/bin/sh
 # PreToolUse for Agent|Task calls. Fails closed: a delegation that carries an mdgrill gate
 # block is denied whenever mdgrill cannot answer (not installed, or it failed); any other
-# call passes untouched.
+# call passes untouched. mdgrill keeps its own time budget (20 s) under the host's 30 s
+# timeout and ends itself a few seconds after it, which lands in the `||` branch below.
 event=$(cat)
 deny() {
   printf '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "%s"}}\n' "$1"
   exit 0
 }
-gated() { printf '%s' "$event" | grep -q 'MDGRILL_PHASE_GATE'; }
+# The marker, or a JSON escape of one of its characters (`\u005b`, `\u004d`...): the event
+# is only decoded by mdgrill, so a spelling that might hide the marker counts as gated.
+gated() { printf '%s' "$event" | grep -q -e 'MDGRILL_PHASE_GATE' -e '\\u00[45][0-9A-Fa-f]'; }
 if ! command -v mdgrill >/dev/null 2>&1; then
   gated && deny "mdgrill is not installed, so this gated delegation cannot be checked: install it (pip install <this repository>) so that mdgrill is on PATH, then try again"
   exit 0

@@ -81,7 +81,7 @@ TABLE: list[tuple[str, str, str]] = [
     # substantive: decisions, in any script, with or without control words
     ("Skip browser tests; keep the rollback task.", S, "latin"),
     ("skip D2", S, "latin"), ("yes, but only for staff", S, "latin"),
-    ("ok thanks bye", S, "latin"), ("thank you very much", S, "latin"), ("no", S, "latin"),
+    ("ok thanks bye", S, "latin"), ("thank you very much", C, "latin"), ("no", S, "latin"),
     ("No.", S, "latin"), ("15 minutes", S, "latin"), ("External customers", S, "latin"),
     ("1", S, "latin"), ("ÿes", S, "latin"), ("proceed with option B", S, "latin"),
     ("go ahead with the token bucket", S, "latin"), ("continue with 24 hours", S, "latin"),

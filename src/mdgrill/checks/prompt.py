@@ -35,9 +35,12 @@ _CHECKLIST_HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+checklist(?:[ _]results)?[
                                 re.IGNORECASE)
 _ROW_KEY = re.compile(r"[ \t]*(?:[-*|][ \t]*)?[\"'`]?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)[\"'`]?"
                       r"[ \t]*[:|=]")
-_FLOW_KEY = re.compile(r"([a-z][a-z0-9]*(?:_[a-z0-9]+)+)[\"'`]?[ \t]*:")
+# A flow-style key: a whole word (the lookbehind keeps the search from restarting inside one,
+# which made a long `a_a_a_...` line quadratic), then held to the key shape by _KEY_SHAPE
+_FLOW_KEY = re.compile(r"(?<![a-z0-9_])_*([a-z][a-z0-9_]*)[\"'`]?[ \t]*:")
+_KEY_SHAPE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+\Z")
 _THEMATIC = re.compile(r" {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})\Z")
-_TABLE_RULE = re.compile(r"[ \t]*\|?[ \t:|-]+\Z")
+_TABLE_RULE = re.compile(r"[ \t:|-]+\Z")
 _ALNUM = re.compile(r"\w")
 
 
@@ -224,7 +227,8 @@ def _names(lines: list[str]) -> list[tuple[str, int]]:
             found.append((m.group(1), k))
             continue
         for word in _FLOW_KEY.findall(line):  # flow style: `{a_b: pass, c_d: pass}`
-            found.append((word, k))
+            if _KEY_SHAPE.match(word):
+                found.append((word, k))
     return found
 
 

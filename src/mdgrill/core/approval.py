@@ -28,11 +28,11 @@ ASK_AGAIN = "ask-again"
 APPROVAL_LABELS = {"approve and delegate": APPROVE_AND_DELEGATE, "revise decisions": REVISE,
                    "cancel": CANCEL}
 _NUMBERED = {"1": APPROVE_AND_DELEGATE, "2": REVISE, "3": CANCEL}
-_RECOMMENDED = re.compile(r"\s*\(recommended\)\s*\Z", re.I)
 APPROVE_ARTIFACT = "approve-artifact"
 APPLY_REVISION = "apply-revision"
 CLARIFICATION = "clarification"
 MAX_WORDS = 24
+_MARK = "(recommended)"
 
 # unit classes
 ACK = "ack"  # an approval word: yes, looks good, approved
@@ -170,7 +170,10 @@ def approval_choice(text: str) -> str | None:
     `Approve and delegate`, `Revise decisions`, `Cancel` (case and surrounding space ignored,
     ` (Recommended)` allowed), or the option's number as the question listed them (`1`, `2.`).
     """
-    label = _RECOMMENDED.sub("", text.strip()).strip().rstrip(".").strip()
+    label = text.strip()
+    if label[-len(_MARK):].lower() == _MARK:  # by hand: `\s*\(recommended\)\s*\Z` is quadratic
+        label = label[:-len(_MARK)]
+    label = label.strip().rstrip(".").strip()
     found = APPROVAL_LABELS.get(" ".join(label.lower().split()))
     if found is not None:
         return found

@@ -18,17 +18,31 @@ from mdgrill.formats.progress import Node
 MAX_PER_CALL = 4  # the tool takes at most four questions at once
 HEADER_CHARS = 12  # the tool's chip label
 RECOMMENDED = " (Recommended)"
-_NUMBERED = re.compile(r"^\s*(?:Q\s*)?(\d{1,3})\s*[.):-]\s*(.*)$", re.I)
+# A numbered line's number; its text is what follows (taken by hand in _numbered: a
+# `\s*(.*)$` tail after the number backtracks quadratically over a long blank run)
+_NUMBER = re.compile(r"\s*(?:Q\s*)?(\d{1,3})\s*[.):-]", re.I)
 
 
-_MARK = re.compile(r"\s*\(recommended\)\s*", re.I)
+_MARK = re.compile(r"\(recommended\)", re.I)
 
 
 def _parts(option: str) -> tuple[str, str]:
     """An option line's label and description (`Label: why`), without the tree's own
     `(Recommended)` mark (the tool's label carries it instead)."""
     label, _, detail = option.partition(":")
-    return _MARK.sub(" ", label).strip(), detail.strip()
+    return " ".join(part.strip() for part in _MARK.split(label)).strip(), detail.strip()
+
+
+def _numbered(line: str) -> tuple[int, str] | None:
+    """`3. text` / `Q3) text`: (3, the text), or None; the text holds no line break but a
+    last one."""
+    m = _NUMBER.match(line)
+    if m is None:
+        return None
+    rest = line[m.end():].lstrip()
+    if "\n" in rest[:-1]:
+        return None
+    return int(m.group(1)), rest.rstrip("\n")
 
 
 def _header(node: Node) -> str:
@@ -141,18 +155,18 @@ def match(asked: list[dict[str, object]], reply: dict[str, str] | str) -> dict[s
         for question, answer in reply.items():
             decision = by_text.get(question)
             if decision is None:
-                m = _NUMBERED.match(question)
-                decision = by_number.get(int(m.group(1))) if m else None
+                m = _numbered(question)
+                decision = by_number.get(m[0]) if m else None
             if decision is not None and answer.strip():
                 out[decision] = _label(answer.strip())
         return out
-    numbered = [(_NUMBERED.match(line), line) for line in reply.splitlines() if line.strip()]
-    if numbered and all(m is not None for m, _ in numbered):
-        for m, _ in numbered:
+    numbered = [_numbered(line) for line in reply.splitlines() if line.strip()]
+    if numbered and all(m is not None for m in numbered):
+        for m in numbered:
             assert m is not None
-            decision = by_number.get(int(m.group(1)))
-            if decision is not None and m.group(2).strip():
-                out[decision] = _label(m.group(2).strip())
+            decision = by_number.get(m[0])
+            if decision is not None and m[1].strip():
+                out[decision] = _label(m[1].strip())
         return out
     if len(asked) == 1:
         out[str(asked[0]["decision_id"])] = _label(reply.strip())

@@ -17,7 +17,7 @@ from mdgrill.errors import InputError
 from mdgrill.formats.glossary import parse_glossary
 from mdgrill.formats.textfile import TextFile, content
 
-_AVOID = re.compile(r"(\s*_Avoid_:\s*)(.*)$")
+_AVOID = re.compile(r"\s*_Avoid_:\s*")  # the rest of the line is its words (no `(.*)$` tail)
 
 
 class _Side:
@@ -138,13 +138,13 @@ def _united_avoid(b: list[str] | None, o: list[str], t: list[str]) -> list[str] 
         for line in lines:
             m = _AVOID.match(line)
             if m is not None:
-                words += [w.strip() for w in m.group(2).split(",") if w.strip()]
+                words += [w.strip() for w in line[m.end():].split(",") if w.strip()]
     unique = list(dict.fromkeys(words))
     out, done = [], False
     for line in o:
         m = _AVOID.match(line)
         if m is not None and not done:
-            out.append(m.group(1) + ", ".join(unique))
+            out.append(m.group() + ", ".join(unique))
             done = True
         elif m is None:
             out.append(line)

@@ -61,7 +61,9 @@ class Filled:
         self.lines: dict[str, int] = {}  # decision ID -> its heading's 1-based line
 
 
-_OTHER_HEADING = re.compile(r"^### +(?:Q?\d+[.):]\s*)?(.*?)\s*$")
+# the heading's text is group 1 with its trailing blanks stripped by hand: a lazy `(.*?)\s*$`
+# tail is quadratic on a heading of spaces
+_OTHER_HEADING = re.compile(r"### +(?:Q?\d+[.):]\s*)?(.*)")
 _QUOTE = re.compile(r"^\s*> ?(.*)$")
 
 
@@ -91,7 +93,7 @@ def read_common(text: str, pending: list[str], titles: dict[str, str]) -> Filled
         if head is not None:
             close()
             answer = []
-            question = head.group(1)
+            question = head.group(1).rstrip()
             named = [i for i in pending if re.search(rf"(?<![\w.-]){re.escape(i)}(?![\w-])",
                                                      question)]
             current = named[0] if len(named) == 1 else by_title.get(key(question))

@@ -30,7 +30,9 @@ KEYS = {"spec": "spec", "phase": "phase", "interview": "interview", "interview_i
         "contextdigest": "digest", "revision": "revision", "discovery_revision": "revision",
         "discoveryrevision": "revision"}
 REQUIRED = ("spec", "phase", "interview")
-_LINE = re.compile(r"\s*([A-Za-z_]+)\s*[:=]\s*(.*?)\s*\Z")
+# One gate line: the key and the rest; the value's surrounding blanks go by str.strip, since
+# a lazy value before an optional blank tail (`(.*?)\s*\Z`) backtracks quadratically.
+_LINE = re.compile(r"([A-Za-z_]+)\s*[:=](.*)")
 _SHA = re.compile(r"[0-9a-f]{64}\Z")
 MAX_EVENT_BYTES = 8 * 1024 * 1024
 
@@ -63,10 +65,15 @@ def render_gate(spec: str, phase: str, interview: str, digest: str | None = None
 
 def parse_event(raw: bytes) -> dict[str, object]:
     """The hook event object; InputError when stdin is not one JSON object."""
+    if len(raw) > MAX_EVENT_BYTES:
+        raise InputError("MALFORMED_EVENT", "the hook input is larger than 8 MB")
     try:
         value = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise InputError("MALFORMED_EVENT", f"the hook input is not JSON ({exc})") from None
+    except RecursionError:
+        raise InputError("MALFORMED_EVENT", "the hook input is nested too deeply to read "
+                         "as JSON") from None
     if not isinstance(value, dict):
         raise InputError("MALFORMED_EVENT", "the hook input must be a JSON object")
     return value
@@ -74,6 +81,29 @@ def parse_event(raw: bytes) -> dict[str, object]:
 
 def has_marker(text: str) -> bool:
     return MARKER_OPEN in text
+
+
+_JSON_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})")
+
+
+def marked_unreadable(raw: bytes) -> bool:
+    """Whether an event that is not readable JSON may carry the marker: its text with every
+    `\\uXXXX` escape decoded, as the JSON parser would have (the marker has no other escape)."""
+    text = raw[:MAX_EVENT_BYTES].decode("utf-8", "replace")
+    return MARKER_OPEN in _JSON_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
+
+
+def marked_event(event: dict[str, object]) -> bool:
+    """Whether a Task/Agent call carries the marker anywhere in its decoded tool input."""
+    if event.get("tool_name") not in GATED_TOOLS:
+        return False
+    tool_input = event.get("tool_input")
+    if isinstance(tool_input, str):
+        return MARKER_OPEN in tool_input
+    try:
+        return MARKER_OPEN in json.dumps(tool_input, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return True  # an input mdgrill cannot even write back out: not one to let through
 
 
 def parse_gates(text: str) -> list[Gate]:
@@ -97,14 +127,14 @@ def parse_gates(text: str) -> list[Gate]:
             i += 1
             if not line.strip():
                 continue
-            m = _LINE.match(line)
+            m = _LINE.match(line.strip())
             key = KEYS.get(m.group(1).lower()) if m else None
             if m is None or key is None:
                 raise InputError("MALFORMED_GATE", f"line {i}: `{line.strip()[:60]}` is not a "
                                  f"gate line (spec, phase, interview, digest, revision)")
             if key in values:
                 raise InputError("MALFORMED_GATE", f"line {i}: `{key}` is given twice")
-            values[key] = m.group(2)
+            values[key] = m.group(2).strip()
         if i >= len(lines):
             raise InputError("MALFORMED_GATE", f"line {start + 1}: the gate block is never "
                              f"closed by {MARKER_CLOSE}")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from mdgrill.formats.markdown import Heading, fence_closer, fence_opener, scan_headings
 from mdgrill.formats.textfile import TextFile, content
@@ -28,11 +29,36 @@ SESSION = re.compile(r"Session\b[ \t]*(?P<label>.*)\Z", re.IGNORECASE)
 DATE = re.compile(r"(?P<date>\d{4}-\d{2}-\d{2})\b")
 # `- Q: … → A: …` (spec-kit), also with `->` and bold labels (`- **Q**: … → **A**: …`).
 # A qualifier after the A is kept with the answer (`→ A (refined — …): …`).
-_QA = re.compile(r"[-*+][ \t]+(?:\*\*)?Q(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*(?P<q>.*?)[ \t]*"
-                 r"(?:→|->)[ \t]*(?:\*\*)?A(?:\*\*)?(?:[ \t]*(?P<note>\([^)]*\)))?[ \t]*:"
-                 r"(?:\*\*)?[ \t]*(?P<a>.*?)[ \t]*\Z")
+# Read in pieces (see `qa`): one pattern with a lazy question before the arrow and a lazy
+# answer before `[ \t]*\Z` backtracked past any time limit on a long line of blanks.
+_QA_HEAD = re.compile(r"[-*+][ \t]+(?:\*\*)?Q(?:\*\*)?[ \t]*:(?:\*\*)?")
+_ARROW = re.compile(r"→|->")
+_QA_ANSWER = re.compile(r"(?:→|->)[ \t]*(?:\*\*)?A(?:\*\*)?(?:[ \t]*(?P<note>\([^)]*\)))?"
+                        r"[ \t]*:(?:\*\*)?")
 _BREAK = re.compile(r"(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})\Z")
 ARROW = "→"
+
+
+class QA(NamedTuple):
+    """The parts of a `- Q: … → A: …` line."""
+
+    q: str
+    note: str | None
+    a: str
+
+
+def qa(line: str) -> QA | None:
+    """A `- Q: … → A: …` line's question, answer qualifier and answer (blanks around each
+    stripped); the question ends at the first arrow an `A:` follows."""
+    head = _QA_HEAD.match(line)
+    if head is None:
+        return None
+    for arrow in _ARROW.finditer(line, head.end()):
+        m = _QA_ANSWER.match(line, arrow.start())
+        if m is not None:
+            return QA(line[head.end():arrow.start()].strip(" \t"), m.group("note"),
+                      line[m.end():].strip(" \t"))
+    return None
 
 
 class Clarification:
@@ -162,11 +188,10 @@ def _read_section(lines: list[str], heading_line: int, end: int,
             continue
         if not stripped or _BREAK.match(stripped):
             continue  # a thematic break (`---`) between sessions says nothing
-        m = _QA.match(stripped)
-        if m is not None and m.group("q") and m.group("a"):
-            note = m.group("note")
-            answer = f"{note} {m.group('a')}" if note else m.group("a")
-            current = Clarification(m.group("q"), answer, i)
+        pair = qa(stripped)
+        if pair is not None and pair.q and pair.a:
+            answer = f"{pair.note} {pair.a}" if pair.note else pair.a
+            current = Clarification(pair.q, answer, i)
             session.items.append(current)
             continue
         if current is not None and text[:1] in " \t" and not stripped.startswith(("-", "*",
@@ -279,8 +304,8 @@ def bullet(question: str, answer: str) -> str:
 def fits(question: str, answer: str) -> bool:
     """Whether `- Q: question → A: answer` reads back as this very pair (a question holding
     `→ A:` itself would not, and would be written again by every export)."""
-    m = _QA.match(bullet(question, answer))
-    return m is not None and not m.group("note") and (same(m.group("q")), same(m.group("a"))) \
+    m = qa(bullet(question, answer))
+    return m is not None and not m.note and (same(m.q), same(m.a)) \
         == (same(question), same(answer))
 
 

@@ -60,6 +60,7 @@ EXTRA_CONTROL = frozenset({
     "sí", "si", "oui", "ja", "jawohl", "sim", "tak", "evet", "да", "ок", "так", "はい",
     "了解", "好", "好的", "是", "是的", "行", "네", "예", "כן", "نعم", "हाँ", "हां", "ठीक है",
     "weiter", "continuar", "continuer", "продолжай", "дальше", "続けて",
+    "alles klar", "alles gut", "ga door", "fair enough", "thanks a lot", "a lot",
 })
 STOP_PHRASES = frozenset({
     "done", "i m done", "im done", "we re done", "were done", "i am done", "we are done",
@@ -90,6 +91,86 @@ ACCEPT_PHRASES = frozenset({
     "agree with the recommendation",
 })
 _CONTROL = CONTROL_PHRASES | EXTRA_CONTROL
+
+# The safe reading, word by word (issue 31): people acknowledge, agree, thank, stop and skip
+# in more ways than any list of phrases holds ("sounds fine", "we're good", "ok danke",
+# "vale, gracias", "I think we're done here"). A reply none of whose words says anything
+# beyond that is not an answer, whatever their order: it is asked again. A single word that
+# is not in these lists (a noun, a number, a negation) makes the reply an answer.
+# Acknowledgement, agreement, politeness and the glue words around them, in many languages:
+ACK_WORDS = frozenset("""
+ok okay okey okie oki k kk ack yes yeah yea yep yup ya yah aye sure surely fine good great
+perfect cool nice alright correct exactly agreed agree approve approved confirm
+confirmed continue proceed go ahead on onward onwards next move looks look looking sounds
+sound seems seem seemed lgtm wfm np thanks thank thx ty tysm please pls plz much very so
+really just well then now absolutely definitely totally indeed course of by for to me with
+us i we you it that this those these thing things is s re m am are was be been
+ here there think guess suppose reckon fair enough enuf lets let t do does did
+yes sir madam sounds awesome excellent brilliant wonderful splendid fantastic superb neat
+sweet lovely ideal works worked working going roger noted understood understand
+got gotcha acknowledged whatever fine happy glad
+too also again as said
+merci oui ouais bien très tres parfait super génial genial daccord accord entendu volontiers
+bon bonne continuez continue allez vas y cest c est ça ca va ok
+danke ja jawohl genau gut sehr klar passt einverstanden super prima weiter mach bitte schön
+schon okay jo jep stimmt doch das beaucoup così いいですね muy
+gracias sí si vale claro bueno bien perfecto genial listo dale de acuerdo acuerdo muchas
+vamos sigue adelante está esta ok
+grazie sì va bene perfetto certo certamente ottimo d accordo prego avanti continua
+obrigado obrigada sim beleza tá ta bom certo perfeito ótimo otimo combinado pode valeu
+dank je wel bedankt prima goed oké oke akkoord prima
+tak dziękuję dzieki dzięki dobrze jasne świetnie super okej
+ano dobře dobre díky diky děkuji jo jasně
+evet tamam teşekkürler tesekkurler sağol sagol olur peki harika
+ja tack bra fint okej kör
+ja takk bra fint greit
+kyllä kiitos selvä hyvä joo
+igen köszönöm rendben jó oké
+da hvala dobro može važi
+так дякую добре гаразд звісно
+да спасибо хорошо ладно ок окей конечно отлично понял поняла понятно давай продолжай дальше
+согласен согласна верно ага угу так
+ναι ευχαριστώ εντάξει ωραία σωστά
+כן תודה בסדר סבבה מעולה אוקיי
+نعم شكرا حسنا تمام موافق طيب ممتاز
+हाँ हां जी धन्यवाद ठीक है अच्छा बढ़िया शुक्रिया
+ya baik terima kasih oke siap setuju lanjut
+vâng cảm ơn được ok đồng ý tốt
+ใช่ ขอบคุณ ครับ ค่ะ โอเค ได้
+はい ありがとう ありがとうございます 了解 了解です 分かりました わかりました 大丈夫 いいです いいね
+オッケー お願いします 続けて どうぞ
+好 好的 是 是的 行 可以 谢谢 謝謝 没问题 沒問題 对 對 嗯 继续 繼續 明白 收到
+네 예 감사합니다 고마워요 좋아요 좋습니다 알겠습니다 계속 괜찮아요
+""".split())  # noqa: SIM905 - word lists read best as prose
+# The user is done being asked (the elicitation skill's "done", "that's enough", "build it",
+# "or similar"):
+STOP_WORDS = frozenset("""
+done enough build ship finish finished finito stop wrap ready complete completed
+fertig genug reicht terminé termine fini finis assez suffit listo basta terminado suficiente
+hecho basta chega concluído acabou klaar genoeg gotowe wystarczy dość hotovo
+stačí tamamdır yeter bitti klart nok valmis kész elég gotovo готово хватит достаточно
+всё все закончили готово досить έτοιμο αρκετά מספיק סיימנו كفى انتهينا बस हो गया
+selesai cukup xong đủ พอ เสร็จ 完了 以上 十分 够了 夠了 完成 就这样 끝 충분해요 그만
+""".split())  # noqa: SIM905 - word lists read best as prose
+# Leave the rest ("skip the rest", "skip all", "ok skip"): bare skip, the framework's
+# "authorization to default the remaining phase interview"
+SKIP_WORDS = frozenset("""
+skip skipping passer sauter überspringen saltar salta pular
+pula saltare overslaan pomiń přeskočit atla hoppa ohita пропустить пропусти пропускаем
+דלג تخطى छोड़ें lewati bỏ qua ข้าม スキップ 跳过 跳過 건너뛰기
+""".split())  # noqa: SIM905 - word lists read best as prose
+# what may stand beside a skip word: "skip the rest", "skip all of them"
+_SKIP_GLUE = frozenset(["rest", "remaining", "others", "all", "everything", "them", "the",
+                        "of"])
+# what may stand beside a stop word: "that's all, build it", "done for today"
+_STOP_GLUE = frozenset(["all", "today", "good", "here", "now"])
+# A reply that asks for the recommendation and nothing else takes it ("go with your
+# recommendations", "take the recommended one")
+RECOMMEND_STEMS = ("recommend", "recomend", "recommand", "empfehl", "raccomand", "consigli",
+                   "aanbevol", "zaleca", "doporuč", "öner", "рекоменд", "推荐", "推薦",
+                   "おすすめ", "推奨", "추천")
+_RECOMMEND_GLUE = frozenset("""go with take use follow pick choose what your the a one ones
+option options answer answers yours as you 按 用 就""".split())  # noqa: SIM905 - as above
 _POLITE_TAIL = ("please", "thanks", "thx", "ty")
 _LONGEST_PHRASE = 6
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "one": 1, "two": 2,
@@ -98,11 +179,16 @@ _NUMBER_FORMS = re.compile(
     r"(?:(?:the |option |choice |number |answer |no )?(?P<n>[0-9]+|first|second|third|fourth"
     r"|1st|2nd|3rd|4th)(?: one| option| choice)?"
     r"|option (?P<w>one|two|three|four))\Z")
-# `Q1: 2`, `q2)`, `Q3 -`: a question number in front of (part of) a reply
-QUESTION_PREFIX = re.compile(r"\s*[Qq](?P<n>[0-9]{1,3})\b\s*[:.)\-–—]?\s*")
+# `Q1: 2`, `q2)`, `Q3 -`: a question number in front of (part of) a reply; the blanks and
+# the one mark after it are stripped by hand (see without_question_prefix), as optional
+# blanks around an optional mark backtrack quadratically
+QUESTION_PREFIX = re.compile(r"\s*[Qq](?P<n>[0-9]{1,3})\b")
+_PREFIX_MARKS = ":.)-–—"
 QUESTION_REF = re.compile(r"(?<![0-9A-Za-z])[Qq](?P<n>[0-9]{1,3})(?![0-9A-Za-z])")
-_CLAUSE_SPLIT = re.compile(r"[\n;]+|,(?=\s*(?:[A-Za-z ]{0,20}\b)?[Qq][0-9])")
-_RECOMMENDED_MARK = re.compile(r"\s*\((?i:recommended)\)")
+# the words between a comma and the next `Qn` start with a letter, so that the lookahead does
+# not try every split of a long blank run between the comma's blanks and those words
+_CLAUSE_SPLIT = re.compile(r"[\n;]+|,(?=\s*(?:[A-Za-z][A-Za-z ]{0,19}\b)?[Qq][0-9])")
+_RECOMMENDED_MARK = re.compile(r"\((?i:recommended)\)")  # and the blanks before it, by hand
 
 
 def _is_word_char(c: str) -> bool:
@@ -141,10 +227,131 @@ def _all_control(words: list[str]) -> bool:
     return reach[len(words)]
 
 
+_RUNS = re.compile(r"(.)\1{2,}")  # a letter said three times or more: `okkk`, `yesss`
+_LAST_PAIR = re.compile(r"(.)\1+\Z")  # `yess`, `okk`; never inside a word (`sso` is no `so`)
+
+
+def _spellings(word: str) -> tuple[str, ...]:
+    """The word and its stretched letters taken back: `okkk` -> ok, `sooo` -> so/soo."""
+    return (word, _RUNS.sub(r"\1", word), _RUNS.sub(r"\1\1", word),
+            _LAST_PAIR.sub(r"\1", word))
+
+
+_LONGEST_WORD = 12
+_SEGMENT_WORDS = ACK_WORDS | STOP_WORDS | SKIP_WORDS | _RECOMMEND_GLUE | frozenset(
+    RECOMMEND_STEMS)
+
+
+def _segments(word: str) -> list[str] | None:
+    """A word of a script written without spaces (`好的谢谢`, `ขอบคุณครับ`) cut into words of
+    the lists, or None when it cannot be (then it says something)."""
+    if word.isascii() or len(word) > 4 * _LONGEST_WORD:
+        return None
+    known = _SEGMENT_WORDS
+    best: list[list[str] | None] = [None] * (len(word) + 1)
+    best[0] = []
+    for i in range(len(word)):
+        here = best[i]
+        if here is None:
+            continue
+        for j in range(i + 1, min(len(word), i + _LONGEST_WORD) + 1):
+            if best[j] is None and word[i:j] in known:
+                best[j] = [*here, word[i:j]]
+    return best[len(word)]
+
+
+def _kinds(word: str) -> set[str]:
+    for spelled in _spellings(word):
+        kinds = set()
+        if spelled in ACK_WORDS:
+            kinds.add("ack")
+        if spelled in STOP_WORDS:
+            kinds.add("stop")
+        if spelled in SKIP_WORDS:
+            kinds.add("skip")
+        if spelled in _SKIP_GLUE:
+            kinds.add("skip-glue")
+        if spelled in _STOP_GLUE:
+            kinds.add("stop-glue")
+        if spelled in _RECOMMEND_GLUE:
+            kinds.add("recommend-glue")
+        if spelled.startswith(RECOMMEND_STEMS):
+            kinds.add("recommend")
+        if kinds:
+            return kinds
+    return set()
+
+
+_PHRASE_KINDS = {**{p: "ack" for p in _CONTROL}, **{p: "stop" for p in STOP_PHRASES},
+                 **{p: "recommend" for p in ACCEPT_PHRASES},
+                 **{p: "skip-one" for p in SKIP_DECISION_PHRASES}}
+
+
+def word_class(normalized: str) -> str | None:
+    """The class of a reply none of whose words carries a decision (the safe reading), or
+    None when a word does: then it is read as an answer."""
+    found: list[set[str]] = []
+    words = normalized.split()
+    i = 0
+    while i < len(words):
+        # a listed phrase first, longest first ("all good", "that s all"), then one word
+        for j in range(min(len(words), i + _LONGEST_PHRASE), i, -1):
+            phrase = " ".join(words[i:j])
+            kind = _PHRASE_KINDS.get(phrase)
+            if kind is not None:
+                found.append({kind})
+                i = j
+                break
+        else:
+            kinds = _kinds(words[i])
+            if not kinds:
+                parts = _segments(words[i])
+                if parts is None:
+                    return None
+                found.extend(_kinds(part) for part in parts)
+            else:
+                found.append(kinds)
+            i += 1
+    if not found:
+        return None
+    has = set().union(*found)
+    allowed = {"ack", "stop", "skip", "skip-one", "recommend"}
+    if "skip" in has:
+        allowed.add("skip-glue")
+    if "recommend" in has:
+        allowed.add("recommend-glue")
+    if "stop" in has:
+        allowed.add("stop-glue")
+    if not all(kinds & allowed for kinds in found):
+        return None
+    if "skip" in has:
+        return BARE_SKIP
+    if "skip-one" in has:
+        return SKIP_DECISION
+    if "recommend" in has:
+        return ACCEPT_RECOMMENDATION
+    return STOP if "stop" in has else CONTROL_ONLY
+
+
 def option_label(option: str) -> str:
     """An option's label: its text before `: why`, without the `(Recommended)` mark."""
     label = option.split(": ", 1)[0]
-    return _RECOMMENDED_MARK.sub("", label).strip()
+    return _without_mark(label).strip()
+
+
+def _without_mark(text: str) -> str:
+    """The text without its `(Recommended)` marks and the blanks before each."""
+    parts = _RECOMMENDED_MARK.split(text)
+    return "".join(part.rstrip() for part in parts[:-1]) + parts[-1]
+
+
+def without_question_prefix(text: str) -> str:
+    """A reply without its leading `Q1:` (number, blanks, one mark, blanks)."""
+    m = QUESTION_PREFIX.match(text)
+    if m is None:
+        return text
+    rest = text[m.end():].lstrip()
+    return rest[1:].lstrip() if rest[:1] and rest[0] in _PREFIX_MARKS else rest
 
 
 class Reply:
@@ -182,26 +389,28 @@ def _option_of(normalized: str, labels: Sequence[str]) -> tuple[int, str] | None
 
 def _without_leading_control(words: list[str]) -> list[str]:
     """`ok, your call` -> [`ok your call`, `your call`]: the reply with ever more of the
-    acknowledgements in front dropped."""
-    found = [" ".join(words)]
-    while words:
-        for j in range(min(len(words) - 1, _LONGEST_PHRASE), 0, -1):
-            if " ".join(words[:j]) in _CONTROL:
-                words = words[j:]
-                found.append(" ".join(words))
+    acknowledgements in front dropped. Only the forms short enough to be a listed phrase are
+    built: joining every suffix of a long reply was quadratic (`ok, ` x 25,000 took 15 s)."""
+    starts = [0]
+    i = 0
+    while i < len(words):
+        for j in range(min(len(words) - 1, i + _LONGEST_PHRASE), i, -1):
+            if " ".join(words[i:j]) in _CONTROL:
+                i = j
+                starts.append(i)
                 break
         else:
             break
-    return found
+    return [" ".join(words[k:]) for k in starts if len(words) - k <= _LONGEST_PHRASE]
 
 
 def classify(text: str, options: Sequence[str] = (), recommended: int | None = None) -> Reply:
     """Classify one reply to one decision whose `options` (full option texts) are known."""
-    text = QUESTION_PREFIX.sub("", text, count=1) if QUESTION_PREFIX.match(text) else text
+    text = without_question_prefix(text)
     normalized = normalize_reply(text)
     labels = [option_label(o) for o in options]
     picked = _option_of(normalized, labels) or \
-        _option_of(normalize_reply(_RECOMMENDED_MARK.sub("", text)), labels)
+        _option_of(normalize_reply(_without_mark(text)), labels)
     if picked is not None:
         index, how = picked
         return Reply(SUBSTANTIVE, normalized, labels[index - 1], index, how)
@@ -215,12 +424,14 @@ def classify(text: str, options: Sequence[str] = (), recommended: int | None = N
         return Reply(STOP, normalized)
     if any(f in SKIP_DECISION_PHRASES for f in forms):
         return Reply(SKIP_DECISION, normalized)
-    if any(f in ACCEPT_PHRASES for f in forms):
+    kind = ACCEPT_RECOMMENDATION if any(f in ACCEPT_PHRASES for f in forms) else \
+        word_class(normalized)
+    if kind == ACCEPT_RECOMMENDATION:
         if recommended is not None and 1 <= recommended <= len(labels):
             return Reply(ACCEPT_RECOMMENDATION, normalized, labels[recommended - 1],
                          recommended, "recommendation")
         return Reply(ACCEPT_RECOMMENDATION, normalized)
-    return Reply(SUBSTANTIVE, normalized)
+    return Reply(kind or SUBSTANTIVE, normalized)
 
 
 def classify_reply(text: str) -> str:

@@ -58,9 +58,36 @@ def append(root: str, source: str, text: str, session: str | None = None) -> Non
              "session": session, "text": text,
              "sha256": sha256(text.encode("utf-8", "surrogatepass")).hexdigest(),
              "pending": pending}
+    try:
+        line = json.dumps(entry, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (JSON's `\ud800`): kept as the escape
+        line = json.dumps(entry).encode("ascii")
+    _append_line(path, line + b"\n")
+
+
+def _append_line(path: str, line: bytes) -> None:
+    """Append one line whole or not at all: a write that fails (a full disk) cuts the file back
+    to what it was, and removes it when this call created it, since an empty journal that
+    exists would make every approval need a reply it never kept."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
+        created = True
+    except FileExistsError:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        created = False
+    size = os.fstat(fd).st_size
+    try:
+        view = memoryview(line)
+        while view:
+            view = view[os.write(fd, view):]
+    except BaseException:
+        os.ftruncate(fd, size)
+        os.close(fd)
+        if created:
+            os.unlink(path)
+        raise
+    os.close(fd)
 
 
 def entries(root: str) -> list[dict[str, object]] | None:

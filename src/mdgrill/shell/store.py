@@ -70,6 +70,23 @@ def repository(path: str, root: str | None = None) -> str:
     return os.path.abspath(root) if root else start
 
 
+def require_in_work_tree(path: str, root: str, shown: str | None = None) -> str:
+    """`path` resolved (links and `..`), when it lies in the work tree of `root` and not in a
+    `.git` folder or file; else PATH_OUTSIDE_REPOSITORY (for every path a file, a tool
+    argument or a URI names: git's own files are never mdgrill's to write)."""
+    real = os.path.realpath(path)
+    real_root = os.path.realpath(root)
+    shown = shown or path
+    if not is_inside(real, real_root):
+        raise InputError("PATH_OUTSIDE_REPOSITORY", f"{shown} resolves outside the repository "
+                         f"{root}: mdgrill only reads and writes inside its work tree")
+    parts = os.path.relpath(real, real_root).split(os.sep)
+    if any(os.path.normcase(part) == os.path.normcase(".git") for part in parts):
+        raise InputError("PATH_OUTSIDE_REPOSITORY", f"{shown} is inside git's own `.git`, not "
+                         "the work tree: mdgrill never writes there")
+    return real
+
+
 def resolve_spec(arg: str, root: str | None = None, must_exist: bool = True) -> Spec:
     """A SPEC argument (a folder or its `.progress.md`) as a Spec, refusing what escapes."""
     path = os.path.abspath(arg)

@@ -39,7 +39,9 @@ def _keys(keys: tuple[str, ...] | list[str]) -> str:
 def _round_line_out_of_shape() -> re.Pattern[str]:
     """The newline before a line no round may hold without the exact checks saying so."""
     plain = _keys([k for k in ROUND_KEYS if k != "Decisions"])
-    decision = r"- Decisions:[ \t]+(?:[^\n]*?(?:->|→)[^\n]*|[^\S\n]*(?i:none)[^\S\n]*)"
+    # one blank, not `[ \t]+`: both branches take more blanks themselves, and a run of them
+    # split two ways made a long line of blanks quadratic
+    decision = r"- Decisions:[ \t](?:[^\n]*?(?:->|→)[^\n]*|[^\S\n]*(?i:none)[^\S\n]*)"
     # a heading only with its `- Asked:` line right after it: a round opens with it
     heading = rf"###(?:[ \t][^\n]*)?\n- Asked:{_VALUE}"
     line = rf"- (?:{plain}):{_VALUE}|{decision}|{_CHILD}|{heading}|{_BLANK}"
@@ -81,7 +83,6 @@ _REFERENCES = re.compile(r"\n- (?:Depends on|Spawned by):[ \t]+"
                          r"(?!(?i:none|n/a|-)[^\S\n]*(?:\n|\Z))([^\n]*)")
 # Keys read once per node: the checks read every one, the frontier the first
 _ONCE = ("\n- Depends on:", "\n- Spawned by:", "\n- Options:")
-_COMMA = re.compile(r"[^\S\n]*,[^\S\n]*")
 
 
 def tree_in_shape(text: str, start: int, end: int, ids: set[str]) -> bool:
@@ -100,5 +101,6 @@ def tree_in_shape(text: str, start: int, end: int, ids: set[str]) -> bool:
     if len(_RECOMMENDED_LINE.findall(text, start - 1, end)) != \
             len(_RECOMMENDED_FIRST.findall(text, start - 1, end)):
         return False
-    named = _COMMA.split(",".join(_REFERENCES.findall(text, start - 1, end)).rstrip())
+    named = [name.strip() for name in ",".join(_REFERENCES.findall(text, start - 1, end))
+             .rstrip().split(",")]
     return set(named) <= ids if named != [""] else True

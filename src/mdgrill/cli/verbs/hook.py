@@ -11,6 +11,8 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from mdgrill.cli.verbs import Outcome
 from mdgrill.errors import MdgrillError
@@ -20,23 +22,55 @@ from mdgrill.shell import store
 EVENTS = ("pretooluse", "sessionstart", "posttooluse", "userpromptsubmit")
 
 
+BUDGET = 20.0  # seconds: well under the 30 s hooks.json gives a hook, start-up included
+
+
+class HookTimeout(BaseException):
+    """The hook's own time budget ran out (a BaseException, so no `except Exception` on the
+    way can swallow it and let a gated call through)."""
+
+
 def configure(verb: str, p: argparse.ArgumentParser) -> None:
     p.add_argument("event", choices=EVENTS, help="the hook event, its JSON on stdin: "
                    "pretooluse (gate Agent/Task calls), sessionstart (the open interviews "
                    "into the agent's context), posttooluse (Edit/Write: block an edit of a "
                    "recorded round; AskUserQuestion: journal the reply), userpromptsubmit "
                    "(journal the user's words)")
+    p.add_argument("--budget", type=float, default=BUDGET, metavar="SECONDS",
+                   help=f"give up after this many seconds (default {BUDGET:g}, under the host's "
+                   "30 s hook timeout): a gated call is then denied, other events answer nothing")
 
 
 def run(args: argparse.Namespace) -> Outcome:
-    raw = sys.stdin.buffer.read(hook.MAX_EVENT_BYTES + 1)
-    if args.event == "sessionstart":
-        return session_start(raw, args.root)
-    if args.event == "posttooluse":
-        return post_tool_use(raw, args.root)
-    if args.event == "userpromptsubmit":
-        return user_prompt(raw, args.root)
-    decision = decide(raw, args.root)
+    """Every hook answers in the host's JSON shape or not at all, and exits 0: a crash, a
+    timeout or unreadable input never reaches the host as a traceback."""
+    raw = b""
+    try:
+        with _budget(args.budget):
+            raw = sys.stdin.buffer.read(hook.MAX_EVENT_BYTES + 1)
+            if args.event == "pretooluse":
+                return _pre_tool_use(decide(raw, args.root))
+            if args.event == "sessionstart":
+                return session_start(raw, args.root)
+            if args.event == "posttooluse":
+                return post_tool_use(raw, args.root)
+            return user_prompt(raw, args.root)
+    except (HookTimeout, Exception) as exc:  # noqa: BLE001 - a hook never fails the host
+        if args.event != "pretooluse":
+            return Outcome({"decision": "pass"}, "")
+        if not raw:  # time ran out before the event was read: read it now to see if it is gated
+            raw = _read_rest()
+        return _pre_tool_use(_unchecked(raw, exc))
+
+
+def _read_rest() -> bytes:
+    try:
+        return sys.stdin.buffer.read(hook.MAX_EVENT_BYTES + 1)
+    except (OSError, ValueError):
+        return b""
+
+
+def _pre_tool_use(decision: tuple[str, str] | None) -> Outcome:
     if decision is None:
         return Outcome({"decision": "pass"}, "")
     kind, reason = decision
@@ -44,20 +78,50 @@ def run(args: argparse.Namespace) -> Outcome:
     return Outcome(out, json.dumps(out, ensure_ascii=False))
 
 
+@contextmanager
+def _budget(seconds: float) -> Iterator[None]:
+    """Raise HookTimeout in the main thread after `seconds`; and should that never get to run
+    (a C call that does not return), end the process outright a few seconds later, which the
+    plugin's hook script answers with a deny for a gated call."""
+    import faulthandler
+    import signal
+
+    if seconds <= 0 or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise HookTimeout(f"mdgrill could not finish within its {seconds:g} s budget")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    with open(os.devnull, "w") as sink:  # the last resort's traceback goes nowhere
+        faulthandler.dump_traceback_later(seconds + 3, exit=True, file=sink)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+            faulthandler.cancel_dump_traceback_later()
+
+
 def decide(raw: bytes, root: str | None = None) -> tuple[str, str] | None:
-    """(allow|deny, reason) for a gated call; None when the call is not ours to gate."""
-    marked = hook.MARKER_OPEN.encode() in raw
+    """(allow|deny, reason) for a gated call; None when the call is not ours to gate.
+
+    Gated means the decoded prompt carries the marker (an escaped `\\u005b...` marker counts:
+    the bytes are never the test). An event too broken to decode is denied when the marker
+    can be in it at all."""
     try:
-        if len(raw) > hook.MAX_EVENT_BYTES:
-            raise MdgrillError("MALFORMED_EVENT", "the hook input is larger than 8 MB")
         event = hook.parse_event(raw)
-        prompt = hook.gated_prompt(event)
-        if prompt is None or not hook.has_marker(prompt):
-            if marked and event.get("tool_name") in hook.GATED_TOOLS and \
-                    not isinstance(prompt, str):
-                raise MdgrillError("MALFORMED_EVENT", "the Task call carries the gate marker but "
-                                   "its tool_input.prompt is not text")
-            return None
+    except MdgrillError as exc:
+        return _unchecked(raw, exc)
+    prompt = hook.gated_prompt(event)
+    if prompt is None or not hook.has_marker(prompt):
+        if prompt is None and hook.marked_event(event):
+            return "deny", ("MALFORMED_EVENT: the Task call carries the gate marker but its "
+                            "tool_input.prompt is not text")
+        return None
+    try:
         gates = hook.parse_gates(prompt)
         cwd = event.get("cwd")
         if cwd is None:
@@ -66,12 +130,29 @@ def decide(raw: bytes, root: str | None = None) -> tuple[str, str] | None:
             raise MdgrillError("MALFORMED_EVENT", f"the event's cwd `{cwd}` is not a folder")
         texts = [_check(gate, cwd, root) for gate in gates]
     except MdgrillError as exc:
-        return ("deny", f"{exc.code}: {exc.message}") if marked else None
+        return "deny", f"{exc.code}: {exc.message}"
     except Exception as exc:  # noqa: BLE001 - a hook must answer, never print a traceback
-        if not marked:
-            return None
         return "deny", f"INTERNAL_ERROR: mdgrill could not check the gate ({exc!r})"
     return "allow", "; ".join(texts)
+
+
+def _unchecked(raw: bytes, exc: BaseException) -> tuple[str, str] | None:
+    """The answer for an event mdgrill could not check: a deny when it may be gated (the
+    event was too large, too broken to decode, or time ran out before it was read), else
+    None."""
+    if isinstance(exc, MdgrillError):
+        reason = f"{exc.code}: {exc.message}"
+    elif isinstance(exc, HookTimeout):
+        reason = f"HOOK_TIMEOUT: {exc}; the gated delegation is denied"
+    else:
+        reason = f"INTERNAL_ERROR: mdgrill could not check the gate ({exc!r})"
+    if len(raw) > hook.MAX_EVENT_BYTES or hook.marked_unreadable(raw):
+        return "deny", reason
+    try:
+        event = hook.parse_event(raw)
+    except MdgrillError:
+        return None  # not JSON, and no marker in it in any spelling
+    return ("deny", reason) if hook.marked_event(event) else None
 
 
 def _check(gate: hook.Gate, cwd: str, root: str | None) -> str:
@@ -126,7 +207,7 @@ def _spec_lines(spec: store.Spec) -> list[str]:
 def _event(raw: bytes) -> dict[str, object]:
     try:
         event = json.loads(raw.decode("utf-8", "replace") or "{}")
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what the parser follows
         return {}
     return event if isinstance(event, dict) else {}
 

@@ -327,8 +327,7 @@ def _target(args: argparse.Namespace, spec: store.Spec, prog: Progress) -> str:
         rel = record.get("spec_md") if isinstance(record, dict) else None
         path = os.path.join(spec.root, rel) if isinstance(rel, str) else \
             os.path.join(spec.folder, SPEC_MD)
-    if not store.is_inside(path, spec.root):
-        raise InputError("PATH_OUTSIDE_REPOSITORY", f"{path} is outside the repository")
+    path = store.require_in_work_tree(path, spec.root)  # `speckit.spec_md` may say anything
     if not os.path.isfile(path):
         raise InputError("NOT_FOUND", f"{display(path)} does not exist: give the feature's "
                          "spec.md with --spec-md PATH")

@@ -67,7 +67,7 @@ class Term:
         for n in self.names:
             out.add(_fold(n))
             m = _TRAILING_PAREN.search(n)
-            if m is not None and m.start() > 0:
+            if m is not None and n[:m.start()].strip():
                 out.add(_fold(n[:m.start()]))
                 out.add(_fold(m.group(1) or m.group(2) or ""))
         if self.gloss:

@@ -18,8 +18,9 @@ _LIST_ITEM = re.compile(r"( {0,3})([-*+]|\d{1,9}[.)])([ \t]+)(?=\S)")
 _AVOID = re.compile(r"(?:_|\*{1,2})avoid(?:[ \t]*[:：])?(?:_|\*{1,2})(?:[ \t]*[:：])?",
                     re.IGNORECASE)
 _BULLET = re.compile(r"[ \t]*[-*+][ \t]+(?=\S)")
-_TABLE_DELIM = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
-_TRAILING_PAREN = re.compile(r"\s*(?:\(([^()]*)\)|（([^（）]*)）)\s*$")
+_DELIM_CELL = re.compile(r":?-+:?\Z")  # one cell of a table's delimiter row (see _is_delimiter_row)
+# The blanks before it are left to the caller (a leading `\s*` restarts at every blank)
+_TRAILING_PAREN = re.compile(r"(?:\(([^()]*)\)|（([^（）]*)）)\s*$")
 _PAREN = re.compile(r"\([^()]*\)|（[^（）]*）")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _SENTENCE_END = ".!?;。！？；"
@@ -182,8 +183,17 @@ def _term_table(header: str) -> _Table | None:
 def _is_table_start(doc: _Doc, i: int, end: int) -> bool:
     texts = doc.texts
     return ("|" in texts[i] and i + 1 < end and doc.kinds[i + 1] == _TEXT
-            and "-" in texts[i + 1] and _TABLE_DELIM.match(texts[i + 1]) is not None
+            and "-" in texts[i + 1] and _is_delimiter_row(texts[i + 1])
             and ("|" in texts[i + 1] or texts[i].lstrip().startswith("|")))
+
+
+def _is_delimiter_row(line: str) -> bool:
+    """`| --- | :-: |`: cells of dashes (colons at their ends), pipes between, the outer ones
+    optional; split by hand, where one pattern for the row was cubic on a line of blanks."""
+    row = line.strip(" \t")
+    row = row[1:] if row.startswith("|") else row
+    row = row[:-1] if row.endswith("|") else row
+    return all(_DELIM_CELL.match(cell.strip(" \t")) for cell in row.split("|"))
 
 
 def _unescape(cell: str) -> str:

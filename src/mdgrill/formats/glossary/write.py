@@ -45,11 +45,36 @@ def _clean_name(name: str) -> str:
     return clean
 
 
-_LINE_BREAKS = re.compile(r"[ \t]*(?:\r\n|[\r\n\t\v\f\x85\u2028\u2029])[ \t]*")
+# Runs of spaces and tabs, and line breaks (a tab counts as one): see _one_line
+_PIECE = re.compile(r"[ \t]+|\r\n|[\r\n\v\f\x85\u2028\u2029]")
+
+
+def _one_line(text: str) -> str:
+    """Each line break or tab, with the spaces and tabs around it, as one space: what
+    `[ \\t]*(?:\\r\\n|[\\r\\n\\t...])[ \\t]*` replaced, walked by hand since that pattern
+    restarts at every space of a long run of them (quadratic)."""
+    pieces = [(m.start(), m.end()) for m in _PIECE.finditer(text)]
+    out, done, i = [], 0, 0
+    while i < len(pieces):
+        start, end = pieces[i]
+        if text[start] in " \t":  # blanks: with the break right after them, or a tab in them
+            if i + 1 < len(pieces) and pieces[i + 1][0] == end:
+                i += 1
+                end = pieces[i][1]
+            elif "\t" not in text[start:end]:
+                i += 1
+                continue
+        if i + 1 < len(pieces) and pieces[i + 1][0] == end and text[end] in " \t":
+            i += 1  # a break takes the blanks after it
+            end = pieces[i][1]
+        out += [text[done:start], " "]
+        done = end
+        i += 1
+    return "".join(out) + text[done:]
 
 
 def _clean_definition(definition: str) -> str:
-    clean = _LINE_BREAKS.sub(" ", definition).strip()
+    clean = _one_line(definition).strip()
     if _CONTROL.search(clean):
         raise _refuse("the definition holds a control character: remove it")
     if not clean:
