@@ -1,4 +1,5 @@
-"""Three-way merge of a `CONTEXT.md` two branches changed (pure: texts in, text out).
+"""Three-way merges of a `CONTEXT.md` and a `CONTEXT-MAP.md` two branches changed (pure:
+texts in, text out).
 
 Terms merge by canonical name: a term one side added is kept (after the last term of its
 section in ours), a term one side changed and the other did not takes the change, and the
@@ -6,6 +7,9 @@ section in ours), a term one side changed and the other did not takes the change
 conflict: standard markers around the two entries only. A removed term (a decision that
 needs its note) and any change outside the terms on both sides are left to git, as is
 anything that does not read.
+
+A `CONTEXT-MAP.md` is a list of contexts: it merges line by line, contexts both sides added
+one after the other, a line changed two ways in markers.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import re
 
 from mdgrill.core.merge import Cannot, Merged
+from mdgrill.core.merge_lines import markers, merge_lines
 from mdgrill.errors import InputError
 from mdgrill.formats.glossary import parse_glossary
 from mdgrill.formats.textfile import TextFile, content
@@ -149,3 +154,22 @@ def _united_avoid(b: list[str] | None, o: list[str], t: list[str]) -> list[str] 
         elif m is None:
             out.append(line)
     return out if done else [*o, "_Avoid_: " + ", ".join(unique)]
+
+
+def merge_context_map(base_text: str, ours_text: str, theirs_text: str, path: str) -> Merged:
+    sides = [[content(line) for line in TextFile(t).lines] for t in
+             (base_text, ours_text, theirs_text)]
+    merged = merge_lines(sides[0], sides[1], sides[2])
+    result = Merged(None)
+    out: list[str] = []
+    for part in merged.parts:
+        if isinstance(part, str):
+            out.append(part)
+        else:
+            result.clashes.append((path, part))
+            out += markers(part)
+    nl = TextFile(ours_text).newline
+    result.text = nl.join(out) + (nl if ours_text.endswith("\n") or not ours_text else "")
+    if not result.clashes and (merged.lines() != sides[1]):
+        result.notes.append("their contexts added")
+    return result
