@@ -627,3 +627,23 @@ def test_install_merge_driver_takes_a_command(tmp_path: Path) -> None:
     assert git(repo, env, "config", "merge.mdgrill.driver").stdout.strip() == payload["driver"]
     attributes = (repo / ".gitattributes").read_text(encoding="utf-8").splitlines()
     assert "CONTEXT-MAP.md merge=mdgrill" in attributes
+
+
+def test_a_glossary_whose_description_changed_merges_line_by_line(tmp_path: Path) -> None:
+    # Issue 33 point 1 for CONTEXT.md: bob (theirs) also describes the context; his text and
+    # both sides' terms are in the result (it used to be left to git whole).
+    repo, env = _glossary_branches(tmp_path, bob_redefines=False)
+    path = repo / GLOSSARY
+    git(repo, env, "checkout", "-q", "bob")
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        "# Ordering\n", "# Ordering\n\nHow customers order, as bob sees it.\n"), encoding="utf-8")
+    git(repo, env, "commit", "-qam", "bob describes the context")
+    git(repo, env, "checkout", "-q", "ana")
+    merge = git(repo, env, "merge", "bob", "-m", "merge bob")
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    text = path.read_text(encoding="utf-8")
+    for line in ("How customers order, as bob sees it.", "**Cart**:", "**Order**:",
+                 "**Promo Code**:"):
+        assert text.count(line) == 1, line
+    assert "<<<<<<<" not in text
+    assert ok(repo, env, "verify")["ok"] is True

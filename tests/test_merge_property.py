@@ -229,3 +229,29 @@ def test_refusals_are_rare(base: Path, tmp_path: Path) -> None:
                  else "clean"] += 1
     assert outcomes["refused"] <= 6, outcomes  # at most one in five
     assert outcomes["clean"] >= 15, outcomes
+
+
+def test_a_crlf_file_conflicts_and_resolves_in_its_own_line_ends(base: Path,
+                                                                 tmp_path: Path) -> None:
+    # A decision answered two ways and the goal reworded two ways, in a CRLF file: the markers
+    # are CRLF lines, and a person's resolution (one answer, their own goal) is resealed.
+    base_text = (base / "specs" / "a" / ".progress.md").read_text(encoding="utf-8")
+    ours = _side(base, tmp_path / "o", [("answer", "D1", "A")], "ana")
+    theirs = _side(base, tmp_path / "t", [("answer", "D1", "B")], "bob")
+    ours, theirs = (t.replace("goal: Promo codes", f"goal: Promo codes for {w}")
+                    for t, w in ((ours, "all"), (theirs, "members")))
+    merged = merge_progress(*(t.replace("\n", "\r\n") for t in (base_text, ours, theirs)),
+                            "p.md")
+    assert merged.text is not None and [c[0] for c in merged.conflicts] == ["D1"]
+    assert [where for where, _ in merged.clashes] == ["the front matter"]
+    assert "\r\n<<<<<<< ours\r\n- Decisions: D1 -> A\r\n" in merged.text
+    assert "\n" not in merged.text.replace("\r\n", "")
+    resolved = re.sub(r"<<<<<<< ours\r\ngoal:[^\r]*\r\n=======\r\ngoal:[^\r]*\r\n>>>>>>> theirs",
+                      "goal: Promo codes for everyone", merged.text)
+    resolved = re.sub(r"<<<<<<< ours\r\n((?:[^\r]*\r\n){2})=======\r\n(?:[^\r]*\r\n){2}"
+                      r">>>>>>> theirs\r\n", r"\1", resolved)
+    sealed = resolution(merged, resolved, "p.md")
+    assert sealed is not None and "goal: Promo codes for everyone\r\n" in sealed
+    assert not [d for d in validate_progress_bytes(sealed.encode(), "p.md")
+                if d.severity == "error"]
+    assert resolution(merged, resolved.replace("D1 -> A", "D1 -> C"), "p.md") is None

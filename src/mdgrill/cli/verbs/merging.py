@@ -58,10 +58,10 @@ def _read(path: str) -> TextFile:
 
 
 def _merger(path: str) -> Callable[[str, str, str, str], Merged]:
-    from mdgrill.core.merge_terms import merge_context_map, merge_glossary
+    from mdgrill.core.merge_terms import merge_by_line, merge_glossary
 
     name = os.path.basename(path)
-    return {"CONTEXT.md": merge_glossary, "CONTEXT-MAP.md": merge_context_map}.get(
+    return {"CONTEXT.md": merge_glossary, "CONTEXT-MAP.md": merge_by_line}.get(
         name, merge_progress)
 
 
