@@ -647,3 +647,11 @@ def test_a_glossary_whose_description_changed_merges_line_by_line(tmp_path: Path
         assert text.count(line) == 1, line
     assert "<<<<<<<" not in text
     assert ok(repo, env, "verify")["ok"] is True
+
+
+def test_merge_file_of_a_missing_version_is_bad_input(tmp_path: Path) -> None:
+    repo, env = make_repo(tmp_path)
+    (repo / "ours.md").write_text("ours\n", encoding="utf-8")
+    code, payload, err = run(repo, env, "merge-file", "gone.md", "ours.md", "gone.md", FILE)
+    assert code == 2 and payload["error"]["code"] == "NOT_A_FILE"  # type: ignore[index]
+    assert (repo / "ours.md").read_text(encoding="utf-8") == "ours\n"  # nothing written

@@ -53,8 +53,13 @@ MERGED_FILES = (store.PROGRESS, "CONTEXT.md", "CONTEXT-MAP.md")  # what the driv
 
 
 def _read(path: str) -> TextFile:
-    with open(path, "rb") as handle:
-        return decode(handle.read(), path)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise InputError("UNREADABLE", f"{path} cannot be read ({exc.strerror}): check the "
+                         "path", path=path) from None
+    return decode(data, path)
 
 
 def _merger(path: str) -> Callable[[str, str, str, str], Merged]:
@@ -74,12 +79,16 @@ def _merge_file(args: argparse.Namespace) -> Outcome:
     """As git's merge driver: the merge into OURS; exit 0 when clean, 1 with conflicts."""
     from mdgrill.git.vcs.merging import git_merge_file
 
+    for given in (args.base, args.ours, args.theirs):
+        if not os.path.isfile(given):
+            raise InputError("NOT_A_FILE", f"{given} is not a file: git passes the three "
+                             "versions as files (%O %A %B)", path=given)
     bom = False
     try:
         base, ours, theirs = (_read(p) for p in (args.base, args.ours, args.theirs))
         bom = ours.bom
         merged = _merger(args.path)(base.text, ours.text, theirs.text, args.path)
-    except InputError as exc:
+    except InputError as exc:  # a version that does not decode: git's line merge keeps it
         merged = Merged.cannot(exc.message)
     if merged.text is not None:
         _write(args.ours, merged.text, bom)
