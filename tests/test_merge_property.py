@@ -145,7 +145,7 @@ def _check_kept(base_text: str, sides: list[str], merged: Merged) -> None:
 def _check_merge(base_text: str, parents: list[str], merged: Merged) -> str | None:
     """The properties of one merge; the merged text when it is clean (None otherwise)."""
     if merged.text is None:
-        assert any(re.fullmatch(r, merged.reason) for r in REFUSALS), merged.reason
+        assert any(re.match(r, merged.reason) for r in REFUSALS), merged.reason
         return None
     _check_kept(base_text, parents, merged)
     logs = [log_version(p.encode(), "p.md") for p in parents]
@@ -225,7 +225,7 @@ def test_refusals_are_rare(base: Path, tmp_path: Path) -> None:
         _check_merge(base_text, [ours, theirs], merged)
         outcomes["refused" if merged.text is None else "conflict" if merged.in_conflict
                  else "clean"] += 1
-    assert outcomes["refused"] <= 6, outcomes  # at most one in five
+    assert outcomes["refused"] <= 3, outcomes  # at most one in ten (none seen)
     assert outcomes["clean"] >= 15, outcomes
 
 
