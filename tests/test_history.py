@@ -325,3 +325,43 @@ def test_verify_reports_a_phase_moved_without_an_artifact_approval(
     assert "PHASE_NOT_APPROVED" in out and "from design to tasks" in out
     # the demo's own advance (requirements -> design) was an approve-artifact commit
     assert "from requirements to design" not in out
+
+
+def _merge_logs(ours: str, theirs: str, merged: str) -> list[tuple[str, int] | None]:
+    """merge_lost_block for each parent of a merge whose round 1 holds these answer lines."""
+    from mdgrill.core.history import merge_lost_block
+
+    def version(lines: str) -> bytes:
+        log = f"### Requirements Grill - Round 1\n- Asked: D1, D2\n{lines}"
+        return (f"---\nmdgrill: 1\nlog:\n  blocks: 1\n  sha256: {log_digest(log)}\n---\n"
+                f"# A\n\n## Goal\n\nx\n\n## Design Tree\n\n## Interview Responses\n\n{log}"
+                ).encode()
+    logs = [log_version(version(t), "p.md") for t in (ours, theirs)]
+    result = log_version(version(merged), "p.md")
+    return [merge_lost_block(logs[i], result, (logs[1 - i],)) for i in (0, 1)]
+
+
+ANA = "- Decisions: D1 -> Yes\n- By: D1 -> Ana\n"
+BOB = "- Decisions: D1 -> No\n- By: D1 -> Bob\n"
+
+
+@pytest.mark.parametrize(("merged", "lost"), [
+    (ANA, [None, None]),  # the conflict resolved: ours kept
+    (BOB, [None, None]),  # theirs kept
+    (ANA + BOB, [None, None]),  # both kept (validate reports that; verify loses nothing)
+    ("- Decisions: D1 -> Maybe\n- By: D1 -> Eve\n", "both"),  # neither side's answer
+    ("", "both"),  # the decision's answers dropped
+    (ANA + "- Decisions: D2 -> A\n", [None, None]),
+])
+def test_a_merge_commit_may_keep_one_of_two_answers_only(merged: str, lost: object) -> None:
+    # Issue 33 point 3: a resolved conflict verifies; anything else that drops an answer does not.
+    found = _merge_logs(ANA, BOB, merged)
+    if lost == "both":
+        assert all(f is not None and f[0] == "Requirements Grill - Round 1" for f in found)
+    else:
+        assert found == lost
+
+
+def test_a_merge_commit_may_not_drop_an_answer_nobody_contested() -> None:
+    found = _merge_logs(ANA + "- Decisions: D2 -> A\n", BOB, BOB)
+    assert found[0] is not None  # our D2 is gone, and bob never answered D2

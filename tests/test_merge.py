@@ -10,6 +10,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 from test_reliability import MDGRILL, make_repo
 
 SPEC = "specs/a"
@@ -108,23 +109,31 @@ def test_two_branches_with_new_rounds_merge_with_theirs_renumbered(tmp_path: Pat
     assert ok(repo, env, "verify")["ok"] is True
 
 
+BY = "- By: D2 -> Test <test@example.com>"
+CONFLICT = (f"<<<<<<< ours\n- Decisions: D2 -> B\n{BY}\n=======\n- Decisions: D2 -> A\n{BY}\n"
+            ">>>>>>> theirs\n")
+
+
+@pytest.mark.parametrize(("same_round", "keep"), [(False, "B"), (False, "A"), (True, "B"),
+                                                  (True, "A")])
 def test_a_decision_answered_two_ways_is_a_conflict_around_the_answers_only(
-        tmp_path: Path) -> None:
-    repo, env = branches(tmp_path, same_round=False, theirs_d2="A")
+        tmp_path: Path, same_round: bool, keep: str) -> None:
+    # Issue 33 point 3: the markers hold the two answers and nothing else (our answer is not
+    # also above them); keeping either one, `mdgrill merge` reseals, the merge commit
+    # verifies, and the ledger has that one answer.
+    repo, env = branches(tmp_path, same_round=same_round, theirs_d2="A")
     merge = git(repo, env, "merge", "bob", "-m", "merge bob", check=False)
     assert merge.returncode != 0
     assert "D2: ours `B`, theirs `A`" in merge.stdout + merge.stderr
     text = (repo / FILE).read_text(encoding="utf-8")
-    assert "<<<<<<< ours\n- Decisions: D2 -> B\n=======\n- Decisions: D2 -> A\n" \
-        ">>>>>>> theirs\n" in text
+    assert CONFLICT in text
     assert text.count("<<<<<<<") == 1  # nothing else is in conflict
+    assert text.count("- Decisions: D2 ->") == 2  # each answer once, inside the markers
     code, payload, _ = run(repo, env, "validate")
     assert code == 1
     message = payload["diagnostics"][0]["message"]  # type: ignore[index]
-    assert "D2 was answered differently on the two sides" in message
-    # the person keeps their answer; `mdgrill merge` checks that is all they did and reseals
-    kept = text.replace("<<<<<<< ours\n- Decisions: D2 -> B\n=======\n", "") \
-        .replace(">>>>>>> theirs\n", "")
+    assert "conflict markers" in message or "answered differently" in message
+    kept = text.replace(CONFLICT, f"- Decisions: D2 -> {keep}\n{BY}\n")
     (repo / FILE).write_text(kept, encoding="utf-8")
     done = ok(repo, env, "merge")
     assert done["files"][0]["resolved"] == ["D2"]  # type: ignore[index]
@@ -132,16 +141,19 @@ def test_a_decision_answered_two_ways_is_a_conflict_around_the_answers_only(
     assert "UU" not in git(repo, env, "status", "--short").stdout
     git(repo, env, "commit", "-qm", "merge bob")
     assert ok(repo, env, "verify")["ok"] is True
-    answers = {e["id"]: e["answer"] for e in ok(repo, env, "ledger", SPEC)["entries"]}  # type: ignore[union-attr]
-    assert answers["D2"] == "A"
+    final = (repo / FILE).read_text(encoding="utf-8")
+    assert final.count("- Decisions: D2 ->") == 1
+    answers = [e for e in ok(repo, env, "ledger", SPEC)["entries"]  # type: ignore[union-attr]
+               if e["id"] == "D2"]
+    assert [e["answer"] for e in answers] == [keep]
 
 
 def test_a_resolution_that_changes_anything_else_is_not_sealed(tmp_path: Path) -> None:
     repo, env = branches(tmp_path, same_round=False, theirs_d2="A")
     git(repo, env, "merge", "bob", "-m", "merge bob", check=False)
     text = (repo / FILE).read_text(encoding="utf-8")
-    forged = text.replace("<<<<<<< ours\n- Decisions: D2 -> B\n=======\n- Decisions: D2 -> A\n"
-                          ">>>>>>> theirs\n", "- Decisions: D2 -> something else\n")
+    forged = text.replace(CONFLICT, f"- Decisions: D2 -> something else\n{BY}\n")
+    assert forged != text
     (repo / FILE).write_text(forged, encoding="utf-8")
     code, payload, _ = run(repo, env, "merge")
     assert code == 1  # the markers are put back: neither side said "something else"
@@ -175,7 +187,8 @@ def test_rebase_and_cherry_pick_go_through_the_driver(tmp_path: Path) -> None:
     _clean(repo, env)
 
 
-def test_what_mdgrill_cannot_merge_is_left_to_git_with_both_sides(tmp_path: Path) -> None:
+def test_a_line_changed_two_ways_is_marked_alone_and_resolved_by_hand(tmp_path: Path) -> None:
+    # Issue 33 point 1: "the merge stops as a conflict with markers on exactly those lines".
     repo, env = branches(tmp_path, same_round=True)
     for branch, goal in (("bob", "Promo codes for members"), ("ana", "Promo codes for all")):
         git(repo, env, "checkout", "-q", branch)
@@ -185,13 +198,21 @@ def test_what_mdgrill_cannot_merge_is_left_to_git_with_both_sides(tmp_path: Path
         git(repo, env, "commit", "-qam", f"{branch} rewords the goal")
     merge = git(repo, env, "merge", "bob", "-m", "merge bob", check=False)
     assert merge.returncode != 0
-    assert "not merged by mdgrill (`goal:` was changed on both sides" in \
-        merge.stderr + merge.stdout
+    assert "the front matter changed two ways" in merge.stderr + merge.stdout
     text = (repo / FILE).read_text(encoding="utf-8")
-    assert "<<<<<<< ours" in text and ">>>>>>> theirs" in text  # git's own conflict
-    for kept in ("goal: Promo codes for all", "goal: Promo codes for members",
-                 "### D4: ana's question?", "### D5: bob's question?"):
-        assert kept in text  # nothing of either side is lost
+    clash = ("<<<<<<< ours\ngoal: Promo codes for all\n=======\ngoal: Promo codes for members\n"
+             ">>>>>>> theirs\n")
+    assert clash in text and text.count("<<<<<<<") == 1  # exactly those lines
+    for kept in ("### D4: ana's question?", "### D5: bob's question?", "- Decisions: D2 -> B",
+                 "- Decisions: D3 -> A"):
+        assert text.count(kept) == 1, kept  # the rest merged as without the clash
+    (repo / FILE).write_text(text.replace(clash, "goal: Promo codes for everyone\n"),
+                             encoding="utf-8")
+    done = ok(repo, env, "merge")
+    assert done["files"][0]["resolved"] == ["the front matter"]  # type: ignore[index]
+    assert ok(repo, env, "validate")["errors"] == 0
+    git(repo, env, "commit", "-qm", "merge bob")
+    assert ok(repo, env, "verify")["ok"] is True
 
 
 def test_verify_refuses_a_merge_commit_that_lost_a_block(tmp_path: Path) -> None:
@@ -333,3 +354,304 @@ def test_phases_are_held_to_their_own_parents() -> None:
     graph = PhaseWatch(versions, "p.md", set(), {"b" * 40}, parents)
     list(graph)
     assert graph.diagnostics == []
+
+
+# -- issue 33: nothing either side wrote is lost ---------------------------------------------
+
+PROSE = {  # branch -> (old, new) edits outside the log, each a line only that branch wrote
+    "ana": [("Promo codes at checkout\n\n## Design Tree",
+             "Promo codes at checkout\n\nAna's paragraph on the goal.\n\n## Design Tree"),
+            ("mode: interactive\n", "# ana: the mode stays interactive\nmode: interactive\n"),
+            ("  - Members\n", "  - Members\n\nAna's note on D1.\n")],
+    "bob": [("Promo codes at checkout\n\n## Design Tree",
+             "Promo codes at checkout\n\nBob's paragraph on the goal.\n\n## Design Tree"),
+            ("spec: a\n", "spec: a\n# bob: one spec per team\n"),
+            ("### D2: Question 2?\n", "### D2: Question 2?\nBob's note on D2.\n"),
+            (None, "\n## Notes\n\nBob's own section.\n")],
+}
+WRITTEN = ["Ana's paragraph on the goal.", "# ana: the mode stays interactive", "Ana's note on D1.",
+           "Bob's paragraph on the goal.", "# bob: one spec per team", "Bob's note on D2.",
+           "## Notes", "Bob's own section."]
+
+
+def _write_prose(repo: Path, env: dict[str, str]) -> None:
+    for branch, edits in PROSE.items():
+        git(repo, env, "checkout", "-q", branch)
+        path = repo / FILE
+        text = path.read_text(encoding="utf-8")
+        for old, new in edits:
+            assert old is None or old in text, old
+            text = text + new if old is None else text.replace(old, new, 1)
+        path.write_text(text, encoding="utf-8")
+        git(repo, env, "commit", "-qam", f"{branch} writes prose")
+    git(repo, env, "checkout", "-q", "ana")
+
+
+@pytest.mark.parametrize("driver", [True, False])
+def test_prose_either_side_wrote_outside_the_log_is_kept(tmp_path: Path, driver: bool) -> None:
+    # Issue 33 point 1: a paragraph added to the goal, a section of its own, a comment in the
+    # front matter, node notes: all of both sides' in the result, with or without the driver.
+    repo, env = branches(tmp_path, same_round=True, driver=driver)
+    _write_prose(repo, env)
+    merge = git(repo, env, "merge", "bob", "-m", "merge bob", check=False)
+    if driver:
+        assert merge.returncode == 0, merge.stdout + merge.stderr
+    else:
+        assert merge.returncode != 0
+        done = ok(repo, env, "merge")
+        assert [f["path"] for f in done["files"]] == [FILE]  # type: ignore[union-attr]
+        git(repo, env, "commit", "-qm", "merge bob")
+    text = _clean(repo, env)
+    for line in [*WRITTEN, "- Decisions: D2 -> B", "- Decisions: D3 -> A"]:
+        assert text.count(line + "\n") == 1, line
+    assert text.index("Ana's paragraph") < text.index("Bob's paragraph") < \
+        text.index("## Design Tree")  # both stay in the goal
+    assert git(repo, env, "status", "--short").stdout == ""
+    assert ok(repo, env, "verify")["ok"] is True
+
+
+def _glossaries(repo: Path, env: dict[str, str]) -> None:
+    """Each branch adds a term to CONTEXT.md and a context to CONTEXT-MAP.md."""
+    for branch, term in (("ana", "Cart"), ("bob", "Order")):
+        git(repo, env, "checkout", "-q", branch)
+        glossary = repo / "CONTEXT.md"
+        glossary.write_text(glossary.read_text(encoding="utf-8")
+                            + f"\n**{term}**:\nWhat {branch} adds.\n", encoding="utf-8")
+        folder = repo / "contexts" / branch
+        folder.mkdir(parents=True)
+        (folder / "CONTEXT.md").write_text(f"# {branch}\n", encoding="utf-8")
+        cmap = repo / "CONTEXT-MAP.md"
+        cmap.write_text(cmap.read_text(encoding="utf-8")
+                        + f"- [{branch}](contexts/{branch}/CONTEXT.md): {branch}'s part\n",
+                        encoding="utf-8")
+        git(repo, env, "add", "-A")
+        git(repo, env, "commit", "-qm", f"{branch}'s term and context")
+    git(repo, env, "checkout", "-q", "ana")
+
+
+def _glossary_base(repo: Path, env: dict[str, str]) -> None:
+    (repo / "CONTEXT.md").write_text("# Shop\n\n## Language\n\n**Promo Code**:\nA code.\n",
+                                     encoding="utf-8")
+    (repo / "CONTEXT-MAP.md").write_text("# Context map\n\n## Contexts\n\n", encoding="utf-8")
+
+
+def _three_files_in_conflict(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """ana merging bob without the driver: .progress.md, CONTEXT.md, CONTEXT-MAP.md conflict."""
+    repo, env = branches(tmp_path, same_round=True, driver=False)
+    git(repo, env, "checkout", "-q", "main")
+    _glossary_base(repo, env)
+    git(repo, env, "add", "-A")
+    git(repo, env, "commit", "-qm", "glossaries")
+    for branch in ("ana", "bob"):
+        git(repo, env, "checkout", "-q", branch)
+        git(repo, env, "merge", "-q", "main", "-m", "glossaries")
+    _glossaries(repo, env)
+    merge = git(repo, env, "merge", "bob", "-m", "merge bob", check=False)
+    assert merge.returncode != 0
+    unmerged = git(repo, env, "diff", "--name-only", "--diff-filter=U").stdout.split()
+    assert sorted(unmerged) == ["CONTEXT-MAP.md", "CONTEXT.md", FILE]
+    return repo, env
+
+
+def test_mdgrill_merge_merges_every_file_the_driver_would(tmp_path: Path) -> None:
+    # Issue 33 point 2: without the driver, `mdgrill merge` merges .progress.md, CONTEXT.md
+    # and CONTEXT-MAP.md, and says what it did with each.
+    repo, env = _three_files_in_conflict(tmp_path)
+    proc = subprocess.run([*MDGRILL, "merge"], cwd=repo, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for name in ("CONTEXT-MAP.md: merged", "CONTEXT.md: merged", f"{FILE}: merged"):
+        assert name in proc.stdout, proc.stdout
+    assert "UU" not in git(repo, env, "status", "--short").stdout
+    glossary = (repo / "CONTEXT.md").read_text(encoding="utf-8")
+    cmap = (repo / "CONTEXT-MAP.md").read_text(encoding="utf-8")
+    assert "<<<<<<<" not in glossary + cmap
+    assert "**Cart**:" in glossary and "**Order**:" in glossary
+    assert "- [ana](" in cmap and "- [bob](" in cmap
+    git(repo, env, "commit", "-qm", "merge bob")
+    assert ok(repo, env, "validate")["errors"] == 0
+    assert ok(repo, env, "verify")["ok"] is True
+
+
+def test_mdgrill_merge_json_names_each_file(tmp_path: Path) -> None:
+    repo, env = _three_files_in_conflict(tmp_path)
+    files = ok(repo, env, "merge")["files"]
+    assert sorted(f["path"] for f in files) == ["CONTEXT-MAP.md", "CONTEXT.md", FILE]  # type: ignore[union-attr]
+    assert all(f["merged"] is True and f["source"] == "the index" for f in files)  # type: ignore[union-attr]
+
+
+def test_a_resolution_after_the_stages_are_gone_is_sealed_and_keeps_the_bom(
+        tmp_path: Path) -> None:
+    # Issue 33 point 3: the person resolved in an editor and ran `git add` (the index has no
+    # stages now); `mdgrill merge` takes the three versions from the commits being merged.
+    repo, env = branches(tmp_path, same_round=True, theirs_d2="A")
+    for branch in ("main", "ana", "bob"):  # every version carries a BOM
+        git(repo, env, "checkout", "-q", branch)
+        path = repo / FILE
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes().lstrip(b"\xef\xbb\xbf"))
+        git(repo, env, "commit", "-qam", "a BOM", check=False)
+    git(repo, env, "checkout", "-q", "ana")
+    git(repo, env, "merge", "bob", "-m", "merge bob", check=False)
+    raw = (repo / FILE).read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")  # the driver kept it
+    text = raw.decode("utf-8-sig")
+    assert CONFLICT in text
+    git(repo, env, "checkout", "--conflict=merge", FILE)  # markers recreated, as a person may
+    text = (repo / FILE).read_bytes().decode("utf-8-sig")
+    assert CONFLICT in text
+    (repo / FILE).write_bytes(b"\xef\xbb\xbf" + text.replace(
+        CONFLICT, f"- Decisions: D2 -> A\n{BY}\n").encode("utf-8"))
+    git(repo, env, "add", FILE)  # the stages are gone
+    assert git(repo, env, "ls-files", "-u").stdout == ""
+    done = ok(repo, env, "merge", FILE)
+    entry = done["files"][0]  # type: ignore[index]
+    assert entry["resolved"] == ["D2"] and entry["source"] == "the commits being merged"
+    assert (repo / FILE).read_bytes().startswith(b"\xef\xbb\xbf")
+    assert ok(repo, env, "validate")["errors"] == 0
+    git(repo, env, "commit", "-qm", "merge bob")
+    assert ok(repo, env, "verify")["ok"] is True
+
+
+def test_markers_left_in_the_file_are_not_sealed(tmp_path: Path) -> None:
+    repo, env = branches(tmp_path, same_round=True, theirs_d2="A")
+    git(repo, env, "merge", "bob", "-m", "merge bob", check=False)
+    git(repo, env, "add", FILE)  # added with the markers still in
+    code, payload, _ = run(repo, env, "merge", FILE)
+    assert code == 1
+    assert payload["files"][0]["conflicts"][0]["decision"] == "D2"  # type: ignore[index]
+    assert "<<<<<<< ours" in (repo / FILE).read_text(encoding="utf-8")
+
+
+def test_three_branches_merged_one_after_another_stay_valid(tmp_path: Path) -> None:
+    # Issue 33: three or more branches, each with rounds, nodes and terms, merged in turn.
+    repo, env = branches(tmp_path, same_round=False)
+    git(repo, env, "checkout", "-q", "main")
+    _glossary_base(repo, env)
+    git(repo, env, "add", "-A")
+    git(repo, env, "commit", "-qm", "glossary")
+    git(repo, env, "checkout", "-qb", "cy", "main")
+    ok(repo, env, "node", "add", SPEC, "D6", "--title", "cy's question?", "--option", "A",
+       "--option", "B")
+    ok(repo, env, "open-frontier", SPEC, "--round", "2", "--decision-id", "D6")
+    ok(repo, env, "record-answer", SPEC, "--decision-id", "D6", "--answer", "B")
+    git(repo, env, "commit", "-qam", "cy's round")
+    for branch in ("ana", "bob", "cy"):
+        git(repo, env, "checkout", "-q", branch)
+        if branch != "cy":
+            git(repo, env, "merge", "-q", "main", "-m", "glossary")
+        glossary = repo / "CONTEXT.md"
+        glossary.write_text(glossary.read_text(encoding="utf-8")
+                            + f"\n**Term {branch}**:\nWhat {branch} adds.\n", encoding="utf-8")
+        git(repo, env, "commit", "-qam", f"{branch}'s term")
+    git(repo, env, "checkout", "-q", "main")
+    for branch in ("ana", "bob", "cy"):
+        merge = git(repo, env, "merge", branch, "-m", f"merge {branch}", check=False)
+        assert merge.returncode == 0, merge.stdout + merge.stderr
+        assert ok(repo, env, "validate")["errors"] == 0
+        assert ok(repo, env, "verify")["ok"] is True
+    text = _clean(repo, env)
+    log = text[text.index("## Interview Responses"):]
+    assert [int(n) for n in re.findall(r"Round ([0-9]+)", log)] == [1, 2, 3, 4]
+    for line in ("- Decisions: D2 -> B", "- Decisions: D3 -> A", "- Decisions: D6 -> B",
+                 "### D4: ana's question?", "### D5: bob's question?",
+                 "### D6: cy's question?"):
+        assert text.count(line) == 1, line
+    glossary = (repo / "CONTEXT.md").read_text(encoding="utf-8")
+    assert all(f"**Term {b}**:" in glossary for b in ("ana", "bob", "cy"))
+
+
+def test_cherry_pick_and_rebase_without_the_driver_then_mdgrill_merge(tmp_path: Path) -> None:
+    repo, env = branches(tmp_path, same_round=True, driver=False)
+    _write_prose(repo, env)
+    git(repo, env, "checkout", "-qb", "picked", "ana")
+    pick = git(repo, env, "cherry-pick", "main..bob", check=False)  # bob's round, his prose
+    for _ in range(3):  # each picked commit that conflicts: `mdgrill merge`, continue
+        if pick.returncode == 0:
+            break
+        ok(repo, env, "merge")
+        pick = git(repo, env, "-c", "core.editor=true", "cherry-pick", "--continue",
+                   check=False)
+    assert pick.returncode == 0, pick.stdout + pick.stderr
+    text = _clean(repo, env)
+    assert "Bob's own section." in text and "Ana's note on D1." in text
+    git(repo, env, "checkout", "-q", "ana")
+    rebase = git(repo, env, "rebase", "bob", check=False)
+    for _ in range(4):  # each replayed commit that conflicts: `mdgrill merge`, continue
+        if rebase.returncode == 0:
+            break
+        ok(repo, env, "merge")
+        rebase = git(repo, env, "-c", "core.editor=true", "rebase", "--continue", check=False)
+    assert rebase.returncode == 0, rebase.stdout + rebase.stderr
+    text = _clean(repo, env)
+    for line in [*WRITTEN, "- Decisions: D2 -> B", "- Decisions: D3 -> A"]:
+        assert text.count(line + "\n") == 1, line
+    assert ok(repo, env, "verify")["ok"] is True
+
+
+def test_the_driver_finds_mdgrill_on_path_and_falls_back_to_git(tmp_path: Path) -> None:
+    # Issue 33: the driver command does not depend on one virtualenv's absolute path.
+    repo, env = branches(tmp_path, same_round=True)
+    driver = git(repo, env, "config", "merge.mdgrill.driver").stdout.strip()
+    assert driver.startswith("if command -v mdgrill >/dev/null 2>&1; then mdgrill merge-file")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    used = tmp_path / "used"
+    wrapper = bin_dir / "mdgrill"
+    wrapper.write_text(f"#!/bin/sh\necho on-path >> '{used}'\nexec {' '.join(MDGRILL)} \"$@\"\n",
+                       encoding="utf-8")
+    wrapper.chmod(0o755)
+    on_path = {**env, "PATH": f"{bin_dir}:{env['PATH']}"}
+    merge = git(repo, on_path, "merge", "bob", "-m", "merge bob", check=False)
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    assert used.read_text(encoding="utf-8").split() == ["on-path"]
+    _clean(repo, env)
+    # a teammate's clone: this venv's Python is not there and mdgrill is not on PATH; git's
+    # own line merge runs, and both sides stay in the file (in its markers)
+    git(repo, env, "reset", "-q", "--hard", "HEAD~1")
+    python = driver.split("elif [ -x ", 1)[1].split(" ]", 1)[0]
+    git(repo, env, "config", "merge.mdgrill.driver", driver.replace(python, "/nonexistent/python"))
+    merge = git(repo, env, "merge", "bob", "-m", "merge bob", check=False)
+    assert merge.returncode != 0
+    text = (repo / FILE).read_text(encoding="utf-8")
+    assert "<<<<<<< ours" in text and "### D4: ana's question?" in text and \
+        "### D5: bob's question?" in text
+    done = ok(repo, env, "merge")  # and `mdgrill merge` finishes it
+    assert done["files"][0]["merged"] is True  # type: ignore[index]
+    _clean(repo, env)
+
+
+def test_install_merge_driver_takes_a_command(tmp_path: Path) -> None:
+    repo, env = make_repo(tmp_path)
+    payload = ok(repo, env, "install-merge-driver", "--command", "uvx mdgrill")
+    assert payload["driver"] == "uvx mdgrill merge-file %O %A %B %P"
+    assert git(repo, env, "config", "merge.mdgrill.driver").stdout.strip() == payload["driver"]
+    attributes = (repo / ".gitattributes").read_text(encoding="utf-8").splitlines()
+    assert "CONTEXT-MAP.md merge=mdgrill" in attributes
+
+
+def test_a_glossary_whose_description_changed_merges_line_by_line(tmp_path: Path) -> None:
+    # Issue 33 point 1 for CONTEXT.md: bob (theirs) also describes the context; his text and
+    # both sides' terms are in the result (it used to be left to git whole).
+    repo, env = _glossary_branches(tmp_path, bob_redefines=False)
+    path = repo / GLOSSARY
+    git(repo, env, "checkout", "-q", "bob")
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        "# Ordering\n", "# Ordering\n\nHow customers order, as bob sees it.\n"), encoding="utf-8")
+    git(repo, env, "commit", "-qam", "bob describes the context")
+    git(repo, env, "checkout", "-q", "ana")
+    merge = git(repo, env, "merge", "bob", "-m", "merge bob")
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    text = path.read_text(encoding="utf-8")
+    for line in ("How customers order, as bob sees it.", "**Cart**:", "**Order**:",
+                 "**Promo Code**:"):
+        assert text.count(line) == 1, line
+    assert "<<<<<<<" not in text
+    assert ok(repo, env, "verify")["ok"] is True
+
+
+def test_merge_file_of_a_missing_version_is_bad_input(tmp_path: Path) -> None:
+    repo, env = make_repo(tmp_path)
+    (repo / "ours.md").write_text("ours\n", encoding="utf-8")
+    code, payload, err = run(repo, env, "merge-file", "gone.md", "ours.md", "gone.md", FILE)
+    assert code == 2 and payload["error"]["code"] == "NOT_A_FILE"  # type: ignore[index]
+    assert (repo / "ours.md").read_text(encoding="utf-8") == "ours\n"  # nothing written

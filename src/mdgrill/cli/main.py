@@ -75,10 +75,12 @@ VERBS: dict[str, tuple[str, str]] = {
     "watch": ("watching", "Revalidate specs on every save; report what broke and what healed."),
     "restore": ("watching", "Put back recorded blocks a bad edit lost, from the last good copy."),
     "merge-file": ("merging",
-        "git's merge driver for .progress.md: BASE OURS THEIRS PATH (see install-merge-driver)."),
-    "merge": ("merging", "Redo the merge of conflicted .progress.md files from git's index."),
+        "git's merge driver for the spec files: BASE OURS THEIRS PATH (see "
+        "install-merge-driver)."),
+    "merge": ("merging", "Merge conflicted spec files again, or seal the conflicts you "
+              "resolved."),
     "install-merge-driver": ("merging",
-        "Route .progress.md merges to mdgrill: git config and .gitattributes."),
+        "Route spec files' merges to mdgrill: git config and .gitattributes."),
     "import-ralph": ("ralph", "Turn a smart-ralph spec folder (either layout) into mdgrill's "
                      "format."),
     "import-speckit": ("speckit",

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from mdgrill.diagnostics import Diagnostic, error, warning
 from mdgrill.errors import MdgrillError
 from mdgrill.formats.progress import LOG, Progress, normalize_log, read_progress
+from mdgrill.model.tree import split_decision
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -355,21 +356,68 @@ def _children(parents: dict[str, list[str]]) -> dict[str, int]:
 _ROUND_OF = re.compile(r"(Grill - Round )[0-9]+")
 
 
-def merge_lost_block(parent: LogVersion, merged: LogVersion) -> tuple[str, int] | None:
+def merge_lost_block(parent: LogVersion, merged: LogVersion,
+                     others: tuple[LogVersion, ...] = ()) -> tuple[str, int] | None:
     """The first block of `parent` that a merge commit's log does not hold, or None.
 
     A merge keeps each side's blocks, renumbers the rounds of the side merged in, and may add
     to a block the lines the other side appended to it: a parent's block is held when some
-    block of the merge has its heading (round numbers aside) and every one of its lines.
+    block of the merge has its heading (round numbers aside) and every one of its lines. The
+    one exception is a conflict resolved: a decision `parent` answered and one of the `others`
+    (the merge's other parents) answered differently may lose `parent`'s answer (and its
+    `By:`), when the merge answers it exactly once, with an answer line one parent wrote.
     """
     pool: dict[str, list[Counter[str]]] = {}
     for title, _, text in merged.blocks:
         pool.setdefault(_ROUND_OF.sub(r"\1", title), []).append(Counter(text.split("\n")[1:]))
+    resolved = _resolved_conflicts(parent, merged, others)
     for title, line, text in parent.blocks:
-        need = Counter(text.split("\n")[1:])
+        need = Counter(line for line in text.split("\n")[1:]
+                       if _answered_id(line, _RESOLVABLE) not in resolved)
         if not any(_holds(have, need) for have in pool.get(_ROUND_OF.sub(r"\1", title), [])):
             return title, line
     return None
+
+
+_ANSWER_KEYS = ("decisions", "facts resolved", "out of scope")
+_RESOLVABLE = (*_ANSWER_KEYS, "by")
+
+
+def _answered_id(line: str, keys: tuple[str, ...]) -> str | None:
+    """The decision a `- Key: ID -> text` line names, for one of `keys`; else None."""
+    key, sep, value = line[2:].partition(":") if line.startswith("- ") else ("", "", "")
+    pair = split_decision(value.strip()) if sep and key.strip().lower() in keys else None
+    return pair[0] if pair is not None else None
+
+
+def _answer_lines(log: LogVersion) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for line in log.lines:
+        node_id = _answered_id(line, _ANSWER_KEYS)
+        if node_id is not None:
+            out.setdefault(node_id, set()).add(line)
+    return out
+
+
+def _resolved_conflicts(parent: LogVersion, merged: LogVersion,
+                        others: tuple[LogVersion, ...]) -> set[str]:
+    """The decisions `parent` and another parent answered differently that the merge
+    answers once, with one parent's answer line (a conflict a person resolved)."""
+    if not others:
+        return set()
+    mine, result = _answer_lines(parent), _answer_lines(merged)
+    theirs: dict[str, set[str]] = {}
+    for other in others:
+        for node_id, lines in _answer_lines(other).items():
+            theirs.setdefault(node_id, set()).update(lines)
+    out = set()
+    for node_id, lines in mine.items():
+        kept = result.get(node_id, set())
+        if theirs.get(node_id, lines) - lines and len(kept) == 1 and \
+                kept <= lines | theirs[node_id] and sum(
+                    line in kept for line in merged.lines) == 1:
+            out.add(node_id)
+    return out
 
 
 _CLOSING_LINE = re.compile(r"- (Frontier after round|(?:Facts resolved|Decisions|Out of scope|"
@@ -391,8 +439,9 @@ def _holds(have: Counter[str], need: Counter[str]) -> bool:
 def _merge_problems(olds: list[tuple[str, _Snapshot]], merged: LogVersion, path: str,
                     sha: str) -> list[Diagnostic]:
     out = []
-    for parent_sha, snapshot in olds:
-        lost = merge_lost_block(snapshot.full(path), merged)
+    logs = [snapshot.full(path) for _, snapshot in olds]
+    for i, (parent_sha, _) in enumerate(olds):
+        lost = merge_lost_block(logs[i], merged, tuple(logs[:i] + logs[i + 1:]))
         if lost is not None:
             title, line = lost
             out.append(error(path, 1, "ROUND_EDITED",

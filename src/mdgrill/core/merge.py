@@ -6,24 +6,29 @@ the interview record follows from the two. So:
 
 - the log keeps the base's blocks as they are, the lines each side appended to the base's
   last (open) round, then our new rounds, then theirs, renumbered after ours;
-- the tree merges node by node, and a node both sides changed merges key by key;
+- the tree merges node by node, a node both sides changed key by key, and a key both sides
+  changed line by line;
 - the record is the side's that changed it, or, when both ran rounds of the same interview,
   recomputed: the round and questions of the last round, pending what nobody answered;
-- the log's seal is recomputed over the merged log.
+- the log's seal is recomputed over the merged log;
+- everything else (the title, the goal, the person's own sections, front-matter keys and
+  comments) merges line by line (`merge_lines`), both sides' additions kept.
 
-A decision the two sides answered differently is a real conflict: the result carries
-standard conflict markers around the two answers only, and `validate` names the decision.
-Whatever this cannot merge in that way (a recorded block changed on a side, an approval on
-one side next to rounds on the other, a key changed two ways, a result `validate` would
-reject) comes back as `Merged.cannot`, and the caller leaves git's own conflict in place:
-nothing of either side is dropped.
+A decision the two sides answered differently is a real conflict: where our answer stood,
+standard conflict markers around the two answers only; lines changed two ways elsewhere get
+markers around exactly those lines. Whatever this cannot merge in that way (a recorded block
+changed on a side, an approval on one side next to rounds on the other, a result `validate`
+would reject) comes back as `Merged.cannot`, and the caller leaves git's own conflict in
+place: nothing of either side is dropped.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
-from mdgrill.core.restore import LogBlock, log_blocks, section_lines
+from mdgrill.core.merge_lines import Clash, LineMerge, markers, merge_lines
+from mdgrill.core.restore import LogBlock
 from mdgrill.errors import InputError
 from mdgrill.formats.progress import (
     LOG,
@@ -34,7 +39,7 @@ from mdgrill.formats.progress import (
     classify_block,
     log_digest,
 )
-from mdgrill.formats.textfile import Edit, TextFile, apply_edits, content
+from mdgrill.formats.textfile import TextFile
 from mdgrill.model.tree import new_node_id, split_decision
 
 NEW_SEQUENCE = frozenset({"confirmed", "skipped", "bypassed", "reset", "reopened"})
@@ -44,20 +49,27 @@ ANSWER_KEYS = ("decisions", "facts resolved", "out of scope")
 
 class Merged:
     """A merge's outcome: the text (None when it cannot be merged this way), the decisions
-    answered two ways (then the text has conflict markers), and what the merge did."""
+    answered two ways and the other lines changed two ways (then the text has conflict
+    markers around exactly those), and what the merge did."""
 
-    __slots__ = ("text", "conflicts", "marks", "notes", "reason")
+    __slots__ = ("text", "conflicts", "marks", "clashes", "notes", "reason", "pattern")
 
     def __init__(self, text: str | None, reason: str = "") -> None:
         self.text = text
         self.conflicts: list[tuple[str, str, str]] = []  # (decision ID, ours, theirs)
-        self.marks: list[tuple[str, str]] = []  # (our answer line, their answer line)
+        self.marks: list[tuple[list[str], list[str]]] = []  # (our answer, their answer) lines
+        self.clashes: list[tuple[str, Clash]] = []  # (where, the lines changed two ways)
         self.notes: list[str] = []
         self.reason = reason
+        self.pattern = ""  # with conflicts: what a resolution of them looks like
 
     @classmethod
     def cannot(cls, reason: str) -> Merged:
         return cls(None, reason)
+
+    @property
+    def in_conflict(self) -> bool:
+        return bool(self.conflicts or self.clashes)
 
 
 class Cannot(Exception):
@@ -70,6 +82,48 @@ def merge_progress(base_text: str, ours_text: str, theirs_text: str, path: str) 
         return _merge(base_text, ours_text, theirs_text, path)
     except Cannot as exc:
         return Merged.cannot(str(exc))
+    finally:  # the versions' parts are read once per merge (a 1,000-round file is ~1 MB)
+        for cached in (_plain, _nodes, _blocks):
+            cached.cache_clear()
+
+
+@functools.cache
+def _plain(prog: Progress) -> list[str]:
+    """The version's lines without their line ends (as `content` gives, in one split)."""
+    text = prog.tf.text
+    parts = text.split("\n")
+    last = parts.pop()  # what follows the last line end: "" or a line without one
+    if "\r" in text:
+        parts = [p[:-1] if p.endswith("\r") else p for p in parts]
+    if last:
+        parts.append(last)
+    return parts
+
+
+@functools.cache
+def _blocks(prog: Progress) -> list[LogBlock]:
+    """The log's blocks (as `restore.log_blocks` reads them, from the lines split once)."""
+    sec = prog.sections[LOG]
+    first = sec.heading_line + 1
+    body = _plain(prog)[first:sec.end]
+    out = []
+    for block in prog.blocks:
+        lines = body[block.line - first:block.end - first]
+        while lines and not lines[-1].strip():
+            lines.pop()
+        out.append(LogBlock(block.title, lines, block.line, block.line - first))
+    return out
+
+
+def _tree_text(prog: Progress) -> str:
+    start, end = prog.section_offsets(prog.sections[TREE])
+    return prog.tf.text[start:end]
+
+
+def _tree_changed_on_both(base: Progress, ours: Progress, theirs: Progress) -> bool:
+    """Whether both sides changed the design tree (else it is not even read node by node)."""
+    theirs_tree = _tree_text(theirs)
+    return theirs_tree not in (_tree_text(base), _tree_text(ours))
 
 
 def _parse(text: str, path: str, side: str) -> Progress:
@@ -79,7 +133,90 @@ def _parse(text: str, path: str, side: str) -> Progress:
         raise Cannot(f"{side}'s version does not read ({exc.code})") from None
     if prog.fm is None:
         raise Cannot(f"{side}'s version has no front matter")
+    for key, heading in ((TREE, "## Design Tree"), (LOG, "## Interview Responses")):
+        if key not in prog.sections:
+            raise Cannot(f"{side}'s version has no `{heading}`")
     return prog
+
+
+PLACE = "\0mdgrill:"  # a line no decoded file holds (a NUL is refused on read)
+# where a conflict will stand, until the record and the seal are written (printable: it may
+# stand in the YAML front matter, as a comment)
+CLASH = "\u2060mdgrill-conflict "
+COMPUTED_KEYS = ("interview", "log")  # the record and the seal: recomputed, not line-merged
+_TOP_KEY = re.compile(r"([^\s#:-][^:]*?)\s*:")
+
+
+class _Skeleton:
+    """One version's lines with the parts a finer rule merges (the tree, the log, the record,
+    the seal) standing as one placeholder line each: everything else (the title, the goal,
+    the person's own sections and front matter, comments) is merged line by line."""
+
+    def __init__(self, prog: Progress) -> None:
+        lines = _plain(prog)
+        self.parts: dict[str, list[str]] = {}
+        spans = {}
+        for key in (TREE, LOG):
+            sec = prog.sections[key]
+            spans[sec.heading_line + 1] = (min(sec.end, len(lines)), key)
+        fm_last = prog.body_line - 1  # the closing `---`
+        self.lines: list[str] = []
+        i = 0
+        while i < len(lines):
+            top = _TOP_KEY.match(lines[i]) if 0 < i < fm_last else None
+            if top is not None and top.group(1) in COMPUTED_KEYS:
+                j = i + 1
+                while j < fm_last and lines[j][:1] in (" ", "\t", "-") and \
+                        not lines[j].startswith("---"):
+                    j += 1
+                end, key = j, top.group(1)
+            elif i in spans:  # the section's own lines; blank lines around them stay here
+                end, key = spans.pop(i)
+                while i < end and not lines[i].strip():
+                    self.lines.append(lines[i])
+                    i += 1
+                tail = end
+                while tail > i and not lines[tail - 1].strip():
+                    tail -= 1
+                self.parts[key] = lines[i:tail]
+                self.lines.append(PLACE + key)
+                self.lines.extend(lines[tail:end])
+                i = end
+                continue
+            else:
+                self.lines.append(lines[i])
+                i += 1
+                continue
+            self.parts[key] = lines[i:end]
+            self.lines.append(PLACE + key)
+            i = end
+
+
+def _unite(ours: list[str], theirs: list[str]) -> bool:
+    """Two additions at one place stand one after the other unless both set one key."""
+    def keys(lines: list[str]) -> set[str]:
+        return {m.group(1) for line in lines if (m := _TOP_KEY.match(line))}
+    return not keys(ours) & keys(theirs)
+
+
+class _Clashes:
+    """The lines changed two ways, each standing as a placeholder line in the text until
+    the record and the seal are written, then as conflict markers."""
+
+    def __init__(self, result: Merged) -> None:
+        self.result = result
+
+    def place(self, clash: Clash, where: str, comment: str = "<!-- {} -->") -> str:
+        for lines in (clash.base, clash.ours, clash.theirs):
+            if any(line.startswith(PLACE) or line.strip() == "---" for line in lines):
+                raise Cannot(f"{where} was changed two ways around mdgrill's own parts: merge "
+                             "by hand")
+        self.result.clashes.append((where, clash))
+        return comment.format(f"{CLASH}clash {len(self.result.clashes) - 1}")
+
+
+def _placed(merge: LineMerge, clashes: _Clashes, where: str) -> list[str]:
+    return [p if isinstance(p, str) else clashes.place(p, where) for p in merge.parts]
 
 
 def _merge(base_text: str, ours_text: str, theirs_text: str, path: str) -> Merged:
@@ -87,26 +224,47 @@ def _merge(base_text: str, ours_text: str, theirs_text: str, path: str) -> Merge
     ours = _parse(ours_text, path, "our")
     theirs = _parse(theirs_text, path, "their")
     result = Merged(None)
-    renames = _collisions(base, ours, theirs)
+    clashes = _Clashes(result)
+    renames = _collisions(base, ours, theirs) if _tree_changed_on_both(base, ours, theirs) \
+        else {}
     if renames:  # both branches took one ID for two questions: theirs gets a new one
         theirs_text = _renamed(theirs_text, renames)
         theirs = _parse(theirs_text, path, "their")
         result.notes.extend(f"both sides added {old} for different questions: theirs is "
                             f"{new} now, with every reference to it" for old, new in
                             renames.items())
-    updates = _front_matter(base, ours, theirs)
-    tree = _tree(base, ours, theirs, result)
+    sides = [_Skeleton(p) for p in (base, ours, theirs)]
+    tree = _tree(base, ours, theirs, result, clashes)
     log, record = _log(base, ours, theirs, result)
-    text = ours_text
-    prog = ours
-    edits = []
-    if tree is not None:
-        edits.append(_section_edit(prog, TREE, tree))
-    if log is not None:
-        edits.append(_section_edit(prog, LOG, log))
-    if edits:
-        text = apply_edits(prog.tf, edits).text
-        prog = Progress(prog.tf.with_text(text), path)
+    merged = merge_lines(sides[0].lines, sides[1].lines, sides[2].lines, unite=_unite)
+    body = False
+    heading = "the title"
+    out: list[str] = []
+    for n, part in enumerate(merged.parts):
+        if isinstance(part, Clash):
+            out.append(clashes.place(part, f"the text under `{heading}`" if body else
+                                     "the front matter", "<!-- {} -->" if body else "# {}"))
+            continue
+        if n and part == "---" and not body:
+            body = True
+        elif body and part.startswith("#"):
+            heading = part.strip()
+        if not part.startswith(PLACE):
+            out.append(part)
+            continue
+        key = part[len(PLACE):]
+        fresh = {TREE: tree, LOG: log}.get(key)
+        if fresh is not None:
+            out += fresh
+        else:
+            out += next(s.parts[key] for s in (sides[1], sides[2], sides[0]) if key in s.parts)
+    nl = ours.tf.newline
+    text = nl.join(out) + (nl if ours_text.endswith(("\n", "\r")) else "")
+    try:
+        prog = Progress(TextFile(text), path)
+    except InputError as exc:
+        raise Cannot(f"the merged file does not read ({exc.code}: {exc.message})") from None
+    updates: dict[str, object] = {}
     if record is not None:
         updates["interview"] = record
     if log is not None:
@@ -115,8 +273,8 @@ def _merge(base_text: str, ours_text: str, theirs_text: str, path: str) -> Merge
         change = Change()
         change.updates.update(updates)
         text = apply_change(prog, change)
-    if result.conflicts:
-        result.text = _with_markers(text, result.marks)
+    if result.in_conflict:
+        result.text = _with_markers(text, result)
         return result
     result.text = text
     from mdgrill.checks.spec import validate_progress_bytes
@@ -129,34 +287,16 @@ def _merge(base_text: str, ours_text: str, theirs_text: str, path: str) -> Merge
     return result
 
 
-# -- the front matter ------------------------------------------------------------------------
-
-
-def _front_matter(base: Progress, ours: Progress, theirs: Progress) -> dict[str, object]:
-    """Their changes to keys other than the record and the seal; a key both sides changed
-    differently cannot be merged."""
-    updates: dict[str, object] = {}
-    for key in list(dict.fromkeys([*ours.data, *theirs.data])):
-        if key in ("interview", "log"):
-            continue
-        b, o, t = base.data.get(key), ours.data.get(key), theirs.data.get(key)
-        if o == t or t == b:
-            continue
-        if o != b:
-            raise Cannot(f"`{key}:` was changed on both sides ({o!r} and {t!r})")
-        updates[key] = t
-    return updates
-
-
 # -- the design tree --------------------------------------------------------------------------
 
 
+@functools.cache
 def _nodes(prog: Progress) -> dict[str, list[str]]:
     """Node ID -> its lines (heading first, no trailing blank lines), in the tree's order."""
-    lines = prog.lines
+    lines = _plain(prog)
     out: dict[str, list[str]] = {}
     for node in prog.nodes:
-        chunk = [content(line) for line in lines[node.line:min(node.end, len(lines))]]
+        chunk = lines[node.line:min(node.end, len(lines))]
         while chunk and not chunk[-1].strip():
             chunk.pop()
         if node.id in out:
@@ -165,21 +305,29 @@ def _nodes(prog: Progress) -> dict[str, list[str]]:
     return out
 
 
-def _tree(base: Progress, ours: Progress, theirs: Progress, result: Merged) -> list[str] | None:
+def _tree(base: Progress, ours: Progress, theirs: Progress, result: Merged,
+          clashes: _Clashes) -> list[str] | None:
     """The merged tree's lines, or None when ours stands as it is."""
+    if _tree_text(theirs) == _tree_text(base):
+        return None
+    if _tree_text(ours) == _tree_text(base):  # theirs, as it is (blank lines around aside)
+        sec = theirs.sections[TREE]
+        lines = _plain(theirs)[sec.heading_line + 1:sec.end]
+        while lines and not lines[-1].strip():
+            lines.pop()
+        return lines[next((i for i, line in enumerate(lines) if line.strip()), len(lines)):]
     b, o, t = _nodes(base), _nodes(ours), _nodes(theirs)
-    if t in (b, o):
+    bi, oi, ti = _intro(base), _intro(ours), _intro(theirs)
+    if t in (b, o) and ti in (bi, oi):
         return None
     merged: list[list[str]] = []
     for node_id in dict.fromkeys([*o, *t]):
-        got = _three(b.get(node_id), o.get(node_id), t.get(node_id), node_id)
-        if got is not None:
+        got = _three(b.get(node_id), o.get(node_id), t.get(node_id), node_id, clashes)
+        if got:
             merged.append(got)
-    intro = _one(_intro(base), _intro(ours), _intro(theirs), "the design tree", "text above "
-                 "its nodes")
-    out: list[str] = list(intro) if isinstance(intro, list) else []
+    out = _placed(merge_lines(bi, oi, ti), clashes, "the text above the design tree's nodes")
     for chunk in merged:
-        out += ["", *chunk]
+        out += ["", *chunk] if out else chunk
     result.notes.append(f"design tree: {len(merged)} nodes after the merge")
     return out
 
@@ -211,7 +359,7 @@ def _intro(prog: Progress) -> list[str]:
     """The tree section's lines above its first node."""
     sec = prog.sections[TREE]
     first_node = min((n.line for n in prog.nodes), default=sec.end)
-    intro = [content(line) for line in prog.lines[sec.heading_line + 1:first_node]]
+    intro = _plain(prog)[sec.heading_line + 1:first_node]
     while intro and not intro[-1].strip():
         intro.pop()
     while intro and not intro[0].strip():
@@ -220,15 +368,14 @@ def _intro(prog: Progress) -> list[str]:
 
 
 def _three(b: list[str] | None, o: list[str] | None, t: list[str] | None,
-           node_id: str) -> list[str] | None:
+           node_id: str, clashes: _Clashes) -> list[str] | None:
     if o == t or t == b:
         return o
     if o == b:
         return t
-    if b is None or o is None or t is None:
-        raise Cannot(f"{node_id} was added (or removed) on both sides differently: give one "
-                      "of them a new ID")
-    return _by_key(b, o, t, node_id)
+    if b is None or o is None or t is None:  # removed on one side, changed on the other
+        return _placed(merge_lines(b or [], o or [], t or []), clashes, node_id)
+    return _by_key(b, o, t, node_id, clashes)
 
 
 def _entries(chunk: list[str]) -> tuple[str, list[tuple[str, list[str]]]]:
@@ -244,27 +391,25 @@ def _entries(chunk: list[str]) -> tuple[str, list[tuple[str, list[str]]]]:
     return chunk[0], entries
 
 
-def _by_key(b: list[str], o: list[str], t: list[str], node_id: str) -> list[str]:
-    """A node both sides changed, merged key by key (a key changed two ways cannot)."""
+def _by_key(b: list[str], o: list[str], t: list[str], node_id: str,
+            clashes: _Clashes) -> list[str]:
+    """A node both sides changed, merged key by key; a key (or the notes under it) changed
+    two ways merges line by line, and what still clashes is marked."""
     (bh, be), (oh, oe), (th, te) = _entries(b), _entries(o), _entries(t)
-    heading = _one(bh, oh, th, node_id, "its question")
     bd, od, td = dict(be), dict(oe), dict(te)
     if len(bd) != len(be) or len(od) != len(oe) or len(td) != len(te):
-        raise Cannot(f"{node_id} was changed on both sides and repeats a key")
-    out = [str(heading)]
+        return _placed(merge_lines(b, o, t), clashes, node_id)
+    out = _placed(merge_lines([bh], [oh], [th]), clashes, f"{node_id}'s question")
     for key in dict.fromkeys([*od, *td]):
-        got = _one(bd.get(key), od.get(key), td.get(key), node_id, f"`{key}`")
-        if isinstance(got, list):
-            out.extend(str(line) for line in got)
+        bk, ok, tk = bd.get(key), od.get(key), td.get(key)
+        if ok == tk or tk == bk:
+            out.extend(ok or [])
+        elif ok == bk:
+            out.extend(tk or [])
+        else:
+            out.extend(_placed(merge_lines(bk or [], ok or [], tk or []), clashes,
+                               f"{node_id}'s `{key or 'text'}`"))
     return out
-
-
-def _one(b: object, o: object, t: object, node_id: str, what: str) -> object:
-    if o == t or t == b:
-        return o
-    if o == b:
-        return t
-    raise Cannot(f"{node_id}'s {what} was changed on both sides differently")
 
 
 # -- the log and the record ----------------------------------------------------------------
@@ -275,12 +420,23 @@ def _after_base(base: list[LogBlock], side: list[LogBlock], who: str,
     """(lines appended to the base's last block, blocks after it) of one side's log."""
     if len(side) < len(base):
         raise Cannot(f"{who} log lost a recorded block")
-    for i, block in enumerate(base):
-        mine = side[i]
-        if block.title != mine.title or mine.lines[:len(block.lines)] != block.lines or \
-                (i < len(base) - 1 and mine.lines != block.lines):
+    for i, block in enumerate(base[:-1]):
+        if block.title != side[i].title or side[i].lines != block.lines:
             raise Cannot(f"{who} version changed the recorded block `{block.title}`")
-    ext = side[len(base) - 1].lines[len(base[-1].lines):] if base else []
+    if not base:
+        return [], side
+    # the base's open round: its lines stay, in order, and what a side added is ext (after
+    # a cherry-pick the base's own additions may stand after the side's)
+    last, mine = base[-1], side[len(base) - 1]
+    ext: list[str] = []
+    at = 0
+    for line in mine.lines:
+        if at < len(last.lines) and line == last.lines[at]:
+            at += 1
+        else:
+            ext.append(line)
+    if last.title != mine.title or at < len(last.lines) or mine.lines[0] != last.lines[0]:
+        raise Cannot(f"{who} version changed the recorded block `{last.title}`")
     return ext, side[len(base):]
 
 
@@ -320,7 +476,7 @@ def _log(base: Progress, ours: Progress, theirs: Progress, result: Merged,
     for prog, who in ((base, "the base's"), (ours, "our"), (theirs, "their")):
         if _text_before_blocks(prog):
             raise Cannot(f"{who} log has text before its first block: merge by hand")
-    b, o, t = log_blocks(base), log_blocks(ours), log_blocks(theirs)
+    b, o, t = _blocks(base), _blocks(ours), _blocks(theirs)
     o_ext, o_new = _after_base(b, o, "our")
     t_ext, t_new = _after_base(b, t, "their")
     b_iv, o_iv, t_iv = (p.data.get("interview") for p in (base, ours, theirs))
@@ -342,7 +498,9 @@ def _log(base: Progress, ours: Progress, theirs: Progress, result: Merged,
         # lines for it are mdgrill's own snapshot of that moment (the frontier, `none`s), and
         # ours stand; any other line of theirs would rewrite a closed block.
         ours_keys = {_key(line) for line in o_ext}
-        kept = [line for line in extra if not (_closing(line) and _key(line) in ours_keys)]
+        answered = _answers(o_ext + [line for b in o_new for line in b.lines])
+        kept = [line for line in extra if not (_closing(line) and _key(line) in ours_keys)
+                and not _answer_unit_of(line, answered)]  # the same answer, or a conflict
         if kept:
             raise Cannot(f"their lines `{kept[0]}` belong in the round we had already closed: "
                           "merge by hand")
@@ -351,8 +509,11 @@ def _log(base: Progress, ours: Progress, theirs: Progress, result: Merged,
     ext = o_ext + extra
     renumbered = _renumber(b + o_new, t_new, b)
     lines = _lines(b, ext, o_new + renumbered)
-    _conflicts(o_ext, o_new, t_ext, renumbered, result)
-    record = _record(b_iv, o_iv, t_iv, renumbered, lines)
+    first = len(_lines(b, [], []))  # the first line either side added
+    record = _record(b_iv, o_iv, t_iv, renumbered, lines[first:])
+    _conflicts(o_ext + [line for block in o_new for line in block.lines],
+               t_ext + [line for block in renumbered for line in block.lines],
+               lines, first, result)
     if renumbered:
         result.notes.append(f"their {len(renumbered)} new round(s) follow ours, renumbered")
     return lines, record
@@ -374,8 +535,9 @@ def _closing(line: str) -> bool:
 
 
 def _text_before_blocks(prog: Progress) -> bool:
-    lines = section_lines(prog)
-    blocks = log_blocks(prog)
+    sec = prog.sections[LOG]
+    lines = _plain(prog)[sec.heading_line + 1:sec.end]
+    blocks = _blocks(prog)
     head = lines[:blocks[0].start] if blocks else lines
     return any(line.strip() for line in head)
 
@@ -411,30 +573,70 @@ def _lines(base: list[LogBlock], ext: list[str], new: list[LogBlock]) -> list[st
     return out
 
 
-def _conflicts(o_ext: list[str], o_new: list[LogBlock], t_ext: list[str],
-               t_new: list[LogBlock], result: Merged) -> None:
-    """Decisions the two sides answered differently (each side's answer line)."""
-    ours = _answers(o_ext + [line for b in o_new for line in b.lines])
-    theirs = _answers(t_ext + [line for b in t_new for line in b.lines])
-    for node_id, (their_line, _) in theirs.items():
-        mine = ours.get(node_id)
+def _answer_unit_of(line: str, answered: dict[str, tuple[str, int]]) -> bool:
+    """Whether `line` answers (or names who answered) a decision the other side answered."""
+    key, sep, value = line[2:].partition(":") if line.startswith("- ") else ("", "", "")
+    pair = split_decision(value.strip()) if sep and key.strip().lower() in (*ANSWER_KEYS,
+                                                                             "by") else None
+    return pair is not None and pair[0] in answered
+
+
+def _unit(lines: list[str], at: int, node_id: str) -> list[str]:
+    """The answer at `at` with the `- By: ID -> who` line written with it, if any."""
+    nxt = lines[at + 1] if at + 1 < len(lines) else ""
+    pair = split_decision(nxt[2:].partition(":")[2].strip()) if _key(nxt) == "by" else None
+    return lines[at:at + 2] if pair is not None and pair[0] == node_id else lines[at:at + 1]
+
+
+def _conflicts(ours: list[str], theirs: list[str], lines: list[str], first: int,
+               result: Merged) -> None:
+    """Each decision the two sides answered differently: our answer (with its `By:`) in the
+    merged log gives way to a placeholder for the markers, and theirs leaves its place."""
+    mine_at, theirs_at = _answers(ours), _answers(theirs)
+    for node_id, (their_line, t_i) in theirs_at.items():
+        mine = mine_at.get(node_id)
         if mine is None or _answer_of(mine[0]) == _answer_of(their_line):
             continue
+        our_unit, their_unit = _unit(ours, mine[1], node_id), _unit(theirs, t_i, node_id)
         result.conflicts.append((node_id, _answer_of(mine[0]), _answer_of(their_line)))
-        result.marks.append((mine[0], their_line))
+        result.marks.append((our_unit, their_unit))
+        at = lines.index(mine[0], first)
+        lines[at:at + len(_unit(lines, at, node_id))] = \
+            [f"<!-- {CLASH}answer {len(result.marks) - 1} -->"]
+        there = [i for i in range(first, len(lines)) if lines[i] == their_line]
+        if there:
+            del lines[there[-1]:there[-1] + len(_unit(lines, there[-1], node_id))]
 
 
-def _with_markers(text: str, marks: list[tuple[str, str]]) -> str:
-    """Standard conflict markers around the two answers of each conflicting decision, where
-    theirs stands (ours stays in its own round as well): what a person resolves."""
+_PLACED = re.compile(f"^(?:<!-- |# ){CLASH}(clash|answer) ([0-9]+)(?: -->)?$")
+
+
+def _with_markers(text: str, result: Merged) -> str:
+    """Each placeholder as standard conflict markers around the lines the two sides wrote;
+    `result.pattern` then matches the text each conflict resolved (an answer: one of the
+    two; other lines: whatever the person wrote)."""
     nl = "\r\n" if "\r\n" in text else "\n"
-    for mine, theirs in marks:
-        at = text.rfind(nl + theirs + nl)
-        if at < 0:
-            continue
-        block = nl.join(["<<<<<<< ours", mine, "=======", theirs, ">>>>>>> theirs"])
-        text = text[:at + len(nl)] + block + text[at + len(nl) + len(theirs):]
-    return text
+    lines = text.split(nl)
+    ends = lines[-1] == ""
+    if ends:
+        lines.pop()
+    out: list[str] = []
+    pattern: list[str] = []
+    for line in lines:
+        m = _PLACED.match(line)
+        if m is None:
+            out.append(line)
+            pattern.append(re.escape(line + "\n"))
+        elif m.group(1) == "clash":
+            out += markers(result.clashes[int(m.group(2))][1])
+            pattern.append("(?:[^\n]*\n)*?")
+        else:
+            mine, theirs = result.marks[int(m.group(2))]
+            out += markers(Clash([], mine, theirs))
+            pattern.append("(?:" + "|".join(re.escape("\n".join(u) + "\n")
+                                             for u in (mine, theirs)) + ")")
+    result.pattern = "".join(pattern)
+    return nl.join(out) + (nl if ends else "")
 
 
 def _answer_of(line: str) -> str:
@@ -444,7 +646,8 @@ def _answer_of(line: str) -> str:
 
 def _record(b_iv: object, o_iv: object, t_iv: object, t_new: list[LogBlock],
             lines: list[str]) -> dict[str, object]:
-    """The record after both sides recorded rounds of the same interview."""
+    """The record after both sides recorded rounds of the same interview (`lines`: what the
+    two added to the log; what the base had answered was never pending)."""
     if not isinstance(o_iv, dict) or not isinstance(t_iv, dict):
         raise Cannot("a side recorded rounds without an interview record")
     same = ("id", "phase", "context_digest", "context", "approach", "confirmation",
@@ -467,26 +670,20 @@ def _record(b_iv: object, o_iv: object, t_iv: object, t_new: list[LogBlock],
     return record
 
 
-def _section_edit(prog: Progress, key: str, lines: list[str]) -> Edit:
-    sec = prog.sections[key]
-    end = min(sec.end, len(prog.lines))
-    tail = [""] if end < len(prog.lines) else []
-    return Edit(sec.heading_line + 1, end, ["", *lines, *tail])
-
-
 def resolution(merged: Merged, worktree: str, path: str) -> str | None:
-    """`worktree` resealed, when it is `merged.text` with each conflict's markers replaced by
-    one of its two answers (the person chose); None when it is anything else."""
-    if merged.text is None or not merged.marks:
+    """`worktree` resealed, when it is `merged.text` with each conflict resolved: each answer
+    conflict by one of its two answers, other lines as the person chose; None otherwise."""
+    if merged.text is None or not merged.in_conflict:
         return None
-    pattern = re.escape(merged.text)
-    for mine, theirs in merged.marks:
-        block = re.escape("\n".join(["<<<<<<< ours", mine, "=======", theirs,
-                                     ">>>>>>> theirs"]))
-        pattern = pattern.replace(block, f"(?:{re.escape(mine)}|{re.escape(theirs)})", 1)
-    if re.fullmatch(pattern, worktree.replace("\r\n", "\n")) is None:
+    text = worktree.replace("\r\n", "\n")
+    if not text.endswith("\n"):
+        text += "\n"
+    if re.fullmatch(merged.pattern, text) is None:
         return None
-    prog = Progress(TextFile(worktree), path)
+    try:
+        prog = Progress(TextFile(worktree), path)
+    except InputError:
+        return None  # markers left, or a front matter that does not read
     change = Change()
     change.updates["log"] = {"blocks": len(prog.blocks), "sha256": log_digest(prog.log_text())}
     return apply_change(prog, change)

@@ -1,18 +1,24 @@
-"""Three-way merge of a `CONTEXT.md` two branches changed (pure: texts in, text out).
+"""Three-way merges of a `CONTEXT.md` and a `CONTEXT-MAP.md` two branches changed (pure:
+texts in, text out).
 
-Terms merge by canonical name: a term one side added is kept (after the last term of its
-section in ours), a term one side changed and the other did not takes the change, and the
-`_Avoid_` lists of a term both sides extended unite. The same term defined two ways is a
-conflict: standard markers around the two entries only. A removed term (a decision that
-needs its note) and any change outside the terms on both sides are left to git, as is
-anything that does not read.
+Terms merge by canonical name: a term one side changed and the other did not takes the
+change, and the `_Avoid_` lists of a term both sides extended unite. The same term defined
+two ways is a conflict: standard markers around the two entries only. The text around the
+terms (headings, descriptions) merges line by line, each term standing there as one line, so
+a term their side added lands where they put it, after ours when both added at one place. A
+removed term (a decision that needs its note) is left to git, as is anything that does not
+read.
+
+A `CONTEXT-MAP.md` is a list of contexts: it merges line by line (`merge_by_line`), contexts
+both sides added one after the other, a line changed two ways in markers.
 """
 
 from __future__ import annotations
 
 import re
 
-from mdgrill.core.merge import Cannot, Merged
+from mdgrill.core.merge import PLACE, Cannot, Merged
+from mdgrill.core.merge_lines import markers, merge_lines
 from mdgrill.errors import InputError
 from mdgrill.formats.glossary import parse_glossary
 from mdgrill.formats.textfile import TextFile, content
@@ -28,6 +34,7 @@ class _Side:
             glossary = parse_glossary(TextFile(text), path)
         except InputError as exc:
             raise Cannot(f"{who} version does not read ({exc.code})") from None
+        self.newline = TextFile(text).newline
         self.lines = [content(line) for line in TextFile(text).lines]
         self.entries: dict[str, list[str]] = {}
         self.group: dict[str, str | None] = {}
@@ -45,10 +52,19 @@ class _Side:
             self.group[key] = term.group
             self.span[key] = (term.start_line, end)
 
-    def outside(self) -> list[str]:
-        """The non-blank lines outside every term: what the terms hang in."""
-        inside = {i for a, b in self.span.values() for i in range(a, b)}
-        return [line for i, line in enumerate(self.lines) if i not in inside and line.strip()]
+    def skeleton(self) -> list[str]:
+        """The lines with each term as one placeholder line."""
+        starts = {a: (b, key) for key, (a, b) in self.span.items()}
+        out: list[str] = []
+        i = 0
+        while i < len(self.lines):
+            if i in starts:
+                i, key = starts[i]
+                out.append(PLACE + key)
+            else:
+                out.append(self.lines[i])
+                i += 1
+        return out
 
 
 def merge_glossary(base_text: str, ours_text: str, theirs_text: str, path: str) -> Merged:
@@ -60,9 +76,6 @@ def merge_glossary(base_text: str, ours_text: str, theirs_text: str, path: str) 
 
 
 def _merge(base: _Side, ours: _Side, theirs: _Side) -> Merged:
-    if theirs.outside() not in (base.outside(), ours.outside()):
-        raise Cannot("their side changed the text around the terms (headings, descriptions): "
-                      "merge by hand")
     for key in base.entries:
         for side, who in ((ours, "our"), (theirs, "their")):
             if key not in side.entries:
@@ -72,46 +85,31 @@ def _merge(base: _Side, ours: _Side, theirs: _Side) -> Merged:
     resolved: dict[str, list[str]] = {}
     for key, mine in ours.entries.items():
         resolved[key] = _entry(key, base.entries.get(key), mine, theirs.entries.get(key), result)
-    lines = ours.lines
+    # the text around the terms merges line by line, each term standing as one line there:
+    # a term their side added lands where they put it
+    merged = merge_lines(base.skeleton(), ours.skeleton(), theirs.skeleton())
     out: list[str] = []
-    starts = {a: key for key, (a, _) in ours.span.items()}
-    ends = {key: b for key, (_, b) in ours.span.items()}
-    added = [key for key in theirs.entries if key not in ours.entries]
-    after = _placement(ours, theirs, added)
-    i = 0
-    while i < len(lines):
-        here = starts.get(i)
-        if here is None:
-            out.append(lines[i])
-            i += 1
-            continue
-        out.extend(resolved[here])
-        for new in after.get(here, []):
-            out += ["", *theirs.entries[new]]
-            result.notes.append(f"their term `{theirs.entries[new][0].strip()}` added")
-        i = ends[here]
-    for new in after.get("", []):  # no term of its section in ours: at the end
-        if out and out[-1].strip():
-            out.append("")
-        out += [*theirs.entries[new], ""]
-        result.notes.append(f"their term `{theirs.entries[new][0].strip()}` added")
-    nl = "\r\n" if "\r\n" in ours.lines else "\n"
+    done: set[str] = set()
+    for part in merged.parts:
+        if not isinstance(part, str):
+            if any(line.startswith(PLACE) for line in [*part.base, *part.ours, *part.theirs]):
+                raise Cannot("the two sides moved terms and changed the text around them: "
+                              "merge by hand")
+            result.clashes.append(("the text around the terms", part))
+            out += markers(part)
+        elif not part.startswith(PLACE):
+            out.append(part)
+        elif part not in done:  # a term both sides added at two places stands once
+            done.add(part)
+            key = part[len(PLACE):]
+            if key in resolved:
+                out.extend(resolved[key])
+            else:
+                out.extend(theirs.entries[key])
+                result.notes.append(f"their term `{theirs.entries[key][0].strip()}` added")
+    nl = ours.newline
     result.text = nl.join(out).rstrip() + nl
     return result
-
-
-def _placement(ours: _Side, theirs: _Side, added: list[str]) -> dict[str, list[str]]:
-    """Where each added term goes: after the last of ours' terms in its section ("" for the
-    end of the file)."""
-    last_in: dict[str | None, str] = {}
-    for key in ours.entries:
-        last_in[ours.group[key]] = key
-    after: dict[str, list[str]] = {}
-    for key in added:
-        anchor = last_in.get(theirs.group[key], "" if not ours.entries else
-                             list(ours.entries)[-1])
-        after.setdefault(anchor, []).append(key)
-    return after
 
 
 def _entry(key: str, b: list[str] | None, o: list[str], t: list[str] | None,
@@ -149,3 +147,24 @@ def _united_avoid(b: list[str] | None, o: list[str], t: list[str]) -> list[str] 
         elif m is None:
             out.append(line)
     return out if done else [*o, "_Avoid_: " + ", ".join(unique)]
+
+
+def merge_by_line(base_text: str, ours_text: str, theirs_text: str, path: str) -> Merged:
+    """A line-by-line merge (a CONTEXT-MAP.md, or a glossary whose prose both sides edited):
+    additions at one place kept from both, lines changed two ways in markers."""
+    sides = [[content(line) for line in TextFile(t).lines] for t in
+             (base_text, ours_text, theirs_text)]
+    merged = merge_lines(sides[0], sides[1], sides[2])
+    result = Merged(None)
+    out: list[str] = []
+    for part in merged.parts:
+        if isinstance(part, str):
+            out.append(part)
+        else:
+            result.clashes.append((f"lines of {path}", part))
+            out += markers(part)
+    nl = TextFile(ours_text).newline
+    result.text = nl.join(out) + (nl if ours_text.endswith("\n") or not ours_text else "")
+    if not result.clashes and (merged.lines() != sides[1]):
+        result.notes.append("their lines added")
+    return result

@@ -7,7 +7,10 @@ from mdgrill.git.vcs.repo import _check, _literal, _open, _run
 
 ARGS = "merge-file %O %A %B %P"
 ATTRIBUTES = (".progress.md merge=mdgrill", "**/.progress.md merge=mdgrill",
-              "CONTEXT.md merge=mdgrill", "**/CONTEXT.md merge=mdgrill")
+              "CONTEXT.md merge=mdgrill", "**/CONTEXT.md merge=mdgrill",
+              "CONTEXT-MAP.md merge=mdgrill", "**/CONTEXT-MAP.md merge=mdgrill")
+# the commit a merge, cherry-pick, revert or rebase is bringing in, as git names it
+_INCOMING = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REBASE_HEAD", "REVERT_HEAD")
 
 
 def git_merge_file(repo_root: str, ours: str, base: str, theirs: str) -> tuple[bytes, int]:
@@ -42,9 +45,37 @@ def mark_resolved(repo_root: str, rel: str) -> None:
         _check(repo, "add", "--", _literal(rel))
 
 
-def install_driver(repo_root: str, command: str) -> None:
-    """`merge.mdgrill.*` in the repository's own config; `command` starts mdgrill."""
+def install_driver(repo_root: str, driver: str) -> None:
+    """`merge.mdgrill.*` in the repository's own config; `driver` is the whole command."""
     with _open(repo_root) as repo:
         _check(repo, "config", "merge.mdgrill.name", "mdgrill: append-only rounds, node-wise "
                "tree, recomputed record")
-        _check(repo, "config", "merge.mdgrill.driver", f"{command} {ARGS}")
+        _check(repo, "config", "merge.mdgrill.driver", driver)
+
+
+def operation_versions(repo_root: str, rel: str,
+                       ) -> tuple[bytes | None, bytes | None, bytes | None] | None:
+    """(base, ours, theirs) of a path from the commits of the merge, cherry-pick, rebase or
+    revert in progress, for when the index no longer has its stages (the path was added, or
+    rerere ran); None when no such operation is in progress."""
+    with _open(repo_root) as repo:
+        for name in _INCOMING:
+            status, out, _ = _run(repo, "rev-parse", "-q", "--verify", f"{name}^{{commit}}")
+            if status == 0:
+                incoming = out.decode("ascii").strip()
+                break
+        else:
+            return None
+        if name == "MERGE_HEAD":
+            status, out, _ = _run(repo, "merge-base", "HEAD", incoming)
+            base = out.decode("ascii").strip() if status == 0 else None
+        elif name == "REVERT_HEAD":  # a revert brings in the parent, over the commit
+            base, incoming = incoming, f"{incoming}^"
+        else:
+            base = f"{incoming}^"
+        found: list[bytes | None] = []
+        for commit in (base, "HEAD", incoming):
+            status, out, _ = _run(repo, "cat-file", "blob", f"{commit}:{rel}") if commit \
+                else (1, b"", "")
+            found.append(out if status == 0 else None)
+    return found[0], found[1], found[2]
