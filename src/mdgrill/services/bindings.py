@@ -1,0 +1,622 @@
+"""Decisions bound to code: `bind`, `drift`, `reaffirm` and `why`, with their whole rule set.
+
+`bind` fingerprints each target as committed at HEAD and records it (a `Bound` block,
+committed with trailers like an approval). `drift` asks git which files changed since each
+binding's commit and fingerprints only those again; a change of form leaves the fingerprint
+as it was. `reaffirm` records the owner's selection after a change. The two kinds of drift
+are apart on purpose: `shell/drift.py` is an approved artifact whose bytes changed; this is a
+bound target whose substance changed (docs/bindings.md).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, NamedTuple
+
+from mdgrill.core import bindings as rules
+from mdgrill.core import fingerprints as fp
+from mdgrill.errors import GateRefusal, InputError
+from mdgrill.shell import store
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from mdgrill.formats.progress import Change, Progress
+    from mdgrill.git.vcs.changes import PathCommit, Touched
+
+OK = "ok"
+CHANGED = "changed"
+MOVED = "moved"
+MISSING = "missing"
+PENDING = "pending"  # a `- Binds:` key written by hand, not fingerprinted yet
+RED = frozenset({CHANGED, MOVED, MISSING})
+
+
+class Finding(NamedTuple):
+    """One binding checked against the work tree."""
+
+    spec: str  # the spec folder, repository-relative
+    binding: rules.Binding
+    status: str  # ok, changed, moved, missing, pending
+    now: str | None  # where the target is now (a moved one's new place)
+    path: str  # the file to point at (the new one when moved)
+    line: int  # 1-based line of the target in that file
+    commits: list[PathCommit]
+    uncommitted: bool  # the work tree differs from HEAD for the target's file
+    altered: bool = False  # its fingerprint differs (a moved target may be unchanged)
+
+    @property
+    def red(self) -> bool:
+        return self.status in RED
+
+    def to_json(self) -> dict[str, object]:
+        return {"spec": self.spec, **self.binding.to_json(), "status": self.status,
+                "now": self.now, "path": self.path, "target_line": self.line,
+                "commits": [c.to_json() for c in self.commits],
+                "uncommitted": self.uncommitted, "altered": self.altered}
+
+
+# -- reading targets -------------------------------------------------------------------------
+
+
+def _require_git(spec: store.Spec) -> str:
+    """HEAD's sha: a binding names the commit whose files it fingerprinted."""
+    if not store.in_repository(spec.root):
+        raise InputError("NOT_A_REPOSITORY", f"{spec.root} is not a git repository: a binding "
+                         "names the commit it fingerprinted (run `git init` and commit)")
+    from mdgrill.git.vcs.changes import head_sha
+
+    head = head_sha(spec.root)
+    if head is None:
+        raise InputError("NOT_FOUND", "the repository has no commit yet: commit the code and "
+                         "docs the decision is bound to, then bind it")
+    return head
+
+
+def _resolve(spec: store.Spec, text: str, head: str) -> fp.Target:
+    """The target with its path made repository-relative (a path found only in the spec
+    folder, such as `requirements.md#Login`, is taken from there)."""
+    target = fp.parse_target(text)
+    if target.is_glob:
+        return target
+    from mdgrill.git import vcs
+
+    if vcs.blob_at(spec.root, head, target.path) is None and spec.rel_folder not in ("", "."):
+        inside = f"{spec.rel_folder}/{target.path}"
+        if vcs.blob_at(spec.root, head, inside) is not None:
+            return fp.parse_target(f"{spec.rel_folder}/{text.strip()}")
+    return target
+
+
+def _glob_files(root: str, pattern: str, rev: str | None) -> list[tuple[str, bytes]]:
+    """The files the glob matches: at `rev`, or in the work tree (tracked files) when None."""
+    from mdgrill.git import vcs
+    from mdgrill.git.vcs.changes import tracked_at
+
+    regex = fp.glob_pattern(pattern)
+    if rev is not None:
+        paths = [p for p in tracked_at(root, rev) if regex.match(p)]
+        blobs = vcs.blobs_at(root, [(rev, p) for p in paths])
+        return [(p, b) for p, b in zip(paths, blobs, strict=True) if b is not None]
+    found = []
+    for path in vcs.tracked_files(root):
+        if regex.match(path):
+            data = _work_bytes(root, path)
+            if data is not None:
+                found.append((path, data))
+    return found
+
+
+def _work_bytes(root: str, rel: str) -> bytes | None:
+    full = os.path.join(root, *rel.split("/"))
+    if not os.path.isfile(full):
+        return None
+    try:
+        with open(full, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def fingerprint_at_head(spec: store.Spec, target: fp.Target, head: str) -> str:
+    """The target's fingerprint as committed at `head`, or a refusal saying what is missing."""
+    if target.is_glob:
+        files = _glob_files(spec.root, target.path, head)
+        if not files:
+            raise InputError("NOT_FOUND", f"`{target.text}` matches no file committed at HEAD")
+        return fp.glob_fingerprint(files)
+    from mdgrill.git import vcs
+
+    data = vcs.blob_at(spec.root, head, target.path)
+    if data is None:
+        hint = " (it is not committed yet: commit it first)" \
+            if os.path.exists(os.path.join(spec.root, target.path)) else ""
+        raise InputError("NOT_FOUND", f"{target.path} is not in HEAD{hint}: a binding "
+                         "fingerprints the committed version", path=target.path)
+    found = fp.fingerprint(target, data)
+    if found is None:
+        what = f"symbol `{target.symbol}`" if target.symbol else f"section `{target.section}`"
+        if target.symbol and fp.parse_python(data) is None:
+            what = "Python that parses"
+        raise InputError("NOT_FOUND", f"{target.path} at HEAD holds no {what}", path=target.path)
+    return found
+
+
+# -- bind ------------------------------------------------------------------------------------
+
+
+def bind(spec: store.Spec, decision: str, targets: list[str], person: str | None,
+         no_commit: bool = False) -> dict[str, object]:
+    """Record the decision's targets (and its hand-written `Binds:`) with their fingerprints."""
+    from mdgrill.core.machine import require_id
+    from mdgrill.shell.people import signed
+    from mdgrill.shell.session import load, transaction
+
+    require_id(decision)
+    head = _require_git(spec)
+    prog = load(spec)
+    standing = rules.read_bindings(prog.blocks)
+    written = [t for d, t, _ in rules.written_bindings(prog) if d == decision]
+    wanted = list(dict.fromkeys([*targets, *(t for t in written if not targets and
+                                             (decision, t) not in standing)]))
+    if not wanted:
+        raise InputError("INVALID_INPUT", f"name what decision {decision} is bound to: a file, "
+                         "a glob, `file.py::symbol` or `file.md#Heading` (or write `- Binds: "
+                         "...` under its node)")
+    resolved = [_resolve(spec, t, head) for t in wanted]
+    pairs = [(t.text, fingerprint_at_head(spec, t, head)) for t in resolved]
+    warnings = [f"{t.path} has changes not committed: the binding is of the committed version"
+                for t in resolved if not t.is_glob and _dirty(spec.root, head, t)]
+
+    def step(prog: Progress) -> tuple[Change, dict[str, object]]:
+        rules.require_appendable(prog.data, "bind")
+        answer, phase = rules.settled_answer(prog, decision)
+        change = rules.bound_change(phase, decision, answer, head, pairs)
+        return change, {"decision": decision, "answer": answer, "phase": phase, "at": head,
+                        "targets": [{"target": t, "fingerprint": f} for t, f in pairs],
+                        "warnings": warnings}
+
+    result = transaction(spec, signed(step, person))
+    result.update(_commit(spec, result, "bind", person, no_commit,
+                          f"bind {decision} ({len(pairs)} target{'s' * (len(pairs) != 1)})"))
+    return result
+
+
+def _dirty(root: str, head: str, target: fp.Target) -> bool:
+    from mdgrill.git import vcs
+
+    now = _work_bytes(root, target.path)
+    return now is not None and now != vcs.blob_at(root, head, target.path)
+
+
+def _commit(spec: store.Spec, result: dict[str, object], transition: str, person: str | None,
+            no_commit: bool, what: str,
+            extra: list[tuple[str, str]] | None = None) -> dict[str, object]:
+    from mdgrill.services.approvals import commit_blocker
+    from mdgrill.shell.session import load
+
+    why_not = "--no-commit" if no_commit else commit_blocker(load(spec, check=False), spec)
+    if why_not is not None:
+        return {"commit": None, "commit_skipped": why_not}
+    from mdgrill.git import vcs
+    from mdgrill.shell.people import author
+
+    trailers = [(vcs.TRAILER_SPEC, spec.rel_folder), (vcs.TRAILER_PHASE, str(result["phase"])),
+                (vcs.TRAILER_TRANSITION, transition),
+                ("Mdgrill-Decision", str(result["decision"])), *(extra or [])]
+    if person:
+        trailers.append((vcs.TRAILER_BY, person))
+    commit = vcs.commit_paths(spec.root, [spec.rel_progress],
+                              vcs.format_message(f"grill({result['phase']}): {what}", trailers),
+                              author=author(person))
+    return {"commit": commit.sha, "transition": transition, "branch": commit.branch}
+
+
+# -- drift -----------------------------------------------------------------------------------
+
+
+def drift(specs: list[store.Spec], root: str) -> list[Finding]:
+    """Every binding of these specs checked against the work tree; only the targets git says
+    changed since their binding's commit are read and fingerprinted again."""
+    from mdgrill.model.tree import ledger_of
+    from mdgrill.shell.session import load
+
+    loaded: list[tuple[store.Spec, Progress, list[rules.Binding]]] = []
+    for spec in specs:
+        prog = load(spec, check=False)
+        answered = ledger_of(prog).answers
+        # a reopened decision's bindings wait for its new answer (and a new bind)
+        standing = [b for b in rules.read_bindings(prog.blocks).values()
+                    if b.decision in answered]
+        loaded.append((spec, prog, standing))
+    commits = [b.at for _, _, found in loaded for b in found]
+    touched: dict[str, Touched] = {}
+    if commits:
+        from mdgrill.git.vcs.changes import touched_since
+
+        touched = touched_since(root, commits)
+    findings: list[Finding] = []
+    for spec, prog, standing in loaded:
+        for binding in standing:
+            findings.append(_check(root, spec.rel_folder, binding, touched.get(binding.at)))
+        bound = {(b.decision, b.target) for b in standing}
+        for decision, target, line in rules.written_bindings(prog):
+            if (decision, target) not in bound:
+                pending = rules.Binding(decision, "", target, "", "", None, line)
+                findings.append(Finding(spec.rel_folder, pending, PENDING, None,
+                                        spec.rel_progress, line, [], False))
+    return findings
+
+
+def _check(root: str, spec_rel: str, binding: rules.Binding, touched: Touched | None) -> Finding:
+    try:
+        target = fp.parse_target(binding.target)
+    except InputError:
+        return Finding(spec_rel, binding, MISSING, None, binding.target, 1, [], False)
+    if touched is None:  # the binding's commit is not in this repository (a shallow clone?)
+        from mdgrill.git.vcs.changes import touched_since
+
+        touched = touched_since(root, [binding.at]).get(binding.at)
+        if touched is None:
+            return Finding(spec_rel, binding, MISSING, None, target.path, 1, [], False)
+    if target.is_glob:
+        return _check_glob(root, spec_rel, binding, target, touched)
+    if target.path not in touched.paths:  # unchanged since the binding: nothing is read
+        return Finding(spec_rel, binding, OK, binding.target, target.path, 1, [], False)
+    kind = fp.kind_of(binding.fingerprint)
+    path = target.path
+    data = _work_bytes(root, path)
+    if data is None and path in touched.renamed:
+        path = touched.renamed[path]
+        data = _work_bytes(root, path)
+    now = target.at(path)
+    found = fp.fingerprint(now, data, kind) if data is not None else None
+    if found is None:
+        elsewhere = _search(root, target, binding.fingerprint, touched)
+        if elsewhere is not None:
+            now, found = elsewhere
+            path = now.path
+    if found == binding.fingerprint and now.text == binding.target:
+        # the file changed, the target did not: no need to ask git who changed what
+        return Finding(spec_rel, binding, OK, binding.target, target.path, 1, [], False)
+    commits = _substantive(root, binding, target, now,
+                           _commits(root, binding.at, [target.path, path]))
+    dirty = path in touched.paths and _uncommitted(root, path)
+    if found is None:
+        return Finding(spec_rel, binding, MISSING, None, target.path, 1, commits, dirty)
+    status = MOVED if now.text != binding.target else CHANGED
+    return Finding(spec_rel, binding, status, now.text, path, _line(root, now), commits, dirty,
+                   found != binding.fingerprint)
+
+
+def _check_glob(root: str, spec_rel: str, binding: rules.Binding, target: fp.Target,
+                touched: Touched) -> Finding:
+    regex = fp.glob_pattern(target.path)
+    hit = sorted(p for p in touched.paths if regex.match(p))
+    if not hit:
+        return Finding(spec_rel, binding, OK, binding.target, target.path, 1, [], False)
+    files = _glob_files(root, target.path, None)
+    found = fp.glob_fingerprint(files) if files else None
+    status = MISSING if found is None else OK if found == binding.fingerprint else CHANGED
+    first = hit[0]
+    return Finding(spec_rel, binding, status, binding.target, first, 1,
+                   _commits(root, binding.at, hit), any(_uncommitted(root, p) for p in hit))
+
+
+def _search(root: str, target: fp.Target, fingerprint: str,
+            touched: Touched) -> tuple[fp.Target, str] | None:
+    """A symbol or section gone from its file, found in another file git says changed:
+    the same name (or, for a symbol, the same fingerprint under another name)."""
+    if target.symbol is None and target.section is None:
+        return None
+    suffixes = (".py", ".pyi") if target.symbol else (".md", ".markdown", ".mdx")
+    same_body: tuple[fp.Target, str] | None = None
+    for path in sorted(touched.paths):
+        if not path.endswith(suffixes) or path == target.path:
+            continue
+        data = _work_bytes(root, path)
+        if data is None:
+            continue
+        if target.section is not None:
+            there = fp.parse_target(f"{path}#{target.section}")
+            found = fp.fingerprint(there, data, fp.kind_of(fingerprint))
+            if found is not None:
+                return there, found
+            continue
+        tree = fp.parse_python(data)
+        if tree is None:
+            continue
+        assert target.symbol is not None
+        name = target.symbol.rsplit(".", 1)[-1]
+        for qualified in fp.symbols(tree):
+            there = fp.parse_target(f"{path}::{qualified}")
+            if qualified == target.symbol or qualified.rsplit(".", 1)[-1] == name:
+                found = fp.fingerprint(there, data, fp.kind_of(fingerprint))
+                if found is not None:
+                    return there, found
+            elif same_body is None:
+                found = fp.fingerprint(there, data, fp.kind_of(fingerprint))
+                if found == fingerprint:  # renamed, body unchanged
+                    same_body = there, found
+    return same_body
+
+
+def _substantive(root: str, binding: rules.Binding, target: fp.Target, now: fp.Target,
+                 commits: list[PathCommit]) -> list[PathCommit]:
+    """The commits that changed the target itself (oldest kept last, as git lists them):
+    the file's other commits (a neighbour, a reformatting) are left out, and so is a rename
+    unless the target is still moved."""
+    if not commits:
+        return commits
+    from mdgrill.git import vcs
+
+    wanted = [(c.sha, p) for c in commits for p in (target.path, now.path)]
+    blobs = vcs.blobs_at(root, wanted)
+    kind = fp.kind_of(binding.fingerprint)
+    previous: tuple[str | None, str] = (binding.fingerprint, target.path)
+    kept: list[PathCommit] = []
+    for index in range(len(commits) - 1, -1, -1):  # oldest first
+        old_blob, new_blob = blobs[2 * index], blobs[2 * index + 1]
+        if old_blob is not None:
+            state = (fp.fingerprint(target, old_blob, kind), target.path)
+        elif new_blob is not None:
+            state = (fp.fingerprint(now, new_blob, kind), now.path)
+        elif index > 0:
+            continue  # gone for a while under a name not asked for (moved away and back)
+        else:
+            state = (None, "")  # gone since this, the newest commit
+        if state[0] != previous[0] or (state[1] != previous[1] and now.path != target.path):
+            kept.append(commits[index])
+        previous = state
+    kept.reverse()
+    return kept
+
+
+def _commits(root: str, since: str, paths: list[str]) -> list[PathCommit]:
+    from mdgrill.git.vcs.changes import commits_touching
+
+    return commits_touching(root, since, paths)
+
+
+def _uncommitted(root: str, path: str) -> bool:
+    from mdgrill.git import vcs
+
+    return _work_bytes(root, path) != vcs.blob_at(root, "HEAD", path)
+
+
+def _line(root: str, target: fp.Target) -> int:
+    if target.symbol is None and target.section is None:
+        return 1
+    data = _work_bytes(root, target.path)
+    if data is None:
+        return 1
+    if target.symbol is not None:
+        return fp.symbol_line(data, target.symbol) or 1
+    span = fp.section_span(data, target.section or "")
+    return span[2] if span is not None else 1
+
+
+def all_specs(root: str) -> list[store.Spec]:
+    """Every spec under the repository root."""
+    return [store.Spec(folder, root) for folder in store.find_specs(root)]
+
+
+# -- reaffirm --------------------------------------------------------------------------------
+
+
+def reaffirm(spec: store.Spec, decision: str, reply: str, person: str | None,
+             no_commit: bool = False) -> dict[str, object]:
+    """Record the owner's selection for a drifted decision (docs/bindings.md)."""
+    from mdgrill.core.machine import require_id
+    from mdgrill.formats.progress import single_line
+    from mdgrill.shell.session import transaction
+
+    require_id(decision)
+    words = single_line(reply, "--reply")
+    selection = rules.selection_of(words)
+    _require_evidence(spec, words)
+    head = _require_git(spec)
+    drifted = [f for f in drift([spec], spec.root) if f.binding.decision == decision and f.red]
+    if not drifted:
+        raise GateRefusal("NOTHING_TO_REAFFIRM",
+                          f"no binding of decision {decision} in {spec.rel_folder} has drifted "
+                          "(`mdgrill drift` is green for it): there is nothing to reaffirm; "
+                          "nothing was written")
+    pairs: list[tuple[str, str]] = []
+    moved: list[tuple[str, str]] = []
+    if selection == rules.STILL_HOLDS:
+        for finding in drifted:
+            if finding.status == MISSING or finding.now is None:
+                raise GateRefusal("NOT_FOUND", f"`{finding.binding.target}` is gone: bind "
+                                  f"{decision} to what carries it out now (`mdgrill bind`), or "
+                                  f"select `{rules.REVISE}`; nothing was written")
+            if finding.status == MOVED:
+                moved.append((finding.binding.target, finding.now))
+            pairs.append((finding.now, fingerprint_at_head(spec, fp.parse_target(finding.now),
+                                                           head)))
+    owners_check = _owners_rule(spec, person, decision)
+
+    def step(prog: Progress) -> tuple[Change, dict[str, object]]:
+        owners_check(prog)
+        rules.require_appendable(prog.data, "reaffirm")
+        answer, phase = rules.settled_answer(prog, decision)
+        change = rules.reaffirmed_change(phase, decision, answer, selection, words, head,
+                                         pairs, moved)
+        result: dict[str, object] = {
+            "decision": decision, "answer": answer, "phase": phase, "selection": selection,
+            "at": head, "targets": [{"target": t, "fingerprint": f} for t, f in pairs],
+            "moved": [{"from": a, "to": b} for a, b in moved],
+            "drifted": [f.to_json() for f in drifted]}
+        if selection == rules.REVISE:
+            _reopen_decision(prog, decision, phase, drifted, change, result)
+        if person:
+            heading, lines = change.new_blocks[0]
+            change.new_blocks[0] = (heading, [*lines, f"- By: {person}"])
+            result["by"] = person
+        return change, result
+
+    result = transaction(spec, step)
+    extra = [("Mdgrill-Selection", selection)]
+    transition = "reaffirm"
+    if result.get("reopened_phase"):
+        transition = "reopen"  # the phase went back: `verify` looks for a reopen commit
+        extra.append(("Mdgrill-Reason", str(result["reason"])))
+    result.update(_commit(spec, result, transition, person, no_commit,
+                          f"reaffirm {decision}: {selection}", extra))
+    return result
+
+
+def _require_evidence(spec: store.Spec, words: str) -> None:
+    """With `approval: evidence`, the reply must be the user's last captured one."""
+    from mdgrill.formats.progress import single_line
+    from mdgrill.shell import journal
+    from mdgrill.shell.project import requires_evidence
+
+    if not requires_evidence(spec.root):
+        return
+    found = journal.entries(spec.root) or []
+    last = single_line(journal.reply_words(found[-1]), "the captured reply") if found else None
+    if last != words:
+        raise GateRefusal("APPROVAL_NOT_EVIDENCED",
+                          f"--reply `{words}` is not the user's last captured reply "
+                          f"({'none captured' if last is None else repr(last)}): the project "
+                          "wants the owner's own words (`approval: evidence`); nothing was "
+                          "written")
+
+
+def _owners_rule(spec: store.Spec, person: str | None,
+                 decision: str) -> Callable[[Progress], None]:
+    """The owners of the decision's section and of its phase, as for an approval."""
+    from mdgrill.shell.people import phase_rule, section_rule
+    from mdgrill.shell.project import owners
+
+    own = owners(spec.root)
+    by_section = section_rule(own, person, decision, "reaffirm")
+
+    def phase_of(prog: Progress) -> object:
+        return rules.settled_answer(prog, decision)[1]
+
+    by_phase = phase_rule(own, person, phase_of, "reaffirm")
+
+    def check(prog: Progress) -> None:
+        by_section(prog)
+        by_phase(prog)
+    return check
+
+
+def _reopen_decision(prog: Progress, decision: str, phase: str, drifted: list[Finding],
+                     change: Change, result: dict[str, object]) -> None:
+    """`Revise the decision`: through `revise` while the phase awaits confirmation, else
+    through `reopen` of the decision's phase followed by a `Revised` block, so the decision
+    and its answered dependents are asked again in that phase's next interview."""
+    from mdgrill.core import machine
+
+    iv = prog.data.get("interview")
+    what = ", ".join(f"{f.binding.target} ({f.status})" for f in drifted[:3])
+    reason = f"{decision} revised after {what} changed"
+    if isinstance(iv, dict) and iv.get("status") == "awaiting_confirmation" and \
+            iv.get("phase") == phase:
+        revised, info = machine.revise(prog.data, prog, [decision])
+        change.updates.update(revised.updates)
+        change.new_blocks.extend(revised.new_blocks)
+        result.update({"reopened": info["reopened"], "round": info["round"]})
+        return
+    from mdgrill.core.artifact_gate import reopen
+    from mdgrill.formats.progress import block_heading
+
+    try:
+        back, info = reopen(prog.data, prog.blocks, phase, reason)
+    except GateRefusal as exc:
+        if exc.code != "NOTHING_TO_REOPEN":
+            raise
+    else:
+        change.updates.update(back.updates)
+        change.new_blocks.extend(back.new_blocks)
+        result.update({"reopened_phase": phase, "reason": reason,
+                       "superseded": info["superseded"]})
+    reopened = [decision, *_dependents(prog, decision)]
+    change.block(block_heading(phase, "Grill - Revised"),
+                 ["- Retired: none", f"- Reopened: {', '.join(reopened)}", "- Next round: 1"])
+    result["reopened"] = reopened
+
+
+def _dependents(prog: Progress, decision: str) -> list[str]:
+    """Answered decisions that depend on `decision`, directly or through each other."""
+    from mdgrill.model.tree import ledger_of, prerequisites
+
+    children: dict[str, list[str]] = {}
+    for node in prog.node_index():
+        for parent in prerequisites(node):
+            children.setdefault(parent, []).append(node.id)
+    answered = ledger_of(prog).answers
+    found: list[str] = []
+    queue = [decision]
+    seen = {decision}
+    while queue:
+        for child in children.get(queue.pop(0), []):
+            if child not in seen:
+                seen.add(child)
+                queue.append(child)
+                if child in answered:
+                    found.append(child)
+    return found
+
+
+# -- why -------------------------------------------------------------------------------------
+
+
+class Reason(NamedTuple):
+    """A decision bound to (part of) a target: its answer and who approved it."""
+
+    spec: str
+    binding: rules.Binding
+    approved_by: str | None
+
+    def to_json(self) -> dict[str, object]:
+        return {"spec": self.spec, **self.binding.to_json(), "approved_by": self.approved_by}
+
+
+def why(root: str, text: str) -> list[Reason]:
+    """The standing bindings of every spec that cover `text` (a file, symbol or section)."""
+    from mdgrill.shell.session import load
+
+    asked = fp.parse_target(text)
+    found: list[Reason] = []
+    for spec in all_specs(root):
+        prog = load(spec, check=False)
+        for binding in rules.read_bindings(prog.blocks).values():
+            try:
+                bound = fp.parse_target(binding.target)
+            except InputError:
+                continue
+            if _covers(bound, asked):
+                found.append(Reason(spec.rel_folder, binding, _approver(prog, binding)))
+    return found
+
+
+def _covers(bound: fp.Target, asked: fp.Target) -> bool:
+    if bound.is_glob:
+        return fp.glob_pattern(bound.path).match(asked.path) is not None
+    if bound.path != asked.path:
+        return False
+    if asked.symbol is None and asked.section is None:
+        return True  # the whole file: every binding in it
+    return bound.text == asked.text or (bound.symbol is None and bound.section is None)
+
+
+def _approver(prog: Progress, binding: rules.Binding) -> str | None:
+    """Who approved the interview that settled the decision: the first Confirmed block after
+    its answer."""
+    from mdgrill.model.tree import ledger_of
+
+    line = ledger_of(prog).answer_line.get(binding.decision)
+    if line is None:
+        return None
+    for block in prog.blocks:
+        if block.kind == "confirmed" and block.line > line:
+            return block.first("By") or "(not named)"
+    return None
+
+
+__all__ = ["CHANGED", "Finding", "MISSING", "MOVED", "OK", "PENDING", "Reason", "all_specs",
+           "bind", "drift", "fingerprint_at_head", "reaffirm", "why"]

@@ -1,0 +1,275 @@
+"""Decisions bound to code (issue 36): `bind`, `drift`, `reaffirm`, `why` in real repositories.
+
+"Exit 0 on reformatting and on unbound neighbours"; "exit 1 when a bound target changed in
+substance, naming the decision, its answer, the target, and the commits that changed it".
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import Run
+
+SPEC = "specs/pricing"
+PRICING = '''def discount(price):
+    """Ten percent off every order."""
+    return price * 0.9
+
+
+def tax(price):
+    return price * 0.2
+'''
+POLICY = "# Policy\n\n## Refunds\n\nWithin 30 days.\n\n## Shipping\n\nFree over 50.\n"
+
+
+def git(repo: Path, *args: str) -> str:
+    proc = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True)
+    return proc.stdout
+
+
+def commit(repo: Path, message: str, files: dict[str, str]) -> str:
+    for rel, text in files.items():
+        path = repo / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+def ok(mdgrill: Run, repo: Path, *args: str) -> dict[str, object]:
+    code, out, err = mdgrill("--json", *args, cwd=repo)
+    assert code == 0, out + err
+    value = json.loads(out)
+    assert isinstance(value, dict)
+    return value
+
+
+def drift(mdgrill: Run, repo: Path, *args: str) -> tuple[int, dict[str, object]]:
+    code, out, err = mdgrill("--json", "drift", *args, cwd=repo)
+    assert code in (0, 1), out + err
+    return code, json.loads(out)
+
+
+@pytest.fixture
+def bound(repo: Path, mdgrill: Run) -> Path:
+    """An approved interview whose D1 ('Ten percent off') is bound to a symbol and a section."""
+    commit(repo, "pricing", {"src/pricing.py": PRICING, "docs/policy.md": POLICY})
+    ok(mdgrill, repo, "init", SPEC, "--goal", "Discounts for loyal customers.")
+    ok(mdgrill, repo, "node", "add", SPEC, "D1", "--title", "How large is the discount?",
+       "--option", "Ten percent off", "--option", "Twenty percent off")
+    ok(mdgrill, repo, "begin-interview", SPEC, "--phase", "requirements", "--interview-id", "r1")
+    ok(mdgrill, repo, "open-frontier", SPEC, "--round", "1", "--decision-id", "D1")
+    ok(mdgrill, repo, "record-answer", SPEC, "--decision-id", "D1", "--answer",
+       "Ten percent off")
+    ok(mdgrill, repo, "await-confirmation", SPEC, "--decision-id", "C1", "--approach", "10%")
+    ok(mdgrill, repo, "confirm", SPEC, "--decision-id", "C1", "--source",
+       "approve-and-delegate")
+    result = ok(mdgrill, repo, "bind", SPEC, "--decision-id", "D1", "src/pricing.py::discount",
+                "docs/policy.md#Refunds")
+    assert result["commit"]
+    return repo
+
+
+def test_bind_records_a_sealed_block_and_commits_it_with_trailers(bound: Path,
+                                                                  mdgrill: Run) -> None:
+    text = (bound / SPEC / ".progress.md").read_text()
+    assert "### Requirements Grill - Bound\n- Decision: D1 -> Ten percent off\n" in text
+    assert "- Target: src/pricing.py::discount -> python-ast-1:" in text
+    assert "- Target: docs/policy.md#Refunds -> markdown-text-1:" in text
+    message = git(bound, "log", "-1", "--format=%B")
+    assert "Mdgrill-Transition: bind" in message and "Mdgrill-Decision: D1" in message
+    code, out, err = mdgrill("validate", SPEC, cwd=bound)
+    assert code == 0 and "0 errors, 0 warnings" in err, out + err
+    # the interview's approval still covers the spec: a binding is appended after it
+    ok(mdgrill, bound, "check-delegation", SPEC, "--phase", "requirements",
+       "--interview-id", "r1")
+    assert git(bound, "status", "--porcelain") == ""
+
+
+def test_reformatting_and_neighbours_stay_quiet(bound: Path, mdgrill: Run) -> None:
+    commit(bound, "black and a new tax", {
+        "src/pricing.py": "def discount( price ):\n    # cheaper for everyone\n"
+                          "    return price*0.9\n\n\ndef tax(price):\n    return price * 0.25\n",
+        "docs/policy.md": "# Policy\n\n## Refunds\n\nWithin   30\ndays.\n\n## Shipping\n\n"
+                          "Paid.\n"})
+    code, result = drift(mdgrill, bound)
+    assert code == 0
+    assert [f["status"] for f in result["findings"]] == ["ok", "ok"]  # type: ignore[index]
+
+
+def test_a_changed_symbol_is_red_and_names_decision_answer_target_and_commit(
+        bound: Path, mdgrill: Run) -> None:
+    neighbour = commit(bound, "tax up", {"src/pricing.py": PRICING.replace("0.2", "0.25")})
+    sha = commit(bound, "Twenty percent off", {"src/pricing.py": PRICING.replace("0.9", "0.8")
+                                                .replace("0.2", "0.25")})
+    code, out, _ = mdgrill("drift", cwd=bound)
+    assert code == 1
+    assert f"`src/pricing.py::discount` changed in {sha[:7]} (Twenty percent off): does D1 " \
+           "'Ten percent off' still hold?" in out
+    assert neighbour[:12] not in out  # the neighbour's commit did not change the symbol
+    code, result = drift(mdgrill, bound)
+    red = [f for f in result["findings"] if f["status"] != "ok"]  # type: ignore[union-attr]
+    assert code == 1 and len(red) == 1
+    assert red[0]["target"] == "src/pricing.py::discount"
+    assert [c["sha"] for c in red[0]["commits"]] == [sha]
+    code, out, _ = mdgrill("drift", "--format", "github", cwd=bound)
+    assert code == 1 and out.startswith("::error file=src/pricing.py,line=1,title=D1 drifted")
+    code, out, _ = mdgrill("drift", "--format", "sarif", cwd=bound)
+    sarif = json.loads(out)
+    assert sarif["runs"][0]["results"][0]["ruleId"] == "mdgrill/drift-changed"
+    assert sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"][
+        "artifactLocation"]["uri"] == "src/pricing.py"
+
+
+def test_a_renamed_file_is_reported_moved_and_found(bound: Path, mdgrill: Run) -> None:
+    git(bound, "mv", "src/pricing.py", "src/prices.py")
+    sha = commit(bound, "rename the module", {})
+    code, result = drift(mdgrill, bound)
+    moved = [f for f in result["findings"] if f["status"] == "moved"]  # type: ignore[union-attr]
+    assert code == 1 and len(moved) == 1
+    assert moved[0]["now"] == "src/prices.py::discount" and moved[0]["altered"] is False
+    assert moved[0]["commits"][0]["sha"] == sha
+    # Still holds binds it where it is now; drift is green again
+    result = ok(mdgrill, bound, "reaffirm", SPEC, "--decision-id", "D1", "--reply",
+                "Still holds")
+    assert result["moved"] == [{"from": "src/pricing.py::discount",
+                                "to": "src/prices.py::discount"}]
+    assert drift(mdgrill, bound)[0] == 0
+    assert "src/prices.py::discount" in ok(mdgrill, bound, "why", "src/prices.py")[
+        "decisions"][0]["target"]  # type: ignore[index]
+
+
+def test_a_symbol_moved_to_another_module_is_found(bound: Path, mdgrill: Run) -> None:
+    commit(bound, "split the module", {
+        "src/pricing.py": "def tax(price):\n    return price * 0.2\n",
+        "src/discounts.py": "def discount(price):\n    return price * 0.9\n"})
+    code, result = drift(mdgrill, bound)
+    moved = [f for f in result["findings"] if f["status"] == "moved"]  # type: ignore[union-attr]
+    assert code == 1 and moved[0]["now"] == "src/discounts.py::discount"
+
+
+def test_a_removed_section_is_missing(bound: Path, mdgrill: Run) -> None:
+    commit(bound, "no refunds", {"docs/policy.md": "# Policy\n\n## Shipping\n\nFree.\n"})
+    code, result = drift(mdgrill, bound)
+    missing = [f for f in result["findings"]  # type: ignore[union-attr]
+               if f["status"] == "missing"]
+    assert code == 1 and missing[0]["target"] == "docs/policy.md#Refunds"
+
+
+def test_reaffirm_still_holds_turns_drift_green(bound: Path, mdgrill: Run) -> None:
+    commit(bound, "Twenty percent off", {"src/pricing.py": PRICING.replace("0.9", "0.8")})
+    code, out, _ = mdgrill("--json", "reaffirm", SPEC, "--decision-id", "D1", "--reply", "ok",
+                           cwd=bound)
+    assert code == 3 and json.loads(out)["error"]["code"] == "CONTROL_ONLY_ANSWER"
+    assert drift(mdgrill, bound)[0] == 1  # a control-only reply reaffirms nothing
+    result = ok(mdgrill, bound, "reaffirm", SPEC, "--decision-id", "D1", "--reply",
+                "Still holds")
+    assert result["selection"] == "Still holds" and result["commit"]
+    assert "Mdgrill-Selection: Still holds" in git(bound, "log", "-1", "--format=%B")
+    assert drift(mdgrill, bound)[0] == 0
+    code, out, _ = mdgrill("validate", SPEC, cwd=bound)
+    assert code == 0, out
+    code, out, _ = mdgrill("--json", "reaffirm", SPEC, "--decision-id", "D1", "--reply",
+                           "Still holds", cwd=bound)
+    assert code == 3 and json.loads(out)["error"]["code"] == "NOTHING_TO_REAFFIRM"
+
+
+def test_the_change_was_wrong_keeps_drift_red_until_put_back(bound: Path, mdgrill: Run) -> None:
+    commit(bound, "Twenty percent off", {"src/pricing.py": PRICING.replace("0.9", "0.8")})
+    ok(mdgrill, bound, "reaffirm", SPEC, "--decision-id", "D1", "--reply",
+       "The change was wrong")
+    code, out, _ = mdgrill("drift", cwd=bound)
+    assert code == 1 and "The owner said the change was wrong" in out
+    commit(bound, "put it back", {"src/pricing.py": PRICING})
+    assert drift(mdgrill, bound)[0] == 0
+
+
+def test_revise_reopens_the_decision(bound: Path, mdgrill: Run) -> None:
+    commit(bound, "Twenty percent off", {"src/pricing.py": PRICING.replace("0.9", "0.8")})
+    result = ok(mdgrill, bound, "reaffirm", SPEC, "--decision-id", "D1", "--reply",
+                "Revise the decision")
+    assert result["reopened"] == ["D1"] and result["reopened_phase"] == "requirements"
+    assert "Mdgrill-Transition: reopen" in git(bound, "log", "-1", "--format=%B")
+    frontier = ok(mdgrill, bound, "frontier", SPEC)
+    assert "D1" in json.dumps(frontier)
+    ledger = ok(mdgrill, bound, "ledger", SPEC)
+    assert "Ten percent off" not in json.dumps(ledger)
+    assert drift(mdgrill, bound)[0] == 0  # released: a new answer gets a new binding
+    for verb in ("validate", "verify"):
+        code, out, err = mdgrill(verb, cwd=bound)
+        assert code == 0, out + err
+
+
+def test_owners_rule_reaffirm(bound: Path, mdgrill: Run) -> None:
+    commit(bound, "owners", {".mdgrill.yaml": "owners:\n  phases:\n"
+                                              "    requirements: [alice@example.com]\n"})
+    commit(bound, "Twenty percent off", {"src/pricing.py": PRICING.replace("0.9", "0.8")})
+    code, out, _ = mdgrill("--json", "reaffirm", SPEC, "--decision-id", "D1", "--reply",
+                           "Still holds", cwd=bound)
+    assert code == 3 and json.loads(out)["error"]["code"] == "NOT_AN_OWNER"
+    result = ok(mdgrill, bound, "reaffirm", SPEC, "--decision-id", "D1", "--reply", "1",
+                "--by", "Alice <alice@example.com>")
+    assert result["selection"] == "Still holds"
+    assert git(bound, "log", "-1", "--format=%an <%ae>").strip() == "Alice <alice@example.com>"
+
+
+def test_drift_across_a_merge_names_the_branch_commit(bound: Path, mdgrill: Run) -> None:
+    git(bound, "switch", "-q", "-c", "feature")
+    sha = commit(bound, "Twenty percent off", {"src/pricing.py": PRICING.replace("0.9", "0.8")})
+    git(bound, "switch", "-q", "main")
+    commit(bound, "shipping", {"docs/policy.md": POLICY.replace("Free over 50.", "Paid.")})
+    git(bound, "merge", "-q", "--no-ff", "-m", "merge feature", "feature")
+    code, result = drift(mdgrill, bound)
+    red = [f for f in result["findings"] if f["status"] != "ok"]  # type: ignore[union-attr]
+    assert code == 1 and len(red) == 1
+    assert [c["sha"] for c in red[0]["commits"]] == [sha]
+
+
+def test_bind_refuses_what_it_cannot_fingerprint_and_writes_nothing(bound: Path,
+                                                                    mdgrill: Run) -> None:
+    before = (bound / SPEC / ".progress.md").read_bytes()
+    for args, wanted in ((["src/pricing.py::nothing"], "NOT_FOUND"),
+                         (["docs/policy.md#Nowhere"], "NOT_FOUND"),
+                         (["src/absent.py"], "NOT_FOUND"),
+                         (["../outside.py"], "INVALID_INPUT")):
+        code, out, _ = mdgrill("--json", "bind", SPEC, "--decision-id", "D1", *args, cwd=bound)
+        assert code == 2 and json.loads(out)["error"]["code"] == wanted, (args, out)
+    code, out, _ = mdgrill("--json", "bind", SPEC, "--decision-id", "D9", "src/pricing.py",
+                           cwd=bound)
+    assert code == 3 and json.loads(out)["error"]["code"] == "NOT_ANSWERED"
+    assert (bound / SPEC / ".progress.md").read_bytes() == before
+
+
+def test_a_hand_written_binds_key_is_pending_until_bind(bound: Path, mdgrill: Run) -> None:
+    path = bound / SPEC / ".progress.md"
+    text = path.read_text()
+    path.write_text(text.replace("- Options:", "- Binds: src/pricing.py::tax\n- Options:", 1))
+    commit(bound, "bind tax by hand", {})
+    code, out, err = mdgrill("validate", SPEC, cwd=bound)
+    assert code == 0 and "0 errors, 0 warnings" in err, out + err
+    code, result = drift(mdgrill, bound)
+    assert code == 0 and result["pending"] == 1
+    ok(mdgrill, bound, "bind", SPEC, "--decision-id", "D1")
+    code, result = drift(mdgrill, bound)
+    assert result["pending"] == 0 and result["bindings"] == 3
+
+
+def test_why_names_decision_answer_and_approver(bound: Path, mdgrill: Run) -> None:
+    code, out, _ = mdgrill("why", "src/pricing.py::discount", cwd=bound)
+    assert code == 0
+    assert "specs/pricing D1: Ten percent off" in out
+    assert "approved by: Test User <test@example.com>" in out
+    assert ok(mdgrill, bound, "why", "src/pricing.py::tax")["decisions"] == []
+
+
+def test_a_glob_binding_sees_a_new_file(bound: Path, mdgrill: Run) -> None:
+    commit(bound, "rules", {"src/rules/a.py": "A = 1\n"})
+    ok(mdgrill, bound, "bind", SPEC, "--decision-id", "D1", "src/rules/**")
+    commit(bound, "reformat a", {"src/rules/a.py": "A  =  1  # same\n"})
+    assert drift(mdgrill, bound)[0] == 0
+    commit(bound, "another rule", {"src/rules/b.py": "B = 2\n"})
+    assert drift(mdgrill, bound)[0] == 1
