@@ -273,3 +273,16 @@ def test_a_glob_binding_sees_a_new_file(bound: Path, mdgrill: Run) -> None:
     assert drift(mdgrill, bound)[0] == 0
     commit(bound, "another rule", {"src/rules/b.py": "B = 2\n"})
     assert drift(mdgrill, bound)[0] == 1
+
+
+def test_ask_offers_the_drifted_decision_to_its_owner(bound: Path, mdgrill: Run) -> None:
+    assert ok(mdgrill, bound, "ask", SPEC)["kind"] == "none"  # nothing drifted: nothing to ask
+    sha = commit(bound, "Twenty percent off", {"src/pricing.py": PRICING.replace("0.9", "0.8")})
+    result = ok(mdgrill, bound, "ask", SPEC)
+    assert result["kind"] == "drift"
+    question = result["questions"][0]  # type: ignore[index]
+    assert question["question"] == (f"`src/pricing.py::discount` changed in {sha[:7]} (Twenty "
+                                    "percent off): does D1 'Ten percent off' still hold?")
+    assert [o["label"] for o in question["options"]] == [
+        "Still holds", "Revise the decision", "The change was wrong"]
+    assert result["decisions"] == {question["question"]: "D1"}

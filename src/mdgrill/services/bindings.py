@@ -19,7 +19,7 @@ from mdgrill.errors import GateRefusal, InputError
 from mdgrill.shell import store
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
 
     from mdgrill.formats.progress import Change, Progress
     from mdgrill.git.vcs.changes import PathCommit, Touched
@@ -234,7 +234,8 @@ def drift(specs: list[store.Spec], root: str) -> list[Finding]:
     if commits:
         from mdgrill.git.vcs.changes import touched_since
 
-        touched = touched_since(root, commits)
+        # only the bound paths: a change elsewhere in a big repository is not even listed
+        touched = touched_since(root, commits, _pathspecs(b for _, _, f in loaded for b in f))
     findings: list[Finding] = []
     for spec, prog, standing in loaded:
         for binding in standing:
@@ -248,17 +249,37 @@ def drift(specs: list[store.Spec], root: str) -> list[Finding]:
     return findings
 
 
+def _pathspecs(found: Iterable[rules.Binding]) -> list[str]:
+    specs: set[str] = set()
+    for binding in found:
+        try:
+            target = fp.parse_target(binding.target)
+        except InputError:
+            continue
+        specs.add((":(glob)" if target.is_glob else ":(literal)") + target.path)
+    return sorted(specs)
+
+
+_EVERYTHING: dict[tuple[str, str], Touched] = {}
+
+
+def _everything(root: str, at: str) -> Touched:
+    """Every path changed since `at`, with git's renames: asked only when a target is gone."""
+    key = (root, at)
+    if key not in _EVERYTHING:
+        from mdgrill.git.vcs.changes import Touched, touched_since
+
+        _EVERYTHING[key] = touched_since(root, [at]).get(at) or Touched(frozenset(), {})
+    return _EVERYTHING[key]
+
+
 def _check(root: str, spec_rel: str, binding: rules.Binding, touched: Touched | None) -> Finding:
     try:
         target = fp.parse_target(binding.target)
     except InputError:
         return Finding(spec_rel, binding, MISSING, None, binding.target, 1, [], False)
     if touched is None:  # the binding's commit is not in this repository (a shallow clone?)
-        from mdgrill.git.vcs.changes import touched_since
-
-        touched = touched_since(root, [binding.at]).get(binding.at)
-        if touched is None:
-            return Finding(spec_rel, binding, MISSING, None, target.path, 1, [], False)
+        return Finding(spec_rel, binding, MISSING, None, target.path, 1, [], False)
     if target.is_glob:
         return _check_glob(root, spec_rel, binding, target, touched)
     if target.path not in touched.paths:  # unchanged since the binding: nothing is read
@@ -266,12 +287,15 @@ def _check(root: str, spec_rel: str, binding: rules.Binding, touched: Touched | 
     kind = fp.kind_of(binding.fingerprint)
     path = target.path
     data = _work_bytes(root, path)
-    if data is None and path in touched.renamed:
-        path = touched.renamed[path]
-        data = _work_bytes(root, path)
+    if data is None:
+        touched = _everything(root, binding.at)
+        if path in touched.renamed:
+            path = touched.renamed[path]
+            data = _work_bytes(root, path)
     now = target.at(path)
     found = fp.fingerprint(now, data, kind) if data is not None else None
     if found is None:
+        touched = _everything(root, binding.at)
         elsewhere = _search(root, target, binding.fingerprint, touched)
         if elsewhere is not None:
             now, found = elsewhere
@@ -399,6 +423,47 @@ def _line(root: str, target: fp.Target) -> int:
 def all_specs(root: str) -> list[store.Spec]:
     """Every spec under the repository root."""
     return [store.Spec(folder, root) for folder in store.find_specs(root)]
+
+
+def question_text(f: Finding) -> str:
+    """A drifted binding as the question to the decision's owner."""
+    b = f.binding
+    if f.commits:
+        c = f.commits[0]
+        change = f"changed in {c.sha[:7]} ({c.subject})"
+        if len(f.commits) > 1:
+            change += f" and {len(f.commits) - 1} more commit{'s' * (len(f.commits) > 2)}"
+    else:
+        change = "changed (not committed yet)"
+    if f.status == MOVED:
+        change = f"moved to `{f.now}`" + (" and changed" if f.altered else "") + \
+            (f" in {f.commits[0].sha[:7]} ({f.commits[0].subject})" if f.commits else "")
+    elif f.status == MISSING:
+        change = "is gone" + (f" since {f.commits[0].sha[:7]} ({f.commits[0].subject})"
+                              if f.commits else "")
+    ruling = " The owner said the change was wrong: put it back." if b.ruling else ""
+    return f"`{b.target}` {change}: does {b.decision} '{b.answer}' still hold?{ruling}"
+
+
+def drift_questions(spec: store.Spec) -> list[dict[str, object]]:
+    """The spec's drifted decisions the owner has not ruled on, as question-tool questions
+    (one per decision, its first drifted target; `reaffirm` records the selection)."""
+    from mdgrill.shell.session import load
+
+    if not store.in_repository(spec.root) or \
+            not any(b.kind == "bound" for b in load(spec, check=False).blocks):
+        return []
+    asked: dict[str, dict[str, object]] = {}
+    for finding in drift([spec], spec.root):
+        decision = finding.binding.decision
+        if not finding.red or finding.binding.ruling or decision in asked:
+            continue
+        asked[decision] = {
+            "question": question_text(finding), "header": decision[:12],
+            "options": [{"label": o.split(": ", 1)[0], "description": o.split(": ", 1)[1]}
+                        for o in rules.OPTIONS],
+            "multiSelect": False, "decision_id": decision}
+    return list(asked.values())
 
 
 # -- reaffirm --------------------------------------------------------------------------------

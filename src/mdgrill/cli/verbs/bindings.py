@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from mdgrill.cli.verbs import Outcome, spec_of
 from mdgrill.errors import InputError
+from mdgrill.services.bindings import question_text
 from mdgrill.shell import store
 
 if TYPE_CHECKING:
@@ -139,26 +140,6 @@ def _drift(args: argparse.Namespace) -> Outcome:
     return Outcome(result, text, 1 if red else 0)
 
 
-def _question(f: Finding) -> str:
-    """The drifted binding as a question to the decision's owner."""
-    b = f.binding
-    if f.commits:
-        c = f.commits[0]
-        change = f"changed in {c.sha[:7]} ({c.subject})"
-        if len(f.commits) > 1:
-            change += f" and {len(f.commits) - 1} more commit{'s' * (len(f.commits) > 2)}"
-    else:
-        change = "changed (not committed yet)"
-    if f.status == "moved":
-        change = f"moved to `{f.now}`" + (" and changed" if f.altered else "") + \
-            (f" in {f.commits[0].sha[:7]} ({f.commits[0].subject})" if f.commits else "")
-    elif f.status == "missing":
-        change = "is gone" + (f" since {f.commits[0].sha[:7]} ({f.commits[0].subject})"
-                              if f.commits else "")
-    ruling = " The owner said the change was wrong: put it back." if b.ruling else ""
-    return f"`{b.target}` {change}: does {b.decision} '{b.answer}' still hold?{ruling}"
-
-
 def _text(findings: list[Finding]) -> str:
     if not findings:
         return "no bindings: bind a settled decision with `mdgrill bind SPEC --decision-id ID " \
@@ -171,7 +152,7 @@ def _text(findings: list[Finding]) -> str:
                          f"not fingerprinted: run `mdgrill bind {f.spec} --decision-id "
                          f"{b.decision}`")
         elif f.red:
-            lines.append(f"{f.status:<8} {f.spec} {_question(f)}")
+            lines.append(f"{f.status:<8} {f.spec} {question_text(f)}")
             for c in f.commits[:5]:
                 lines.append(f"         {c.sha[:12]} {c.subject} ({c.author})")
             if f.uncommitted:
@@ -197,7 +178,7 @@ def _github(findings: list[Finding]) -> str:
         if f.red:
             title = f"{f.binding.decision} drifted ({f.status})"
             lines.append(f"::error file={_escape(f.path, True)},line={f.line},"
-                         f"title={_escape(title, True)}::{_escape(_question(f))}")
+                         f"title={_escape(title, True)}::{_escape(question_text(f))}")
         elif f.status == "pending":
             lines.append(f"::warning file={_escape(f.spec, True)}/.progress.md,line="
                          f"{f.binding.line}::{_escape(f'{f.binding.target} is not bound yet')}")
@@ -213,7 +194,7 @@ def _sarif(findings: list[Finding]) -> dict[str, object]:
               "shortDescription": {"text": f"A decision's bound target {kind}"}}
              for kind in ("changed", "moved", "missing")]
     results = [{"ruleId": f"mdgrill/drift-{f.status}", "level": "error",
-                "message": {"text": _question(f)},
+                "message": {"text": question_text(f)},
                 "locations": [{"physicalLocation": {
                     "artifactLocation": {"uri": f.path},
                     "region": {"startLine": f.line}}}],

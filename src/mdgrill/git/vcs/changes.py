@@ -64,8 +64,11 @@ def _touched(records: list[tuple[str, str, str | None]], reverse: bool = False) 
     return Touched(frozenset(paths), renamed)
 
 
-def touched_since(repo_root: str, commits: list[str]) -> dict[str, Touched]:
-    """For each commit, what changed from it to the work tree (tracked files).
+def touched_since(repo_root: str, commits: list[str],
+                  paths: list[str] | None = None) -> dict[str, Touched]:
+    """For each commit, what changed from it to the work tree (tracked files); with `paths`
+    (literal paths, or globs as `:(glob)…` pathspecs) only there, and without renames (a
+    rename's other side may be outside them: ask again without `paths` for those).
 
     One `git diff-tree --stdin` for every commit against HEAD (fed as `commit HEAD`, which
     git reads as the commit and its parent: the diff comes out reversed and is turned back),
@@ -73,10 +76,12 @@ def touched_since(repo_root: str, commits: list[str]) -> dict[str, Touched]:
     """
     wanted = [c for c in dict.fromkeys(commits) if not _bad_rev(c)]
     result: dict[str, Touched] = {}
+    limit = ["--", *paths] if paths is not None else ["--"]
+    renames = ["-M"] if paths is None else ["--no-renames"]
     with _open(repo_root) as repo:
         head = _check(repo, "rev-parse", "--verify", "HEAD^{commit}").decode("ascii").strip()
-        status, out, _ = _run(repo, "diff", "-M", "--name-status", "-z", "--no-ext-diff",
-                              "HEAD", "--")
+        status, out, _ = _run(repo, "diff", *renames, "--name-status", "-z", "--no-ext-diff",
+                              "HEAD", *limit)
         worktree = _touched(_name_status(out)) if status == 0 else Touched(frozenset(), {})
         older = [c for c in wanted if c != head]
         per_commit: dict[str, list[tuple[str, str, str | None]]] = {c: [] for c in older}
@@ -87,8 +92,8 @@ def touched_since(repo_root: str, commits: list[str]) -> dict[str, Touched]:
 
             feed = "".join(f"{c} {head}\n" for c in older).encode("ascii")
             proc = subprocess.run(
-                [_exe(), *_LOG_CONFIG, "diff-tree", "--stdin", "-r", "-M", "--name-status",
-                 "-z", "--always"], input=feed, cwd=repo.root,
+                [_exe(), *_LOG_CONFIG, "diff-tree", "--stdin", "-r", *renames,
+                 "--name-status", "-z", "--always", *limit], input=feed, cwd=repo.root,
                 env=repo.env, capture_output=True, check=False)
             current: str | None = None
             fields = proc.stdout.split(b"\x00")
