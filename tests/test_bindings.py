@@ -286,3 +286,13 @@ def test_ask_offers_the_drifted_decision_to_its_owner(bound: Path, mdgrill: Run)
     assert [o["label"] for o in question["options"]] == [
         "Still holds", "Revise the decision", "The change was wrong"]
     assert result["decisions"] == {question["question"]: "D1"}
+
+
+def test_a_shallow_clone_without_the_binding_commit_is_never_green(
+        bound: Path, mdgrill: Run, tmp_path: Path) -> None:
+    commit(bound, "later", {"README.md": "hello\n"})
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{bound}", str(clone)],
+                   check=True, capture_output=True)
+    code, out, _ = mdgrill("drift", cwd=clone)
+    assert code == 1 and "is not in this clone" in out and "fetch-depth: 0" in out

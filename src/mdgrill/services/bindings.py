@@ -29,7 +29,8 @@ CHANGED = "changed"
 MOVED = "moved"
 MISSING = "missing"
 PENDING = "pending"  # a `- Binds:` key written by hand, not fingerprinted yet
-RED = frozenset({CHANGED, MOVED, MISSING})
+NO_HISTORY = "no-history"  # the binding's commit is not in this clone (a shallow one?)
+RED = frozenset({CHANGED, MOVED, MISSING, NO_HISTORY})
 
 
 class Finding(NamedTuple):
@@ -278,8 +279,8 @@ def _check(root: str, spec_rel: str, binding: rules.Binding, touched: Touched | 
         target = fp.parse_target(binding.target)
     except InputError:
         return Finding(spec_rel, binding, MISSING, None, binding.target, 1, [], False)
-    if touched is None:  # the binding's commit is not in this repository (a shallow clone?)
-        return Finding(spec_rel, binding, MISSING, None, target.path, 1, [], False)
+    if touched is None:  # never green on a history we cannot read
+        return Finding(spec_rel, binding, NO_HISTORY, None, target.path, 1, [], False)
     if target.is_glob:
         return _check_glob(root, spec_rel, binding, target, touched)
     if target.path not in touched.paths:  # unchanged since the binding: nothing is read
@@ -438,6 +439,9 @@ def question_text(f: Finding) -> str:
     if f.status == MOVED:
         change = f"moved to `{f.now}`" + (" and changed" if f.altered else "") + \
             (f" in {f.commits[0].sha[:7]} ({f.commits[0].subject})" if f.commits else "")
+    elif f.status == NO_HISTORY:
+        change = (f"cannot be checked: its binding commit {b.at[:12]} is not in this clone "
+                  "(fetch the history: `git fetch --unshallow`, or `fetch-depth: 0` in CI)")
     elif f.status == MISSING:
         change = "is gone" + (f" since {f.commits[0].sha[:7]} ({f.commits[0].subject})"
                               if f.commits else "")

@@ -190,9 +190,9 @@ def _sarif(findings: list[Finding]) -> dict[str, object]:
     """SARIF 2.1.0, one result per drifted binding (rule: the kind of drift)."""
     from mdgrill import __version__
 
-    rules = [{"id": f"mdgrill/drift-{kind}", "name": f"Binding{kind.title()}",
-              "shortDescription": {"text": f"A decision's bound target {kind}"}}
-             for kind in ("changed", "moved", "missing")]
+    rules = [{"id": f"mdgrill/drift-{kind}", "name": f"Binding{kind.title().replace('-', '')}",
+              "shortDescription": {"text": f"A decision's bound target: {kind}"}}
+             for kind in ("changed", "moved", "missing", "no-history")]
     results = [{"ruleId": f"mdgrill/drift-{f.status}", "level": "error",
                 "message": {"text": question_text(f)},
                 "locations": [{"physicalLocation": {

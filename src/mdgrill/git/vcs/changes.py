@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import NamedTuple
 
-from mdgrill.git.vcs.repo import _bad_rev, _check, _open, _run
+from mdgrill.git.vcs.repo import Repo, _bad_rev, _check, _open, _run
 from mdgrill.git.vcs.trailers import _LOG_CONFIG
 
 
@@ -83,7 +83,8 @@ def touched_since(repo_root: str, commits: list[str],
         status, out, _ = _run(repo, "diff", *renames, "--name-status", "-z", "--no-ext-diff",
                               "HEAD", *limit)
         worktree = _touched(_name_status(out)) if status == 0 else Touched(frozenset(), {})
-        older = [c for c in wanted if c != head]
+        older = [c for c in _existing(repo, wanted) if c != head]
+        wanted = [c for c in wanted if c == head or c in older]
         per_commit: dict[str, list[tuple[str, str, str | None]]] = {c: [] for c in older}
         if older:
             import subprocess
@@ -122,6 +123,21 @@ def touched_since(repo_root: str, commits: list[str],
                 renamed.setdefault(old, new)
             result[commit] = Touched(committed.paths | worktree.paths, renamed)
     return result
+
+
+def _existing(repo: Repo, commits: list[str]) -> list[str]:
+    """The commits this repository holds (a shallow clone may lack a binding's commit)."""
+    import subprocess
+
+    from mdgrill.git.vcs.repo import _exe
+
+    if not commits:
+        return []
+    proc = subprocess.run([_exe(), "cat-file", "--batch-check=%(objecttype)"],
+                          input="".join(f"{c}^{{commit}}\n" for c in commits).encode("ascii"),
+                          cwd=repo.root, env=repo.env, capture_output=True, check=False)
+    kinds = proc.stdout.decode("ascii", "replace").splitlines()
+    return [c for c, kind in zip(commits, kinds, strict=False) if kind == "commit"]
 
 
 def commits_touching(repo_root: str, since: str, paths: list[str],
