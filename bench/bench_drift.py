@@ -3,7 +3,8 @@
     .venv/bin/python bench/bench_drift.py [--files 3000] [--bindings 300] [--runs 5]
     .venv/bin/python bench/bench_drift.py --big      # 30,000 files
 
-A repository of `--files` Python modules (three functions each) is committed; one approved
+A repository of `--files` Python modules (three functions and `--functions` more, ~170
+lines each) is committed; one approved
 spec binds 30 decisions to 10 symbols each (30 `bind` commits, so 30 binding commits). Then a
 commit touches 10% of the files: in a third of the bound files a neighbour function changes
 (quiet), in a third the bound function is reformatted (quiet), and five bound functions change
@@ -41,13 +42,19 @@ SPEC = "specs/pricing"
 DECISIONS = 30
 
 
+EXTRA = 40  # more functions per module (--functions): a bound file of ~170 lines
+
+
 def module(index: int, variant: str = "") -> str:
     body = {"": "    return price * 0.9\n", "reformat": "    return price*0.9  # same\n",
             "red": "    return price * 0.8\n"}
     neighbour = "0.25" if variant == "neighbour" else "0.2"
     return (f'"""Module {index}."""\n\n\ndef f0(price):\n{body.get(variant, body[""])}\n\n'
             f"def f1(price):\n    return price * {neighbour}\n\n\n"
-            f"def f2(price):\n    return price + {index}\n")
+            f"def f2(price):\n    return price + {index}\n"
+            + "".join(f"\n\ndef g{n}(items):\n    total = 0\n    for item in items:\n"
+                      f"        total += item * {n}\n    return total\n"
+                      for n in range(EXTRA)))
 
 
 def run(repo: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -121,12 +128,16 @@ def baseline(repo: str) -> int:
 
 
 def main() -> int:
+    global EXTRA
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--files", type=int, default=3000)
     parser.add_argument("--bindings", type=int, default=300)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--big", action="store_true", help="30,000 files")
+    parser.add_argument("--functions", type=int, default=40,
+                        help="extra functions per module (default 40: ~170 lines)")
     args = parser.parse_args()
+    EXTRA = args.functions
     files = 30000 if args.big else args.files
     folder = tempfile.mkdtemp(prefix="bench-drift-")
     try:

@@ -306,7 +306,7 @@ def _check(root: str, spec_rel: str, binding: rules.Binding, touched: Touched | 
         return Finding(spec_rel, binding, OK, binding.target, target.path, 1, [], False)
     commits = _substantive(root, binding, target, now,
                            _commits(root, binding.at, [target.path, path]))
-    dirty = path in touched.paths and _uncommitted(root, path)
+    dirty = path in touched.uncommitted
     if found is None:
         return Finding(spec_rel, binding, MISSING, None, target.path, 1, commits, dirty)
     status = MOVED if now.text != binding.target else CHANGED
@@ -325,7 +325,7 @@ def _check_glob(root: str, spec_rel: str, binding: rules.Binding, target: fp.Tar
     status = MISSING if found is None else OK if found == binding.fingerprint else CHANGED
     first = hit[0]
     return Finding(spec_rel, binding, status, binding.target, first, 1,
-                   _commits(root, binding.at, hit), any(_uncommitted(root, p) for p in hit))
+                   _commits(root, binding.at, hit), any(p in touched.uncommitted for p in hit))
 
 
 def _search(root: str, target: fp.Target, fingerprint: str,
@@ -401,12 +401,6 @@ def _commits(root: str, since: str, paths: list[str]) -> list[PathCommit]:
     from mdgrill.git.vcs.changes import commits_touching
 
     return commits_touching(root, since, paths)
-
-
-def _uncommitted(root: str, path: str) -> bool:
-    from mdgrill.git import vcs
-
-    return _work_bytes(root, path) != vcs.blob_at(root, "HEAD", path)
 
 
 def _line(root: str, target: fp.Target) -> int:

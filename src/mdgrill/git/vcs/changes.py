@@ -15,6 +15,7 @@ class Touched(NamedTuple):
 
     paths: frozenset[str]
     renamed: dict[str, str]  # old path -> new path (git's rename detection)
+    uncommitted: frozenset[str] = frozenset()  # of those, the ones changed since HEAD
 
 
 class PathCommit(NamedTuple):
@@ -80,8 +81,10 @@ def touched_since(repo_root: str, commits: list[str],
     renames = ["-M"] if paths is None else ["--no-renames"]
     with _open(repo_root) as repo:
         head = _check(repo, "rev-parse", "--verify", "HEAD^{commit}").decode("ascii").strip()
+        # the work tree in full: git matches hundreds of pathspecs against every index entry
+        # (slower than listing the few changed files of a 30,000-file tree)
         status, out, _ = _run(repo, "diff", *renames, "--name-status", "-z", "--no-ext-diff",
-                              "HEAD", *limit)
+                              "HEAD", "--")
         worktree = _touched(_name_status(out)) if status == 0 else Touched(frozenset(), {})
         older = [c for c in _existing(repo, wanted) if c != head]
         wanted = [c for c in wanted if c == head or c in older]
@@ -121,7 +124,7 @@ def touched_since(repo_root: str, commits: list[str],
                 renamed[old] = worktree.renamed.get(new, new)
             for old, new in worktree.renamed.items():
                 renamed.setdefault(old, new)
-            result[commit] = Touched(committed.paths | worktree.paths, renamed)
+            result[commit] = Touched(committed.paths | worktree.paths, renamed, worktree.paths)
     return result
 
 
