@@ -253,9 +253,16 @@ def test_a_hand_written_binds_key_is_pending_until_bind(bound: Path, mdgrill: Ru
     assert code == 0 and "0 errors, 0 warnings" in err, out + err
     code, result = drift(mdgrill, bound)
     assert code == 0 and result["pending"] == 1
-    ok(mdgrill, bound, "bind", SPEC, "--decision-id", "D1")
+    result = ok(mdgrill, bound, "bind", SPEC)  # no decision named: every written target
+    assert result["bound"] == [{"decision": "D1", "answer": "Ten percent off",
+                                "phase": "requirements", "targets": [
+                                    {"target": "src/pricing.py::tax",
+                                     "fingerprint": result["bound"][0]["targets"][0][  # type: ignore[index]
+                                         "fingerprint"]}]}]
     code, result = drift(mdgrill, bound)
     assert result["pending"] == 0 and result["bindings"] == 3
+    code, out, _ = mdgrill("--json", "bind", SPEC, cwd=bound)
+    assert code == 2 and "waits to be fingerprinted" in json.loads(out)["error"]["message"]
 
 
 def test_why_names_decision_answer_and_approver(bound: Path, mdgrill: Run) -> None:
@@ -296,3 +303,46 @@ def test_a_shallow_clone_without_the_binding_commit_is_never_green(
                    check=True, capture_output=True)
     code, out, _ = mdgrill("drift", cwd=clone)
     assert code == 1 and "is not in this clone" in out and "fetch-depth: 0" in out
+
+
+def test_an_ambiguous_section_and_an_uncommitted_change_are_refused(bound: Path,
+                                                                    mdgrill: Run) -> None:
+    commit(bound, "two notes", {"docs/notes.md": "# A\n\n## Note\n\nx\n\n# B\n\n## Note\n\ny\n"})
+    code, out, _ = mdgrill("--json", "bind", SPEC, "--decision-id", "D1", "docs/notes.md#Note",
+                           cwd=bound)
+    assert code == 2 and "has 2 sections named `Note`" in json.loads(out)["error"]["message"]
+    commit(bound, "Twenty percent off", {"src/pricing.py": PRICING.replace("0.9", "0.8")})
+    (bound / "src/pricing.py").write_text(PRICING.replace("0.9", "0.7"))
+    before = (bound / SPEC / ".progress.md").read_bytes()
+    code, out, _ = mdgrill("--json", "reaffirm", SPEC, "--decision-id", "D1", "--reply",
+                           "Still holds", cwd=bound)
+    assert code == 2 and "not committed" in json.loads(out)["error"]["message"]
+    assert (bound / SPEC / ".progress.md").read_bytes() == before
+
+
+def test_fingerprints_ignore_form_and_see_substance() -> None:
+    from mdgrill.core import fingerprints as fp
+
+    plain = b"@cache\ndef f(x):\n    return x + 1\n\nclass C:\n    def m(self):\n        return 1\n"
+    styled = (b'@cache\ndef f( x ):  # why\n    """Doc."""\n\n    return (x+1)\n\n\n'
+              b"class C:\n    '''Doc.'''\n    def m(self):\n        return 1\n")
+    for symbol in ("f", "C.m", "C"):
+        assert fp.python_fingerprint(plain, symbol) == fp.python_fingerprint(styled, symbol)
+    assert fp.python_fingerprint(plain, "f") != fp.python_fingerprint(
+        plain.replace(b"@cache\n", b""), "f")  # a decorator is substance
+    assert fp.python_fingerprint(plain, "missing") is None
+    assert fp.python_fingerprint(b"def (:\n", "f") is None
+    doc = b"# T\n\n## Free Shipping\n\nOver  50.\n\n### Detail\nA\n\n## Next\nB\n"
+    assert fp.markdown_fingerprint(doc, "free shipping") == fp.markdown_fingerprint(
+        doc.replace(b"Over  50.", b"Over\n50."), "free-shipping")
+    assert fp.markdown_fingerprint(doc, "Free Shipping") != fp.markdown_fingerprint(
+        doc.replace(b"Detail\nA", b"Detail\nZ"), "Free Shipping")  # its subsection is in it
+    assert fp.markdown_fingerprint(doc, "Free Shipping") == fp.markdown_fingerprint(
+        doc.replace(b"## Next\nB", b"## Next\nC"), "Free Shipping")  # the next one is not
+    assert fp.file_fingerprint(b"a\r\nb\r\n") == fp.file_fingerprint(b"a\nb\n")
+    assert fp.file_fingerprint(b"a\n").startswith("file-1:")
+    assert fp.glob_pattern("src/**/*.py").match("src/a/b/c.py")
+    assert fp.glob_pattern("src/**/*.py").match("src/c.py")
+    assert not fp.glob_pattern("src/*.py").match("src/a/c.py")
+    with pytest.raises(Exception, match="upgrade mdgrill"):
+        fp.fingerprint(fp.parse_target("a.go"), b"x", "go-syntax-9")

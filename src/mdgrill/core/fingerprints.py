@@ -246,6 +246,15 @@ def section_span(data: bytes, section: str) -> tuple[int, int, int] | None:
     return None
 
 
+def section_count(data: bytes, section: str) -> int:
+    """How many headings `section` names (a binding wants exactly one)."""
+    from mdgrill.formats.markdown import scan_headings
+
+    wanted = _squeeze(section).casefold()
+    return sum(_squeeze(h.text).casefold() == wanted or slug(h.text) == section
+               for h in scan_headings(_text(data)))
+
+
 def markdown_fingerprint(data: bytes, section: str | None = None) -> str | None:
     """The fingerprint of a Markdown file or one section of it; None when the section is gone."""
     text = _text(data)
@@ -341,5 +350,5 @@ def glob_pattern(glob: str) -> re.Pattern[str]:
 __all__ = ["FILE", "FINGERPRINTERS", "GLOB", "MARKDOWN", "PYTHON", "Target", "file_fingerprint",
            "file_kind", "find_symbol", "fingerprint", "glob_fingerprint", "glob_pattern",
            "is_test_path", "kind_of", "markdown_fingerprint", "parse_python", "parse_target",
-           "python_fingerprint", "section_span", "slug", "symbol_line", "symbols",
+           "python_fingerprint", "section_count", "section_span", "slug", "symbol_line", "symbols",
            "target_kind"]

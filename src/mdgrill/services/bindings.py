@@ -134,6 +134,11 @@ def fingerprint_at_head(spec: store.Spec, target: fp.Target, head: str) -> str:
             if os.path.exists(os.path.join(spec.root, target.path)) else ""
         raise InputError("NOT_FOUND", f"{target.path} is not in HEAD{hint}: a binding "
                          "fingerprints the committed version", path=target.path)
+    same = fp.section_count(data, target.section) if target.section is not None else 1
+    if same > 1:
+        raise InputError("INVALID_INPUT", f"{target.path} has {same} "
+                         f"sections named `{target.section}`: the first would be bound; rename "
+                         "one, or bind the whole file", path=target.path)
     found = fp.fingerprint(target, data)
     if found is None:
         what = f"symbol `{target.symbol}`" if target.symbol else f"section `{target.section}`"
@@ -180,6 +185,56 @@ def bind(spec: store.Spec, decision: str, targets: list[str], person: str | None
     result = transaction(spec, signed(step, person))
     result.update(_commit(spec, result, "bind", person, no_commit,
                           f"bind {decision} ({len(pairs)} target{'s' * (len(pairs) != 1)})"))
+    return result
+
+
+def bind_written(spec: store.Spec, person: str | None,
+                 no_commit: bool = False) -> dict[str, object]:
+    """`bind SPEC` alone: fingerprint every hand-written `- Binds:` target not bound yet, one
+    Bound block per decision, in one commit."""
+    from mdgrill.shell.session import load, transaction
+
+    head = _require_git(spec)
+    prog = load(spec)
+    standing = rules.read_bindings(prog.blocks)
+    wanted: dict[str, list[str]] = {}
+    for decision, target, _ in rules.written_bindings(prog):
+        if (decision, target) not in standing and target not in wanted.get(decision, []):
+            wanted.setdefault(decision, []).append(target)
+    if not wanted:
+        raise InputError("INVALID_INPUT", f"no `- Binds:` target in {spec.rel_progress} waits to "
+                         "be fingerprinted: name the decision and its targets (`mdgrill bind "
+                         "SPEC --decision-id ID TARGET...`)")
+    pairs = {d: [(t.text, fingerprint_at_head(spec, t, head))
+                 for t in (_resolve(spec, x, head) for x in targets)]
+             for d, targets in wanted.items()}
+
+    def step(prog: Progress) -> tuple[Change, dict[str, object]]:
+        rules.require_appendable(prog.data, "bind")
+        change: Change | None = None
+        bound: list[dict[str, object]] = []
+        phase = ""
+        for decision, found in pairs.items():
+            answer, phase = rules.settled_answer(prog, decision)
+            one = rules.bound_change(phase, decision, answer, head, found)
+            if person:
+                heading, lines = one.new_blocks[0]
+                one.new_blocks[0] = (heading, [*lines, f"- By: {person}"])
+            if change is None:
+                change = one
+            else:
+                change.new_blocks.extend(one.new_blocks)
+            bound.append({"decision": decision, "answer": answer, "phase": phase,
+                          "targets": [{"target": t, "fingerprint": f} for t, f in found]})
+        assert change is not None
+        return change, {"decision": ", ".join(pairs), "phase": phase, "at": head,
+                        "bound": bound, "by": person}
+
+    result = transaction(spec, step)
+    count = sum(len(found) for found in pairs.values())
+    result.update(_commit(spec, result, "bind", person, no_commit,
+                          f"bind {', '.join(pairs)} ({count} written target"
+                          f"{'s' * (count != 1)})"))
     return result
 
 
@@ -493,6 +548,10 @@ def reaffirm(spec: store.Spec, decision: str, reply: str, person: str | None,
                 raise GateRefusal("NOT_FOUND", f"`{finding.binding.target}` is gone: bind "
                                   f"{decision} to what carries it out now (`mdgrill bind`), or "
                                   f"select `{rules.REVISE}`; nothing was written")
+            if finding.uncommitted:
+                raise InputError("INVALID_INPUT", f"`{finding.now}` has changes not committed: "
+                                 "commit them first (a reaffirmation binds the committed "
+                                 "version); nothing was written", path=finding.path)
             if finding.status == MOVED:
                 moved.append((finding.binding.target, finding.now))
             pairs.append((finding.now, fingerprint_at_head(spec, fp.parse_target(finding.now),
@@ -681,5 +740,6 @@ def _approver(prog: Progress, binding: rules.Binding) -> str | None:
     return None
 
 
-__all__ = ["CHANGED", "Finding", "MISSING", "MOVED", "OK", "PENDING", "Reason", "all_specs",
-           "bind", "drift", "fingerprint_at_head", "reaffirm", "why"]
+__all__ = ["CHANGED", "Finding", "MISSING", "MOVED", "NO_HISTORY", "OK", "PENDING", "Reason",
+           "all_specs", "bind", "bind_written", "drift", "drift_questions",
+           "fingerprint_at_head", "question_text", "reaffirm", "why"]

@@ -34,8 +34,10 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:
                        "sarif (code scanning); --json prints mdgrill's own JSON")
         return
     p.add_argument("spec", metavar="SPEC", help="spec folder or its .progress.md")
-    p.add_argument("--decision-id", required=True, metavar="ID",
-                   help="the settled decision (e.g. D1)")
+    p.add_argument("--decision-id", required=verb != "bind", metavar="ID",
+                   help="the settled decision (e.g. D1)" + (
+                       "; without it, every decision's hand-written `- Binds:` targets not "
+                       "bound yet" if verb == "bind" else ""))
     p.add_argument("--by", metavar="NAME", help="who gave it (`Name <email>` or a name); "
                    "default: git's identity")
     p.add_argument("--no-commit", action="store_true", help="record it without committing")
@@ -72,8 +74,18 @@ def _commit_text(result: dict[str, object]) -> str:
 
 
 def _bind(spec: store.Spec, args: argparse.Namespace, person: str | None) -> Outcome:
-    from mdgrill.services.bindings import bind
+    from mdgrill.services.bindings import bind, bind_written
 
+    if args.decision_id is None:
+        if args.targets:
+            raise InputError("USAGE", "name the decision the targets carry out: "
+                             "`mdgrill bind SPEC --decision-id ID TARGET...`")
+        done = bind_written(spec, person, args.no_commit)
+        bound = done["bound"]
+        assert isinstance(bound, list)
+        lines = [f"bound {b['decision']} ({b['answer']}): "
+                 + ", ".join(str(t["target"]) for t in b["targets"]) for b in bound]
+        return Outcome(done, "\n".join(lines) + _commit_text(done))
     result = bind(spec, args.decision_id, args.targets, person, args.no_commit)
     targets = result["targets"]
     assert isinstance(targets, list)
