@@ -346,3 +346,27 @@ def test_fingerprints_ignore_form_and_see_substance() -> None:
     assert not fp.glob_pattern("src/*.py").match("src/a/c.py")
     with pytest.raises(Exception, match="upgrade mdgrill"):
         fp.fingerprint(fp.parse_target("a.go"), b"x", "go-syntax-9")
+
+
+def test_bindings_made_on_two_branches_merge_and_drift_sees_both(bound: Path,
+                                                                 mdgrill: Run) -> None:
+    ok(mdgrill, bound, "install-merge-driver")
+    commit(bound, "merge driver", {})
+    git(bound, "switch", "-q", "-c", "feature")
+    ok(mdgrill, bound, "bind", SPEC, "--decision-id", "D1", "src/pricing.py::tax")
+    git(bound, "switch", "-q", "main")
+    ok(mdgrill, bound, "bind", SPEC, "--decision-id", "D1", "docs/policy.md#Shipping")
+    sha = commit(bound, "refunds in 60 days",
+                 {"docs/policy.md": POLICY.replace("## Refunds\n\nWithin 30 days.",
+                                                   "## Refunds\n\nWithin 60 days.")})
+    git(bound, "merge", "-q", "--no-ff", "-m", "merge feature", "feature")
+    code, out, err = mdgrill("validate", SPEC, cwd=bound)
+    assert code == 0, out + err
+    code, result = drift(mdgrill, bound)
+    statuses = {f["target"]: f["status"] for f in result["findings"]}  # type: ignore[union-attr]
+    assert statuses == {"src/pricing.py::discount": "ok", "docs/policy.md#Refunds": "changed",
+                        "src/pricing.py::tax": "ok", "docs/policy.md#Shipping": "ok"}
+    text = (bound / SPEC / ".progress.md").read_text()
+    assert text.count("### Requirements Grill - Bound") == 3  # both branches' blocks kept
+    red = [f for f in result["findings"] if f["status"] == "changed"]  # type: ignore[union-attr]
+    assert code == 1 and [c["sha"] for c in red[0]["commits"]] == [sha]
