@@ -370,3 +370,89 @@ def test_bindings_made_on_two_branches_merge_and_drift_sees_both(bound: Path,
     assert text.count("### Requirements Grill - Bound") == 3  # both branches' blocks kept
     red = [f for f in result["findings"] if f["status"] == "changed"]  # type: ignore[union-attr]
     assert code == 1 and [c["sha"] for c in red[0]["commits"]] == [sha]
+
+
+# -- no verb writes a file validate rejects, bindings among them ------------------------------
+
+_IDS = ["D1", "D2", "X9"]
+_REPLIES = ["Still holds", "Revise the decision", "The change was wrong", "ok", "3", "maybe"]
+
+
+def _steps() -> object:
+    from hypothesis import strategies as st
+
+    return st.lists(st.one_of(
+        st.builds(lambda i: ["open-frontier", "{S}", "--round", "1", "--decision-id", i],
+                  st.sampled_from(_IDS)),
+        st.builds(lambda i: ["record-answer", "{S}", "--decision-id", i, "--answer", "Ten percent"],
+                  st.sampled_from(_IDS)),
+        st.just(["await-confirmation", "{S}", "--decision-id", "C1", "--approach", "A"]),
+        st.just(["confirm", "{S}", "--decision-id", "C1", "--source", "approve-and-delegate",
+                 "--no-commit"]),
+        st.builds(lambda i, t: ["bind", "{S}", "--decision-id", i, t, "--no-commit"],
+                  st.sampled_from(_IDS), st.sampled_from(["src/a.py::f", "src/a.py", "docs/p.md#R",
+                                                          "src/a.py::nope"])),
+        st.builds(lambda i, r: ["reaffirm", "{S}", "--decision-id", i, "--reply", r,
+                                "--no-commit"],
+                  st.sampled_from(_IDS), st.sampled_from(_REPLIES)),
+        st.sampled_from([["edit"], ["commit"], ["revise", "{S}", "--decision-id", "D1"]]),
+    ), min_size=3, max_size=12)
+
+
+def test_no_binding_verb_writes_an_invalid_file(home: Path) -> None:
+    import contextlib
+    import io
+    import tempfile
+
+    from hypothesis import HealthCheck, given, settings
+
+    from mdgrill.checks.spec import validate_progress_bytes
+    from mdgrill.cli import main as cli
+
+    def call(argv: list[str]) -> int:
+        with contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()):
+            return cli.main(argv)
+
+    recorded: dict[str, int] = {"bind": 0, "reaffirm": 0}
+
+    @settings(max_examples=20, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(steps=_steps())
+    def run(steps: list[list[str]]) -> None:
+        root = Path(tempfile.mkdtemp(prefix="mdgrill-bind-"))
+        for args in (["init", "-q", "-b", "main"], ["config", "user.name", "T"],
+                     ["config", "user.email", "t@example.com"]):
+            git(root, *args)
+        commit(root, "code", {"src/a.py": "def f():\n    return 1\n",
+                              "docs/p.md": "# P\n\n## R\n\nx\n"})
+        spec = root / "specs" / "s"
+        assert call(["--root", str(root), "init", str(spec), "--goal", "A goal"]) == 0
+        for setup in (["begin-interview", str(spec), "--phase", "requirements",
+                       "--interview-id", "r1"],
+                      ["open-frontier", str(spec), "--round", "1", "--decision-id", "D1"],
+                      ["record-answer", str(spec), "--decision-id", "D1", "--answer",
+                       "Ten percent"]):
+            assert call(["--root", str(root), *setup]) == 0
+        progress = spec / ".progress.md"
+        for number, step in enumerate(steps):
+            if step == ["edit"]:
+                (root / "src/a.py").write_text(f"def f():\n    return {number + 2}\n")
+                continue
+            if step == ["commit"]:
+                git(root, "add", "-A")
+                git(root, "commit", "-q", "--allow-empty", "-m", f"step {number}")
+                continue
+            before = progress.read_bytes()
+            code = call(["--root", str(root), *[str(spec) if a == "{S}" else a for a in step]])
+            after = progress.read_bytes()
+            if code != 0:
+                assert after == before, f"{step} exited {code} and wrote the file"
+                continue
+            errors = [d for d in validate_progress_bytes(after, "p") if d.is_error]
+            assert errors == [], (step, [f"{d.code}: {d.message}" for d in errors])
+            if step[0] in recorded and after != before:
+                recorded[step[0]] += 1
+
+    run()
+    assert recorded["bind"] > 0  # the sequences reached a settled decision and bound it
