@@ -295,14 +295,21 @@ def test_ask_offers_the_drifted_decision_to_its_owner(bound: Path, mdgrill: Run)
     assert result["decisions"] == {question["question"]: "D1"}
 
 
-def test_a_shallow_clone_without_the_binding_commit_is_never_green(
+def test_a_shallow_clone_without_the_binding_commit_still_fingerprints(
         bound: Path, mdgrill: Run, tmp_path: Path) -> None:
-    commit(bound, "later", {"README.md": "hello\n"})
+    commit(bound, "reformat", {"src/pricing.py": PRICING.replace("price * 0.9", "price*0.9")})
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{bound}", str(clone)],
                    check=True, capture_output=True)
+    code, result = drift(mdgrill, clone)
+    assert code == 0 and {f["history"] for f in result["findings"]} == {False}  # type: ignore[union-attr]
+    commit(bound, "Twenty percent off", {"src/pricing.py": PRICING.replace("0.9", "0.8")})
+    clone = tmp_path / "clone2"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{bound}", str(clone)],
+                   check=True, capture_output=True)
     code, out, _ = mdgrill("drift", cwd=clone)
-    assert code == 1 and "is not in this clone" in out and "fetch-depth: 0" in out
+    assert code == 1 and "`src/pricing.py::discount` changed" in out
+    assert "is not in this clone" in out and "fetch-depth: 0" in out
 
 
 def test_an_ambiguous_section_and_an_uncommitted_change_are_refused(bound: Path,

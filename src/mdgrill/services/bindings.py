@@ -29,8 +29,7 @@ CHANGED = "changed"
 MOVED = "moved"
 MISSING = "missing"
 PENDING = "pending"  # a `- Binds:` key written by hand, not fingerprinted yet
-NO_HISTORY = "no-history"  # the binding's commit is not in this clone (a shallow one?)
-RED = frozenset({CHANGED, MOVED, MISSING, NO_HISTORY})
+RED = frozenset({CHANGED, MOVED, MISSING})
 
 
 class Finding(NamedTuple):
@@ -45,6 +44,7 @@ class Finding(NamedTuple):
     commits: list[PathCommit]
     uncommitted: bool  # the work tree differs from HEAD for the target's file
     altered: bool = False  # its fingerprint differs (a moved target may be unchanged)
+    history: bool = True  # False: the binding's commit is not in this clone (a shallow one)
 
     @property
     def red(self) -> bool:
@@ -54,7 +54,8 @@ class Finding(NamedTuple):
         return {"spec": self.spec, **self.binding.to_json(), "status": self.status,
                 "now": self.now, "path": self.path, "target_line": self.line,
                 "commits": [c.to_json() for c in self.commits],
-                "uncommitted": self.uncommitted, "altered": self.altered}
+                "uncommitted": self.uncommitted, "altered": self.altered,
+                "history": self.history}
 
 
 # -- reading targets -------------------------------------------------------------------------
@@ -329,13 +330,25 @@ def _everything(root: str, at: str) -> Touched:
     return _EVERYTHING[key]
 
 
+def _all_tracked(root: str, target: fp.Target) -> Touched:
+    """Every path that may hold the target, as if all had changed."""
+    from mdgrill.git import vcs
+    from mdgrill.git.vcs.changes import Touched
+
+    paths = vcs.tracked_files(root) if target.is_glob else [target.path]
+    return Touched(frozenset(paths), {}, frozenset())
+
+
 def _check(root: str, spec_rel: str, binding: rules.Binding, touched: Touched | None) -> Finding:
     try:
         target = fp.parse_target(binding.target)
     except InputError:
         return Finding(spec_rel, binding, MISSING, None, binding.target, 1, [], False)
-    if touched is None:  # never green on a history we cannot read
-        return Finding(spec_rel, binding, NO_HISTORY, None, target.path, 1, [], False)
+    if touched is None:
+        # The binding's commit is not here (a shallow clone, a squashed branch): git cannot
+        # say what changed since, so the target is fingerprinted again whatever it is.
+        checked = _check(root, spec_rel, binding, _all_tracked(root, target))
+        return checked._replace(history=False)
     if target.is_glob:
         return _check_glob(root, spec_rel, binding, target, touched)
     if target.path not in touched.paths:  # unchanged since the binding: nothing is read
@@ -488,12 +501,12 @@ def question_text(f: Finding) -> str:
     if f.status == MOVED:
         change = f"moved to `{f.now}`" + (" and changed" if f.altered else "") + \
             (f" in {f.commits[0].sha[:7]} ({f.commits[0].subject})" if f.commits else "")
-    elif f.status == NO_HISTORY:
-        change = (f"cannot be checked: its binding commit {b.at[:12]} is not in this clone "
-                  "(fetch the history: `git fetch --unshallow`, or `fetch-depth: 0` in CI)")
     elif f.status == MISSING:
         change = "is gone" + (f" since {f.commits[0].sha[:7]} ({f.commits[0].subject})"
                               if f.commits else "")
+    if not f.history:
+        change += (f" (its binding commit {b.at[:12]} is not in this clone, so the commits "
+                   "cannot be named: fetch the history, `fetch-depth: 0` in CI)")
     ruling = " The owner said the change was wrong: put it back." if b.ruling else ""
     return f"`{b.target}` {change}: does {b.decision} '{b.answer}' still hold?{ruling}"
 
@@ -740,6 +753,6 @@ def _approver(prog: Progress, binding: rules.Binding) -> str | None:
     return None
 
 
-__all__ = ["CHANGED", "Finding", "MISSING", "MOVED", "NO_HISTORY", "OK", "PENDING", "Reason",
+__all__ = ["CHANGED", "Finding", "MISSING", "MOVED", "OK", "PENDING", "Reason",
            "all_specs", "bind", "bind_written", "drift", "drift_questions",
            "fingerprint_at_head", "question_text", "reaffirm", "why"]

@@ -204,7 +204,7 @@ def _sarif(findings: list[Finding]) -> dict[str, object]:
 
     rules = [{"id": f"mdgrill/drift-{kind}", "name": f"Binding{kind.title().replace('-', '')}",
               "shortDescription": {"text": f"A decision's bound target: {kind}"}}
-             for kind in ("changed", "moved", "missing", "no-history")]
+             for kind in ("changed", "moved", "missing")]
     results = [{"ruleId": f"mdgrill/drift-{f.status}", "level": "error",
                 "message": {"text": question_text(f)},
                 "locations": [{"physicalLocation": {
