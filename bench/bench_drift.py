@@ -153,7 +153,7 @@ def main() -> int:
         result = json.loads(proc.stdout)
         assert proc.returncode == 1 and result["drifted"] == 5, proc.stdout[:500]
         inside = []
-        from mdgrill.services.bindings import all_specs, drift
+        from mdgrill.services.bound_targets import all_specs, drift
 
         for _ in range(max(1, args.runs)):
             start = time.perf_counter()

@@ -1,9 +1,9 @@
 """Decisions bound to the code and docs that carry them out: the `Bound` and `Reaffirmed`
 blocks of the log read as the bindings that stand, and the changes that record new ones.
 
-Pure: the fingerprints come in computed (`services.bindings` reads the files and git). A
-binding is recorded in the append-only log, so its history (who bound what, who reaffirmed
-it after which change) is sealed with the rest of the interview:
+Pure: the fingerprints come in computed (`services.bindings` and `services.bound_targets`
+read the files and git). A binding is recorded in the append-only log, so its history (who
+bound what, who reaffirmed it after which change) is sealed with the rest of the interview:
 
     ### Requirements Grill - Bound
     - Decision: D1 -> Ten percent off

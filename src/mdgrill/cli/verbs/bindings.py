@@ -1,7 +1,7 @@
 """Decisions bound to code: `bind`, `drift`, `reaffirm`, `why` (docs/bindings.md).
 
-Thin: each verb calls `services.bindings` and prints. `drift` prints text, JSON, GitHub
-workflow annotations or SARIF (code scanning).
+Thin: each verb calls `services.bindings` (`services.bound_targets` for `drift`) and
+prints. `drift` prints text, JSON, GitHub workflow annotations or SARIF (code scanning).
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 from mdgrill.cli.verbs import Outcome, spec_of
 from mdgrill.errors import InputError
-from mdgrill.services.bindings import question_text
+from mdgrill.services.bound_targets import question_text
 from mdgrill.shell import store
 
 if TYPE_CHECKING:
-    from mdgrill.services.bindings import Finding
+    from mdgrill.services.bound_targets import Finding
 
 FORMATS = ("text", "github", "sarif")
 
@@ -127,7 +127,7 @@ def _root(args: argparse.Namespace) -> str:
 
 
 def _drift(args: argparse.Namespace) -> Outcome:
-    from mdgrill.services.bindings import PENDING, all_specs, drift
+    from mdgrill.services.bound_targets import PENDING, all_specs, drift
 
     if args.specs:
         specs = [store.resolve_spec(s, args.root) for s in args.specs]

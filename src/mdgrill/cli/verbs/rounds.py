@@ -115,7 +115,7 @@ def _ask(spec: store.Spec, args: argparse.Namespace) -> Outcome:
         return Outcome(result, json.dumps({"questions": [question]}, ensure_ascii=False,
                                           indent=2))
     if status in TERMINAL:
-        from mdgrill.services.bindings import drift_questions
+        from mdgrill.services.bound_targets import drift_questions
 
         drifted = drift_questions(spec)  # issue 36: a bound decision whose code changed
         if drifted:
