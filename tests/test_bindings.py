@@ -463,3 +463,20 @@ def test_no_binding_verb_writes_an_invalid_file(home: Path) -> None:
 
     run()
     assert recorded["bind"] > 0  # the sequences reached a settled decision and bound it
+
+
+def test_bind_waits_while_an_interview_collects(bound: Path, mdgrill: Run) -> None:
+    other = "specs/other"
+    ok(mdgrill, bound, "init", other, "--goal", "Another goal.")
+    ok(mdgrill, bound, "begin-interview", other, "--phase", "requirements", "--interview-id", "o1")
+    ok(mdgrill, bound, "open-frontier", other, "--round", "1", "--decision-id", "E1")
+    ok(mdgrill, bound, "record-answer", other, "--decision-id", "E1", "--answer", "Weekly")
+    before = (bound / other / ".progress.md").read_bytes()
+    code, out, _ = mdgrill("--json", "bind", other, "--decision-id", "E1", "src/pricing.py",
+                           cwd=bound)
+    error = json.loads(out)["error"]
+    assert code == 3 and error["code"] == "ILLEGAL_TRANSITION" and "collecting" in error["message"]
+    assert (bound / other / ".progress.md").read_bytes() == before
+    # drift of one named spec: the other (no bindings) is not read
+    code, result = drift(mdgrill, bound, SPEC)
+    assert code == 0 and result["bindings"] == 2
