@@ -480,3 +480,39 @@ def test_bind_waits_while_an_interview_collects(bound: Path, mdgrill: Run) -> No
     # drift of one named spec: the other (no bindings) is not read
     code, result = drift(mdgrill, bound, SPEC)
     assert code == 0 and result["bindings"] == 2
+
+
+GOLDEN = b'''import functools
+
+RATE: float = 0.1
+
+
+@functools.cache
+def discount(price: float, *, member: bool = False) -> float:
+    """Ten percent."""
+    if member and price > 10:
+        return price * (1 - RATE)
+    return [p for p in (price,)][0]
+
+
+class Cart:
+    items: list[int] = []
+
+    async def total(self, tax=None, **kw):
+        async with self.lock:
+            return sum(x for x in self.items) + (tax or 0)
+'''
+
+
+def test_the_python_fingerprint_is_the_same_on_every_python() -> None:
+    """Pinned values, measured alike on CPython 3.10, 3.11, 3.12 and 3.13 (`ast.dump` gave
+    3.12 and 3.13 different text for the same module): a CI on another Python than the
+    binder's must not see a change."""
+    from mdgrill.core import fingerprints as fp
+
+    assert fp.python_fingerprint(GOLDEN) == \
+        "python-ast-1:2d187f94683cba43c7acf2f8de0d40464ea4cec9cb5192061a198b426c41b9ec"
+    assert fp.python_fingerprint(GOLDEN, "discount") == \
+        "python-ast-1:53f96c7ee66f836eae632ed19d9cf09758c7bbe188d5ddda66ffa675a7665f21"
+    assert fp.python_fingerprint(GOLDEN, "Cart.total") == \
+        "python-ast-1:a97763869c5238c948cb3721f12dcc0d1f6124a193f4f2f823612d13d80bf053"

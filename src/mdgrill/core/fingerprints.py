@@ -142,9 +142,26 @@ def parse_python(data: bytes) -> ast.Module | None:
         return None
 
 
+def canonical(node: object) -> str:
+    """A syntax tree as text that Python versions agree on: node names and their non-empty
+    fields, no positions. `ast.dump` is not that: 3.13 leaves out the empty fields that 3.12
+    prints, and versions add fields (`type_params`) that are empty in code that predates them.
+    """
+    if isinstance(node, ast.AST):
+        fields = []
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if value is None or (isinstance(value, list) and not value):
+                continue
+            fields.append(f"{name}={canonical(value)}")
+        return f"{type(node).__name__}({', '.join(fields)})"
+    if isinstance(node, list):
+        return "[" + ", ".join(canonical(item) for item in node) + "]"
+    return repr(node)
+
+
 def _tree_digest(node: ast.AST) -> str:
-    clean = _NoDocstrings().visit(node)
-    return _digest(PYTHON, ast.dump(clean, include_attributes=False))
+    return _digest(PYTHON, canonical(_NoDocstrings().visit(node)))
 
 
 def _named(body: list[ast.stmt]) -> Iterable[tuple[str, ast.stmt]]:
@@ -347,7 +364,8 @@ def glob_pattern(glob: str) -> re.Pattern[str]:
     return re.compile("".join(out) + r"\Z")
 
 
-__all__ = ["FILE", "FINGERPRINTERS", "GLOB", "MARKDOWN", "PYTHON", "Target", "file_fingerprint",
+__all__ = ["FILE", "FINGERPRINTERS", "GLOB", "MARKDOWN", "PYTHON", "Target", "canonical",
+           "file_fingerprint",
            "file_kind", "find_symbol", "fingerprint", "glob_fingerprint", "glob_pattern",
            "is_test_path", "kind_of", "markdown_fingerprint", "parse_python", "parse_target",
            "python_fingerprint", "section_count", "section_span", "slug", "symbol_line", "symbols",
