@@ -346,8 +346,8 @@ def test_unknown_node_key_lists_the_known_keys(tmp_path: Path) -> None:
     assert codes(diags) == [("warning", "UNKNOWN_NODE_KEY", line_of(text, "- Sectoin: users"))]
     assert diags[0].message == (
         "`Sectoin:` is not a node key (known: Section, Depends on, Spawned by, Evidence, "
-        "Investigating, Options, Recommendation, Rationale, Tradeoffs, Consequences): check "
-        "the spelling")
+        "Investigating, Options, Recommendation, Rationale, Tradeoffs, Consequences, Binds): "
+        "check the spelling")
 
 
 def test_references_to_missing_ids(tmp_path: Path) -> None:

@@ -92,6 +92,13 @@ VERBS: dict[str, tuple[str, str]] = {
             "(needs mdgrill[lsp])."),
     "mcp": ("serve", "Serve the interview verbs as MCP tools over stdio (needs mdgrill[mcp])."),
     "demo": ("demo", "Run a complete scripted interview in a throw-away git repository."),
+    "bind": ("bindings", "Bind a settled decision to the code and docs that carry it out."),
+    "drift": ("bindings",
+        "Check bound code and docs: exit 1 when one changed in substance since its binding."),
+    "reaffirm": ("bindings",
+        "Record the owner's word on a drifted decision: still holds, revise, change was wrong."),
+    "why": ("bindings", "Show the decisions bound to a file, symbol or section, and who "
+            "approved them."),
     "await-artifact-approval": ("artifact", "Submit the phase artifact for the user's approval."),
     "approve-artifact": ("artifact", "Record the artifact's approval and advance the phase."),
     "request-revision": ("artifact",
@@ -144,10 +151,20 @@ class Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.register("action", "append", _Append)
+        self.intermixed = False  # a verb's positionals may come after its options (bind)
+        self._mixing = False
 
     def parse_known_args(  # type: ignore[override]
             self, args: list[str] | None = None,
             namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        if self.intermixed and not self._mixing:
+            # `bind SPEC --decision-id D1 TARGET...`: positionals on both sides of an option,
+            # which plain argparse reads as unrecognized arguments
+            self._mixing = True
+            try:
+                return super().parse_known_intermixed_args(args, namespace)
+            finally:
+                self._mixing = False
         # argparse looks for the next option with a scan of every option's index, once per
         # option: quadratic in the number of flags (10,000 `--decision-id` took 8 s). Beyond a
         # few dozen, repeats of an append flag are taken out here and added after parsing.

@@ -487,6 +487,8 @@ def _log(base: Progress, ours: Progress, theirs: Progress, result: Merged,
         return None, None
     if not o_ext and not o_new:
         return _lines(b, t_ext, t_new), t_iv if isinstance(t_iv, dict) else None
+    if not o_ext and not t_ext and all(_kind(x)[0] in _BINDING for x in o_new + t_new):
+        return _bindings_only(b, o_new, t_new, o_iv, t_iv, result), None
     for block in o_new + t_new:
         if _kind(block)[0] != "round":
             raise Cannot(f"`{block.title}` was recorded on one side while the other side "
@@ -517,6 +519,23 @@ def _log(base: Progress, ours: Progress, theirs: Progress, result: Merged,
     if renumbered:
         result.notes.append(f"their {len(renumbered)} new round(s) follow ours, renumbered")
     return lines, record
+
+
+_BINDING = frozenset({"bound", "reaffirmed"})
+
+
+def _bindings_only(b: list[LogBlock], o_new: list[LogBlock], t_new: list[LogBlock],
+                   o_iv: object, t_iv: object, result: Merged) -> list[str]:
+    """Both sides only bound decisions to code (or reaffirmed them): notes about the code,
+    not steps of the interview, so both are kept, ours first (theirs win where both bound
+    the same target again, as a later block does)."""
+    if o_iv != t_iv:
+        raise Cannot("the interview record was changed on both sides: merge by hand")
+    ours = {(x.title, tuple(x.lines)) for x in o_new}
+    theirs = [x for x in t_new if (x.title, tuple(x.lines)) not in ours]
+    result.notes.append(f"bindings recorded on both sides: their {len(theirs)} block(s) "
+                        "follow ours")
+    return _lines(b, [], o_new + theirs)
 
 
 CLOSING = ("facts resolved", "decisions", "out of scope", "domain language",

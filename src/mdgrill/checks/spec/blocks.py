@@ -203,7 +203,7 @@ def _unknown_keys(path: str, block: Block, kind: str) -> list[Diagnostic]:
 _KIND_NAME = {"cancelled": "Cancelled", "mode": "Mode",
               "round": "round", "awaiting": "Awaiting Confirmation", "confirmed": "Confirmed",
               "revised": "Revised", "skipped": "Skipped", "bypassed": "Bypassed",
-              "reset": "Reset"}
+              "reset": "Reset", "bound": "Bound", "reaffirmed": "Reaffirmed"}
 
 
 def _stray(path: str, block: Block) -> list[Diagnostic]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 NODE_KEYS = ("Section", "Depends on", "Spawned by", "Evidence", "Investigating", "Options",
-             "Recommendation", "Rationale", "Tradeoffs", "Consequences")
+             "Recommendation", "Rationale", "Tradeoffs", "Consequences", "Binds")
 _NODE_KEYS = {k.lower() for k in NODE_KEYS}
 MIN_OPTIONS = 2
 MAX_OPTIONS = 4
@@ -31,6 +31,8 @@ BLOCK_KEYS: dict[str, tuple[str, ...]] = {
     "amended": ("Amended", "Was", "Reason", "By"),
     "imported": ("Source", "Sessions", "Rounds", "Phase", "Approved through", "Updated",
                  "Note"),
+    "bound": ("Decision", "At", "Target", "By"),
+    "reaffirmed": ("Decision", "Selection", "Reply", "At", "Moved", "Target", "By"),
 }
 _BLOCK_KEYS = {kind: {k.lower() for k in keys} for kind, keys in BLOCK_KEYS.items()}
 # A block after a round that proves the round was closed (a Reset may abandon it open).

@@ -115,6 +115,15 @@ def _ask(spec: store.Spec, args: argparse.Namespace) -> Outcome:
         return Outcome(result, json.dumps({"questions": [question]}, ensure_ascii=False,
                                           indent=2))
     if status in TERMINAL:
+        from mdgrill.services.bound_targets import drift_questions
+
+        drifted = drift_questions(spec)  # issue 36: a bound decision whose code changed
+        if drifted:
+            payload = askround.tool_payload(drifted)
+            return Outcome({"kind": "drift", "questions": payload["questions"],
+                            "decisions": {str(q["question"]): q["decision_id"] for q in drifted},
+                            "next": "reaffirm SPEC --decision-id ID --reply <the selection>",
+                            "written": False}, json.dumps(payload, ensure_ascii=False, indent=2))
         return Outcome({"kind": "none", "questions": [], "written": False},
                        f"the interview is {status}: nothing to ask")
     opened = _open_round(spec)

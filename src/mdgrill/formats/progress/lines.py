@@ -39,6 +39,8 @@ TRANSITION_WORDS = {
     "reopened": "reopened", "amended": "amended",
     # what another tool recorded ends here: imported history, which mdgrill's gate never saw
     "imported": "imported",
+    # a decision bound to code or docs, and its owner's word after they changed (bindings.md)
+    "bound": "bound", "reaffirmed": "reaffirmed",
 }
 ARTIFACT_WORDS = {
     "awaiting approval": "artifact_awaiting", "approved": "artifact_approved",
