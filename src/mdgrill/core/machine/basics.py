@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mdgrill.core.hints import spec_arg
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Block, Change, Progress, block_heading
 from mdgrill.model.record import (
@@ -66,7 +67,7 @@ def _require_open_round(prog: Progress, iv: dict[str, object], verb: str) -> Blo
         raise GateRefusal("ILLEGAL_TRANSITION",
                           f"{verb} writes into the open round, and the log's last block is not "
                           f"round {iv['round']} of {iv['phase']}: run `mdgrill open-frontier "
-                          f"SPEC --round {iv['round']} --decision-id ID` first")
+                          f"{spec_arg(prog.path)} --round {iv['round']} --decision-id ID` first")
     return block
 
 

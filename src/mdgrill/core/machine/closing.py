@@ -4,6 +4,7 @@ the agent may delegate."""
 from __future__ import annotations
 
 from mdgrill.core.gate import quick_authorized
+from mdgrill.core.hints import spec_arg
 from mdgrill.core.machine.basics import (
     _close_open_round,
     _ids,
@@ -144,7 +145,8 @@ def skip(data: dict[str, object], prog: Progress, reason: str, assumptions: list
                           f"interview {iv['id']} has asked nothing yet: a bare `skip` defaults "
                           "\"the remaining phase interview\" after the user has seen a question. "
                           "Ask the frontier first (`mdgrill open-frontier`); to bypass an "
-                          "interview entirely, the user authorizes `mdgrill mode SPEC --quick`")
+                          "interview entirely, the user authorizes `mdgrill mode "
+                          f"{spec_arg(prog.path)} --quick`")
     change = Change()
     if iv["status"] == "collecting":
         _close_open_round(prog, iv, change)
@@ -279,8 +281,8 @@ def check_delegation(prog: Progress, phase: str, interview_id: str,
     if status == "bypassed_quick" and not quick_authorized(prog):
         raise GateRefusal("QUICK_NOT_AUTHORIZED",
                           "the interview is bypassed_quick, but the log holds no quick-mode "
-                          "authorization (`mdgrill mode SPEC --quick`): a hand-typed or imported "
-                          "quick flag never bypasses the gate")
+                          f"authorization (`mdgrill mode {spec_arg(prog.path)} --quick`): a "
+                          "hand-typed or imported quick flag never bypasses the gate")
     recorded_revision = iv.get("discovery_revision")
     if discovery_revision is not None and recorded_revision is not None and \
             str(recorded_revision) != str(discovery_revision):

@@ -3,6 +3,7 @@ facts, amendments, out of scope, the stop question, domain language)."""
 
 from __future__ import annotations
 
+from mdgrill.core.hints import spec_arg
 from mdgrill.core.machine.basics import (
     MAX_DECISIONS,
     _close_open_round,
@@ -70,7 +71,8 @@ def _refuse_unaskable(node_id: str, status: str | None, blocked: dict[str, list[
 
 
 def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
-                  ids: list[str], spec_hint: str = "SPEC") -> tuple[Change, dict[str, object]]:
+                  ids: list[str], spec_hint: str | None = None,
+                  ) -> tuple[Change, dict[str, object]]:
     for node_id in ids:
         require_id(node_id)
     if len(set(ids)) != len(ids):
@@ -110,7 +112,7 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
 
         missing = unasked(prog, iv, frontier)
         if missing:
-            raise unasked_refusal(spec_hint, current, missing)
+            raise unasked_refusal(spec_hint or spec_arg(prog.path), current, missing)
     for node_id in new_ids:
         if node_id not in asked_set:
             asked.append(node_id)
@@ -147,6 +149,7 @@ def _answer_text(prog: Progress, decision_id: str, answer: str) -> str:
     options, recommended = node.choices() if node is not None else ([], None)
     reply = classify(answer, options, recommended)
     words = single_line(answer, "--answer")
+    spec = spec_arg(prog.path)
     if reply.kind in (CONTROL_ONLY, BARE_SKIP):
         raise GateRefusal("CONTROL_ONLY_ANSWER",
                           f"`{words}` is a {reply.kind.replace('_', ' ')} reply, not an answer "
@@ -156,14 +159,14 @@ def _answer_text(prog: Progress, decision_id: str, answer: str) -> str:
     if reply.kind == STOP:
         raise GateRefusal("STOP_REQUESTED",
                           f"`{words}` says the user is done, it answers nothing: nothing was "
-                          "recorded. Show what remains (`mdgrill frontier SPEC`); when it is "
+                          f"recorded. Show what remains (`mdgrill frontier {spec}`); when it is "
                           "due, ask Ready to build? (Ship / Keep asking / Refine a section) and "
                           "record the choice with `mdgrill record-stop`")
     if reply.kind == SKIP_DECISION:
         raise GateRefusal("SKIP_DECISION_REQUESTED",
                           f"`{words}` asks to leave {decision_id} without an answer: nothing "
                           "was recorded. Ask the user which way: place it out of scope "
-                          f"(`mdgrill out-of-scope SPEC --decision-id {decision_id} --reply "
+                          f"(`mdgrill out-of-scope {spec} --decision-id {decision_id} --reply "
                           "…`) or take a default (`mdgrill record-answer … --answer DEFAULT "
                           "--assumption …`)")
     if reply.kind == ACCEPT_RECOMMENDATION:
@@ -205,7 +208,7 @@ def record_answer(data: dict[str, object], prog: Progress, decision_id: str, ans
     result: dict[str, object] = {"status": "collecting", "pending": pending, "recorded": text}
     if other:
         result["next"] = (f"add the decision this `Other` answer leads to: `mdgrill node add "
-                          f"SPEC ID --title T --spawned-by {decision_id}`")
+                          f"{spec_arg(prog.path)} ID --title T --spawned-by {decision_id}`")
     return change, result
 
 
@@ -259,7 +262,8 @@ def amend(data: dict[str, object], prog: Progress, decision_id: str, answer: str
         raise GateRefusal("AMEND_AFTER_APPROVAL",
                           f"the {phase} interview {iv['id']} is {iv['status']}: its answers were "
                           f"approved as they read. To change what {decision_id} says, go back "
-                          f"with `mdgrill reopen SPEC --phase {phase} --reason TEXT` and ask "
+                          f"with `mdgrill reopen {spec_arg(prog.path)} --phase {phase} --reason "
+                          "TEXT` and ask "
                           "again (before approval, `amend` corrects wording and `revise` "
                           "reopens a decision whose substance changes)")
     from mdgrill.model.tree import DEFAULTED_ANSWER, ledger_of
@@ -332,9 +336,10 @@ def record_stop(data: dict[str, object], prog: Progress, choice: str,
                "of scope (`out-of-scope --reply`), or `skip` with assumptions, before "
                "await-confirmation")
     elif choice == "refine":
-        nxt = f"ask the open decisions of section {section} (`mdgrill frontier SPEC`)"
+        nxt = (f"ask the open decisions of section {section} (`mdgrill frontier "
+               f"{spec_arg(prog.path)}`)")
     else:
-        nxt = "ask the next frontier (`mdgrill frontier SPEC`)"
+        nxt = f"ask the next frontier (`mdgrill frontier {spec_arg(prog.path)}`)"
     return change, {"choice": choice, "open": frontier.open, "next": nxt}
 
 
