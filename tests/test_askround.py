@@ -135,3 +135,14 @@ def test_next_step_hints_name_the_real_spec(spec: tuple[Path, dict[str, str]]) -
     assert f"`mdgrill node add {QUOTED} ID --title T --spawned-by D1`" in \
         json.dumps(refused, ensure_ascii=False)
     assert "SPEC" not in json.dumps(refused)
+
+
+def test_a_number_is_the_option_shown_at_that_place_not_the_users_own_words(
+        spec: tuple[Path, dict[str, str]]) -> None:
+    """The Markdown round lists the recommended option first as a) / 1: `Q1: 2` picks the
+    second option shown, recorded as that option, never as an `Other` owing a follow-up."""
+    repo, env = spec
+    ok(repo, env, "ask", SPEC)
+    done = ok(repo, env, "answer", SPEC, "--tool-result", "-", stdin="Q1: 2\nQ2: 1\n")
+    assert done["recorded"] == {"D1": "Signed-in customers", "D2": "UTC"}
+    assert done["other"] == [] and done["next"] == "await-confirmation"

@@ -103,7 +103,7 @@ def tool_payload(batch: list[dict[str, object]]) -> dict[str, object]:
 def markdown(asked: list[dict[str, object]], round_number: int) -> str:
     """The same round as numbered text, for a host without the question tool."""
     lines = [f"Round {round_number}: please answer each question (a letter, the option, or "
-             "your own words); answer `Q2: …` to skip around.", ""]
+             "your own words), one line each: `Q1: a`, `Q2: …`.", ""]
     for q in asked:
         lines.append(f"**{q['question']}**")
         options = q["options"]
@@ -177,8 +177,9 @@ def match(asked: list[dict[str, object]], reply: dict[str, str] | str) -> dict[s
 
 
 def option_of(node: Node, answer: str) -> str | None:
-    """The node's option an answer names (its label, or a letter a–d of the Markdown form),
-    or None when the answer is the user's own words (`Other`)."""
+    """The node's option an answer names (its label, or a letter a–d or number 1–4 of the
+    Markdown form, which lists the recommended option first), or None when the answer is the
+    user's own words (`Other`)."""
     options, recommended = node.choices()
     labels = [_parts(o)[0] for o in options]
     order = list(range(len(options)))
@@ -191,6 +192,8 @@ def option_of(node: Node, answer: str) -> str | None:
             return label
     if len(folded) == 1 and folded in "abcd"[:len(order)]:
         return labels[order["abcd".index(folded)]]
+    if len(folded) == 1 and folded in "1234"[:len(order)]:  # as shown, like the letters
+        return labels[order[int(folded) - 1]]
     return None
 
 
