@@ -31,7 +31,7 @@ def await_confirmation(data: dict[str, object], prog: Progress, confirmation_id:
     require_id(confirmation_id, "confirmation ID")
     text = single_line(approach, "--approach")
     iv = interview_of(data)
-    _require_status(iv, "await-confirmation", "collecting")
+    _require_status(iv, "await-confirmation", "collecting", spec=spec_arg(prog.path))
     pending, asked = _ids(iv, "pending"), _ids(iv, "asked")
     if pending:
         raise GateRefusal("DECISIONS_PENDING", f"decisions {', '.join(pending)} are still "
@@ -68,7 +68,7 @@ APPROVAL_OPTIONS = [f"{APPROVE_LABEL} (Recommended)", "Revise decisions", "Cance
 def confirm(data: dict[str, object], prog: Progress, confirmation_id: str,
             source: str, reply: str | None = None) -> tuple[Change, dict[str, object]]:
     iv = interview_of(data)
-    _require_status(iv, "confirm", "awaiting_confirmation")
+    _require_status(iv, "confirm", "awaiting_confirmation", spec=spec_arg(prog.path))
     if source != CANONICAL_CONFIRMATION:
         raise GateRefusal("INVALID_CONFIRMATION_SOURCE",
                           f"confirm takes --source {CANONICAL_CONFIRMATION} (the user's explicit "
@@ -139,7 +139,7 @@ def skip(data: dict[str, object], prog: Progress, reason: str, assumptions: list
         raise InputError("ASSUMPTION_REQUIRED", "skip needs at least one --assumption: say "
                          "what you will assume in place of the skipped decisions")
     iv = interview_of(data)
-    _require_status(iv, "skip", "collecting", "awaiting_confirmation")
+    _require_status(iv, "skip", "collecting", "awaiting_confirmation", spec=spec_arg(prog.path))
     if not _ids(iv, "asked"):
         raise GateRefusal("NOTHING_ASKED",
                           f"interview {iv['id']} has asked nothing yet: a bare `skip` defaults "
@@ -204,7 +204,7 @@ def revise(data: dict[str, object], prog: Progress,
     for node_id in ids:
         require_id(node_id)
     iv = interview_of(data)
-    _require_status(iv, "revise", "awaiting_confirmation")
+    _require_status(iv, "revise", "awaiting_confirmation", spec=spec_arg(prog.path))
     from mdgrill.model.tree import ledger_of
 
     ledger = ledger_of(prog)

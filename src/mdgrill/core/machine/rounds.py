@@ -78,7 +78,7 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
     if len(set(ids)) != len(ids):
         raise InputError("INVALID_INPUT", "--decision-id names the same ID twice")
     iv = interview_of(data)
-    _require_status(iv, "open-frontier", "collecting")
+    _require_status(iv, "open-frontier", "collecting", spec=spec_arg(prog.path))
     current = iv["round"]
     assert isinstance(current, int)
     if round_number not in (current, current + 1):
@@ -185,7 +185,7 @@ def record_answer(data: dict[str, object], prog: Progress, decision_id: str, ans
                   assumption: str | None, other: bool = False) -> tuple[Change, dict[str, object]]:
     require_id(decision_id)
     iv = interview_of(data)
-    _require_status(iv, "record-answer", "collecting")
+    _require_status(iv, "record-answer", "collecting", spec=spec_arg(prog.path))
     text = _answer_text(prog, decision_id, answer)
     pending = _ids(iv, "pending")
     if decision_id not in pending:
@@ -215,7 +215,7 @@ def record_answer(data: dict[str, object], prog: Progress, decision_id: str, ans
 def record_fact(data: dict[str, object], prog: Progress, text: str,
                 decision_id: str | None) -> tuple[Change, dict[str, object]]:
     iv = interview_of(data)
-    _require_status(iv, "record-fact", "collecting")
+    _require_status(iv, "record-fact", "collecting", spec=spec_arg(prog.path))
     fact = single_line(text, "the fact")
     _require_open_round(prog, iv, "record-fact")
     change = Change()
@@ -300,7 +300,7 @@ def out_of_scope(data: dict[str, object], prog: Progress, decision_id: str,
     the user has explicitly placed it out of scope")."""
     require_id(decision_id)
     iv = interview_of(data)
-    _require_status(iv, "out-of-scope", "collecting")
+    _require_status(iv, "out-of-scope", "collecting", spec=spec_arg(prog.path))
     words = _require_user_words(reply, f"place {decision_id} out of scope")
     if decision_id not in _ids(iv, "asked"):
         raise GateRefusal("DECISION_NOT_ASKED",
@@ -321,7 +321,7 @@ def record_stop(data: dict[str, object], prog: Progress, choice: str,
                 section: str | None) -> tuple[Change, dict[str, object]]:
     """The user's answer to "Ready to build?": ship, keep asking, or refine a section."""
     iv = interview_of(data)
-    _require_status(iv, "record-stop", "collecting")
+    _require_status(iv, "record-stop", "collecting", spec=spec_arg(prog.path))
     _require_open_round(prog, iv, "record-stop")
     if choice == "refine" and not section:
         raise InputError("USAGE", "--choice refine names the section to refine: add --section S")
