@@ -146,3 +146,16 @@ def test_a_number_is_the_option_shown_at_that_place_not_the_users_own_words(
     done = ok(repo, env, "answer", SPEC, "--tool-result", "-", stdin="Q1: 2\nQ2: 1\n")
     assert done["recorded"] == {"D1": "Signed-in customers", "D2": "UTC"}
     assert done["other"] == [] and done["next"] == "await-confirmation"
+
+
+def test_a_reply_it_cannot_place_is_named_line_by_line() -> None:
+    """What `answer` says when it records nothing: the lines it could not read, and the
+    shapes it reads (for the CLI's message; cli/verbs/rounds.py wires it)."""
+    asked = [{"question": "Q1 - D1: Who?", "decision_id": "D1"},
+             {"question": "Q2 - D2: When?", "decision_id": "D2"}]
+    assert askround.unread_lines(asked, "Q1: a\nQ2: b") == []
+    assert askround.unread_lines(asked, "Q1: a\nQ3: b\nQ2:") == ["Q3: b", "Q2:"]
+    assert askround.unread_lines(asked, "sounds good\nQ1: a") == ["sounds good"]
+    assert askround.unread_lines(asked[:1], "anything at all") == []
+    assert askround.match(asked, "Q1: a\nQ3: b") == {"D1": "a"}  # the readable part stands
+    assert "`Q1: a`" in askround.REPLY_SHAPES and "JSON" in askround.REPLY_SHAPES

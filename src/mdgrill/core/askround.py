@@ -176,6 +176,24 @@ def match(asked: list[dict[str, object]], reply: dict[str, str] | str) -> dict[s
     return out
 
 
+# What `answer` reads, said to a user whose reply it could not place.
+REPLY_SHAPES = ("one line per question, `Q1: a` (the letter or number shown), `Q2: the "
+                "option's words` or `Q3: your own words`; a one-question round also takes the "
+                "bare reply; or the question tool's JSON result as it came")
+
+
+def unread_lines(asked: list[dict[str, object]], reply: str) -> list[str]:
+    """The lines of a plain reply that `match` places under no question of the round: not
+    numbered (in a round of several), numbered past its last question, or empty after the
+    number. A reply `match` reads whole has none."""
+    lines = [line.strip() for line in reply.splitlines() if line.strip()]
+    numbered = [(_NUMBERED.match(line), line) for line in lines]
+    if not all(m is not None for m, _ in numbered):
+        return [] if len(asked) == 1 else [line for m, line in numbered if m is None]
+    return [line for m, line in numbered
+            if m is not None and not (1 <= int(m.group(1)) <= len(asked) and m.group(2).strip())]
+
+
 def option_of(node: Node, answer: str) -> str | None:
     """The node's option an answer names (its label, or a letter a–d or number 1–4 of the
     Markdown form, which lists the recommended option first), or None when the answer is the
