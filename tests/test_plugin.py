@@ -284,7 +284,8 @@ def test_codex_adds_the_marketplace_and_installs_the_plugin(tmp_path: Path) -> N
     plugin = tmp_path / "plugin"
     for part in (".codex-plugin", ".agents", "skills", "hooks", "bin"):
         shutil.copytree(CHECKOUT / part, plugin / part)
-    shutil.copy(CHECKOUT / ".mcp.json", plugin / ".mcp.json")
+    for name in (".mcp.json", ".codex-mcp.json"):
+        shutil.copy(CHECKOUT / name, plugin / name)
     home = tmp_path / "home"
     (home / ".codex").mkdir(parents=True)
     env = {**os.environ, "HOME": str(home), "CODEX_HOME": str(home / ".codex")}
@@ -300,6 +301,14 @@ def test_codex_adds_the_marketplace_and_installs_the_plugin(tmp_path: Path) -> N
     assert "mdgrill@mdgrill" in listed.stdout and "installed, enabled" in listed.stdout
     cached = list((home / ".codex" / "plugins" / "cache").rglob("SKILL.md"))
     assert [p.parent.name for p in cached] == ["grill"]
+    # Codex leaves ${CLAUDE_PLUGIN_ROOT} unexpanded in a plugin's MCP command (openai/codex
+    # issues 19582, 35762) and gives a plugin server no project folder when it runs it from
+    # the plugin's: its own .codex-mcp.json runs the mdgrill on PATH, in the project
+    servers = subprocess.run([codex(), "mcp", "list"], env=env, capture_output=True,
+                             text=True, timeout=120)
+    row = next(line.split() for line in servers.stdout.splitlines()
+               if line.startswith("mdgrill "))
+    assert row[:3] == ["mdgrill", "mdgrill", "mcp"], servers.stdout
 
 
 # -- the plugin's MCP server, started as the host starts it (issue 35, part 2) ---------------
