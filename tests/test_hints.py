@@ -76,3 +76,22 @@ def test_confirm_while_collecting_says_the_round_is_open(
     message = refused(repo, env, "confirm", SPEC, "--decision-id", "C1", "--source",
                       "approve-and-delegate", "--reply", "Approve and delegate")
     assert "its round is still open" in message and "SPEC" not in message
+
+
+def test_review_of_an_empty_range_names_where_to_start(
+        asked: tuple[Path, dict[str, str]]) -> None:
+    """On the default branch the merge base is HEAD: the review names a range to give."""
+    repo, env = asked
+    subprocess.run(["git", "add", "-A"], cwd=repo, env=env, check=True)
+    subprocess.run(["git", "commit", "-qm", "round 1"], cwd=repo, env=env, check=True)
+    proc = subprocess.run([*MDGRILL, "review"], cwd=repo, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "holds no commit: on the default branch there is nothing to compare with. Name " \
+        "where to start: `mdgrill review HEAD~5`" in " ".join(proc.stdout.split())
+    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "later"], cwd=repo, env=env,
+                   check=True)
+    proc = subprocess.run([*MDGRILL, "review", "HEAD~1"], cwd=repo, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "No rounds" in proc.stdout and "holds no commit" not in proc.stdout
