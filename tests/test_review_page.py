@@ -242,6 +242,9 @@ def test_the_page_shows_what_was_decided_and_how(tmp_path: Path) -> None:
     texts = [re.sub(r"<[^>]+>", " ", t) for t in re.findall(r"<text[^>]*>(.*?)</text>", dom)]
     assert "D1: Which customers may apply a promo code at checkout?" in \
         [" ".join(t.split()) for t in texts]
+    # a spawned sub-question sits under its parent: its edge runs down, not across the tree
+    x = dict(re.findall(r'<title>(D\d):[^<]*</title><rect x="(\d+)"', dom))
+    assert x["D7"] == x["D6"] != x["D1"]
     rows = {m.group(1): m.group(2) for m in re.finditer(
         r'<tr id="node-specs-codes-(d\d)">(.*?)</tr>', dom)}
     assert ">amended</span>" in rows["d2"] and ">own words</span>" in rows["d6"]

@@ -190,12 +190,13 @@ def tree_svg(nodes: list[NodeView], spec: str) -> str:
     # the whole label, wrapped: a box is as tall as its lines, a row as its tallest box
     heights = {n.id: box_h + LINE_H * (len(label_lines(n.id + ": " + n.title)) - 1)
                for row in rows for n in row}
-    width = max(len(r) for r in rows) * (box_w + gap_x) + gap_x
+    columns = _columns(rows)
+    width = (max(columns.values(), default=0) + 1) * (box_w + gap_x) + gap_x
     where: dict[str, tuple[int, int]] = {}
     top = gap_y
     for row in rows:
-        for x, node in enumerate(row):
-            where[node.id] = (gap_x + x * (box_w + gap_x), top)
+        for node in row:
+            where[node.id] = (gap_x + columns[node.id] * (box_w + gap_x), top)
         top += max(heights[n.id] for n in row) + gap_y
     height = top
     edges = []
@@ -225,6 +226,23 @@ def tree_svg(nodes: list[NodeView], spec: str) -> str:
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
             f'viewBox="0 0 {width} {height}" role="img" aria-label="design tree">'
             + "".join(edges) + "".join(boxes) + "</svg>")
+
+
+def _columns(rows: list[list[NodeView]]) -> dict[str, int]:
+    """Each node's column: the first row left to right; below it, each node as near the
+    middle of what it waits on as the row allows (sorted by that place), so an edge, a
+    spawned sub-question's above all, runs down to its parent instead of across the tree."""
+    column: dict[str, int] = {}
+    for depth, row in enumerate(rows):
+        def wanted(node: NodeView) -> float:
+            above = [column[p] for p in node.prerequisites if p in column]
+            return sum(above) / len(above) if above else float(len(column))
+
+        free = 0
+        for node in sorted(row, key=wanted) if depth else row:
+            column[node.id] = max(free, round(wanted(node))) if depth else free
+            free = column[node.id] + 1
+    return column
 
 
 LINE_H = 15  # a label line in the tree's boxes
