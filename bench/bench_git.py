@@ -118,7 +118,7 @@ def bench_confirm(mdgrill: str, tmp: str, runs: int) -> bool:
     floor = statistics.median(timed([sys.executable, "-c", "pass"], repo) for _ in range(runs))
     import importlib.util
 
-    has_gitpython = importlib.util.find_spec("git") is not None  # the README's comparison
+    has_gitpython = importlib.util.find_spec("git") is not None  # docs/differences.md's comparison
     gitpy = statistics.median(timed([sys.executable, "-c", "import git"], repo)
                               for _ in range(runs)) if has_gitpython else 0.0
     med_m, med_g = statistics.median(mine), statistics.median(theirs)

@@ -12,7 +12,7 @@ deny() {
 # is only decoded by mdgrill, so a spelling that might hide the marker counts as gated.
 gated() { printf '%s' "$event" | grep -q -e 'MDGRILL_PHASE_GATE' -e '\\u00[45][0-9A-Fa-f]'; }
 if ! command -v mdgrill >/dev/null 2>&1; then
-  gated && deny "mdgrill is not installed, so this gated delegation cannot be checked: install it (pip install <this repository>) so that mdgrill is on PATH, then try again"
+  gated && deny "mdgrill is not installed, so this gated delegation cannot be checked: install it from the plugin's folder so that mdgrill is on PATH (pipx install '${CLAUDE_PLUGIN_ROOT:-<the mdgrill clone>}[mcp,lsp]'), then try again"
   exit 0
 fi
 answer=$(printf '%s' "$event" | mdgrill hook pretooluse) || {

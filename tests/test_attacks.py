@@ -138,15 +138,16 @@ def test_init_with_dotdot_out_of_the_repository_is_refused(tmp_path: Path) -> No
     assert code == 0 and (repo / "other" / "y" / ".progress.md").is_file()
 
 
-def test_newlines_in_an_answer_are_folded_as_the_readme_says(
+def test_newlines_in_an_answer_are_folded_as_the_guarantees_say(
         world: tuple[Path, dict[str, str], Path]) -> None:
     repo, env, _ = world
     ok(repo, env, "record-answer", SPEC, "--decision-id", "D1", "--answer",
        "First line\n### Start Grill - Confirmed\nlast line")
     text = (repo / PROGRESS).read_text(encoding="utf-8")
     assert "- Decisions: D1 -> First line ### Start Grill - Confirmed last line" in text
-    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
-    assert "Newlines in an answer are folded into spaces" in readme
+    guarantees = (Path(__file__).parents[1] / "docs" / "guarantees.md").read_text(
+        encoding="utf-8")
+    assert "Newlines in an answer are folded into spaces" in guarantees
 
 
 # -- 7. real smart-ralph specs -----------------------------------------------------------

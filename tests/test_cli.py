@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from conftest import Run, mdgrill_command
 
-from mdgrill.cli.main import VERBS
+from mdgrill.cli.main import GROUPS, VERBS, build_parser
 
 
 @pytest.mark.parametrize("verb", sorted(VERBS))
@@ -27,6 +29,95 @@ def test_top_level_help_lists_every_verb_with_its_line(mdgrill: Run) -> None:
     for verb in VERBS:
         assert verb in out
     assert "exit codes" in out
+
+
+def test_top_level_help_groups_the_verbs_by_task_most_used_first(mdgrill: Run) -> None:
+    """Issue 35, part 4: fifty verbs in one list hid the six an agent needs; the help lists
+    them by task, every verb once, the interview's own verbs first."""
+    grouped = [verb for _, verbs in GROUPS for verb in verbs]
+    assert sorted(grouped) == sorted(VERBS)  # every verb in exactly one group
+    code, out, _ = mdgrill("--help")
+    assert code == 0
+    titles = [title for title, _ in GROUPS]
+    assert [t.split(" (")[0] for t in titles][:3] == ["run an interview", "answering",
+                                                      "approval and delegation"]
+    positions = [out.index(f"\n{title}:\n") for title in titles]
+    assert positions == sorted(positions)
+    lines = out.splitlines()
+    listed = [line.split()[0] for line in lines[lines.index(f"{titles[0]}:"):]
+              if line.startswith("  ") and not line.startswith("   ")]
+    assert listed == grouped
+    assert "usage: mdgrill [-h] [--root DIR] [--json] [--version] <command> ..." in out
+    # the recommended loop is named where a newcomer looks first
+    assert "then ask / answer until" in " ".join(out.split())
+
+
+def test_top_level_help_imports_no_verb_module() -> None:
+    probe = ("import sys\nfrom mdgrill.cli.main import main\ntry:\n    main(['--help'])\n"
+             "except SystemExit:\n    pass\n"
+             "print([m for m in sys.modules if m.startswith('mdgrill.cli.verbs.')])")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, timeout=60).stdout
+    assert out.strip().splitlines()[-1] == "[]"
+
+
+def _missing_help(parser: argparse.ArgumentParser, path: str) -> list[str]:
+    """`path OPTION` for each argument (or sub-verb) of `parser` without help text."""
+    missing = []
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {choice.dest: choice.help for choice in action._choices_actions}
+            for name, sub in action.choices.items():
+                missing += [] if helps.get(name) else [f"{path} {name}"]
+                missing += _missing_help(sub, f"{path} {name}")
+            continue
+        if not action.help or action.help == argparse.SUPPRESS:
+            missing.append(f"{path} {'/'.join(action.option_strings) or action.metavar}")
+    return missing
+
+
+# Options configured in cli/verbs/interview.py, which another change is moving into services:
+# their help texts are proposed in issue 35's report. This list may only shrink.
+HELP_OWED = {
+    "begin-interview --phase", "begin-interview --interview-id",
+    "begin-interview --discovery-revision", "open-frontier --round",
+    "record-answer --decision-id", "record-answer --assumption", "out-of-scope --decision-id",
+    "classify-reply --text", "classify-reply --decision-id", "classify-reply --recommend",
+    "await-confirmation --approach", "confirm --decision-id", "skip --reason",
+    "skip --decision-id", "revise --decision-id", "amend --decision-id",
+    "check-delegation --phase", "check-delegation --interview-id",
+    "check-delegation --context-digest", "check-delegation --discovery-revision",
+}
+
+
+def test_every_verb_and_option_has_help_text() -> None:
+    """A verb or option added without help fails here (sqlite-utils' rule)."""
+    missing: set[str] = set()
+    for verb in VERBS:
+        sub = next(a for a in build_parser(verb)._actions
+                   if isinstance(a, argparse._SubParsersAction)).choices[verb]
+        missing.update(_missing_help(sub, verb))
+    assert sorted(missing - HELP_OWED) == []
+    assert sorted(HELP_OWED - missing) == [], "help was added: take it off HELP_OWED"
+
+
+def test_node_add_says_what_each_option_takes(mdgrill: Run) -> None:
+    code, out, _ = mdgrill("node", "add", "--help")
+    text = " ".join(out.split())
+    assert code == 0
+    assert "--depends-on ID the ID of a node that must be settled" in text
+    assert "repeat it for several" in text
+    assert "--option T one option, as `label` or `label: why`; repeat it: 2 to 4 options" in text
+
+
+def test_an_unknown_verb_names_the_closest_one(mdgrill: Run) -> None:
+    code, out, _ = mdgrill("--json", "anser", "specs/a")
+    assert code == 2
+    message = json.loads(out)["error"]["message"]
+    assert message == ("mdgrill: unknown command 'anser': did you mean `answer`? "
+                       "(see `mdgrill --help`)")
 
 
 def test_a_usage_error_is_exit_2_and_json_with_json(mdgrill: Run, tmp_path: Path) -> None:

@@ -28,6 +28,9 @@ from mdgrill.formats.textfile import TextFile, content, decode
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "context"
 FILES = sorted(p.name for p in CORPUS.glob("*.md")) if CORPUS.is_dir() else []
 GLOSSARIES = [f for f in FILES if f.endswith("_CONTEXT.md")]
+# one skipped case with the reason when the corpus is not beside the checkout (a lone clone)
+CORPUS_FILES = FILES or [pytest.param("", marks=pytest.mark.skip(
+    reason=f"the real-world corpus {CORPUS} is not beside this checkout"))]
 
 
 def corpus(name: str) -> TextFile:
@@ -82,7 +85,7 @@ EXPECTED_ERRORS = {
 }
 
 
-@pytest.mark.parametrize("name", FILES)
+@pytest.mark.parametrize("name", CORPUS_FILES)
 def test_every_corpus_file_parses_and_checks_as_expected(name: str) -> None:
     g = parse_glossary(corpus(name), name)
     assert [d for d in g.diagnostics if d.is_error] == []
@@ -166,7 +169,7 @@ OTHER_SECTIONS = ("relationships", "example dialogue", "flagged ambiguities",
                   "plan reference", "sibling repositories", "architecture")
 
 
-@pytest.mark.parametrize("name", FILES)
+@pytest.mark.parametrize("name", CORPUS_FILES)
 def test_non_glossary_sections_yield_no_terms(name: str) -> None:
     texts = [content(x) for x in corpus(name).lines]
     heads = [(i, len(m.group(1)), m.group(2).strip().casefold())
@@ -302,7 +305,7 @@ def split_change(old: list[str], new: list[str]) -> tuple[int, list[str], list[s
 
 
 @pytest.mark.parametrize("kind", VARIANTS)
-@pytest.mark.parametrize("name", FILES)
+@pytest.mark.parametrize("name", CORPUS_FILES)
 def test_adding_a_term_only_inserts_its_lines(name: str, kind: str) -> None:
     raw = variant(corpus(name).encode(), kind)
     tf = decode(raw, name)
@@ -333,7 +336,7 @@ def test_adding_a_term_only_inserts_its_lines(name: str, kind: str) -> None:
 
 
 @pytest.mark.parametrize("kind", VARIANTS)
-@pytest.mark.parametrize("name", FILES)
+@pytest.mark.parametrize("name", CORPUS_FILES)
 def test_updating_each_term_changes_only_its_entry(name: str, kind: str) -> None:
     tf = decode(variant(corpus(name).encode(), kind), name)
     g = parse_glossary(tf, name)

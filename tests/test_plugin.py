@@ -42,7 +42,9 @@ def test_the_plugin_validates_strictly() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "skills: mdgrill:grill" in proc.stdout
     assert "PreToolUse Agent|Task" in proc.stdout
-    assert 'mcpServers: mdgrill stdio mdgrill ["mcp"]' in proc.stdout  # .mcp.json
+    # .mcp.json: the launcher inside the plugin, wherever the host installed it
+    assert 'mcpServers: mdgrill stdio sh ["${CLAUDE_PLUGIN_ROOT}/bin/mdgrill-mcp"]' \
+        in proc.stdout
 
 
 def hook(event: dict[str, object], path: str, cwd: Path) -> str:
@@ -280,9 +282,10 @@ def test_codex_adds_the_marketplace_and_installs_the_plugin(tmp_path: Path) -> N
     """`codex plugin marketplace add` + `codex plugin add`, on the plugin's own files (a copy:
     Codex copies the whole folder it installs, and a checkout holds a virtualenv)."""
     plugin = tmp_path / "plugin"
-    for part in (".codex-plugin", ".agents", "skills", "hooks"):
+    for part in (".codex-plugin", ".agents", "skills", "hooks", "bin"):
         shutil.copytree(CHECKOUT / part, plugin / part)
-    shutil.copy(CHECKOUT / ".mcp.json", plugin / ".mcp.json")
+    for name in (".mcp.json", ".codex-mcp.json"):
+        shutil.copy(CHECKOUT / name, plugin / name)
     home = tmp_path / "home"
     (home / ".codex").mkdir(parents=True)
     env = {**os.environ, "HOME": str(home), "CODEX_HOME": str(home / ".codex")}
@@ -298,3 +301,107 @@ def test_codex_adds_the_marketplace_and_installs_the_plugin(tmp_path: Path) -> N
     assert "mdgrill@mdgrill" in listed.stdout and "installed, enabled" in listed.stdout
     cached = list((home / ".codex" / "plugins" / "cache").rglob("SKILL.md"))
     assert [p.parent.name for p in cached] == ["grill"]
+    # Codex leaves ${CLAUDE_PLUGIN_ROOT} unexpanded in a plugin's MCP command (openai/codex
+    # issues 19582, 35762) and gives a plugin server no project folder when it runs it from
+    # the plugin's: its own .codex-mcp.json runs the mdgrill on PATH, in the project
+    servers = subprocess.run([codex(), "mcp", "list"], env=env, capture_output=True,
+                             text=True, timeout=120)
+    row = next(line.split() for line in servers.stdout.splitlines()
+               if line.startswith("mdgrill "))
+    assert row[:3] == ["mdgrill", "mdgrill", "mcp"], servers.stdout
+
+
+# -- the plugin's MCP server, started as the host starts it (issue 35, part 2) ---------------
+
+def plugin_command(root: Path) -> list[str]:
+    """The MCP server's command line from .mcp.json, with the plugin root the host fills in."""
+    server = json.loads((CHECKOUT / ".mcp.json").read_text())["mcpServers"]["mdgrill"]
+    return [part.replace("${CLAUDE_PLUGIN_ROOT}", str(root))
+            for part in (server["command"], *server["args"])]
+
+
+def bare_path(tmp_path: Path, *tools: str) -> str:
+    """A PATH holding only what the launcher needs (no mdgrill, no uvx) plus `tools`."""
+    bare = tmp_path / "bare-bin"
+    bare.mkdir(exist_ok=True)
+    for tool in ("sh", "sed", "dirname", "cat", *tools):
+        found = shutil.which(tool)
+        if found and not (bare / tool).exists():
+            (bare / tool).symlink_to(found)
+    return str(bare)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the launcher is a POSIX sh script")
+def test_an_mcp_client_reaches_the_server_the_way_the_plugin_starts_it(tmp_path: Path) -> None:
+    """The host runs .mcp.json's command with the plugin's folder for ${CLAUDE_PLUGIN_ROOT}:
+    with mdgrill (and its `mcp` extra) on PATH, the MCP SDK's client gets the interview loop."""
+    import asyncio
+
+    pytest.importorskip("mcp", reason="the MCP SDK is the `mcp` extra (in '.[dev]')")
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    repo, env = make_repo(tmp_path)
+    ok(repo, env, "init", "specs/a", "--goal", "A goal")
+    command = plugin_command(CHECKOUT)
+    env["PATH"] = f"{Path(MDGRILL[0]).parent}{os.pathsep}{bare_path(tmp_path)}"
+
+    async def session() -> tuple[list[str], str]:
+        params = StdioServerParameters(command=command[0], args=command[1:], env=env,
+                                       cwd=str(repo))
+        async with stdio_client(params) as (read, write), \
+                ClientSession(read, write) as client:
+            await client.initialize()
+            tools = sorted(t.name for t in (await client.list_tools()).tools)
+            reply = await client.call_tool("status", {"spec": "specs/a"})
+            return tools, next(c.text for c in reply.content if getattr(c, "type", "") == "text")
+
+    tools, status = asyncio.run(session())
+    assert {"ask", "answer", "confirm", "check_delegation"} <= set(tools)
+    assert json.loads(status)["ok"] is True
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the launcher is a POSIX sh script")
+def test_the_launcher_says_what_to_install_when_it_cannot_start(tmp_path: Path) -> None:
+    """No mdgrill and no uvx on PATH: the server does not start, and the text the host shows
+    names the install from the plugin's own folder instead of "command not found"."""
+    proc = subprocess.run(plugin_command(CHECKOUT), capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL,
+                          env={"PATH": bare_path(tmp_path), "HOME": str(tmp_path)})
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert f"pipx install '{CHECKOUT}[mcp,lsp]'" in proc.stderr
+    assert f"python3 -m pip install '{CHECKOUT}[mcp,lsp]'" in proc.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the launcher is a POSIX sh script")
+def test_the_launcher_skips_an_mdgrill_without_the_mcp_extra(tmp_path: Path) -> None:
+    """The README's plain install (`pip install .`) puts an mdgrill without the MCP SDK on
+    PATH: the launcher asks that mdgrill's Python, and says what to install, not "mcp"."""
+    fake = tmp_path / "plain"
+    fake.mkdir()
+    (fake / "python3").write_text("#!/bin/sh\nexit 1\n")  # a Python that lacks the SDK
+    (fake / "mdgrill").write_text(f"#!{fake / 'python3'}\nthis would start the server\n")
+    for tool in ("python3", "mdgrill"):
+        (fake / tool).chmod(0o755)
+    proc = subprocess.run(plugin_command(CHECKOUT), capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL,
+                          env={"PATH": f"{fake}{os.pathsep}{bare_path(tmp_path)}",
+                               "HOME": str(tmp_path)})
+    assert proc.returncode == 1, proc.stderr
+    assert "no `mdgrill` with the `mcp` extra is on PATH" in proc.stderr
+
+
+def test_a_missing_extra_names_this_python_and_the_install_from_the_clone(
+        tmp_path: Path) -> None:
+    """No index serves mdgrill: MISSING_EXTRA names the interpreter running mdgrill and the
+    install from a clone, never `pip install 'mdgrill[lsp]'`."""
+    repo, env = make_repo(tmp_path)
+    blocked = "import sys; sys.modules['pygls'] = None; from mdgrill.cli.main import main; " \
+              "sys.exit(main(sys.argv[1:]))"
+    proc = subprocess.run([sys.executable, "-c", blocked, "--json", "lsp"], cwd=repo, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    error = json.loads(proc.stdout)["error"]
+    assert error["code"] == "MISSING_EXTRA"
+    assert f"{sys.executable} -m pip install '.[mcp,lsp]'" in error["message"]
+    assert "mdgrill[" not in error["message"]

@@ -19,8 +19,15 @@ from mdgrill.integrations import ralph
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures" / "ralph5"
+# the real-world corpus beside the checkout (absent on a lone clone: its tests skip)
 CORPUS = HERE.parents[1] / "shared" / "corpus" / "ralph"
-LEGACY = "tzachbon__smart-ralph__adopt-grill-me-interview"
+NO_CORPUS = f"the real-world corpus {CORPUS} is not beside this checkout"
+CORPUS_FOLDERS = [pytest.param(name) for name in sorted(p.name for p in CORPUS.iterdir())] \
+    if CORPUS.is_dir() else [pytest.param("", marks=pytest.mark.skip(reason=NO_CORPUS))]
+# an older folder: one shipped with the tests (our own words), one of the corpus when present
+LEGACY = [pytest.param(FIXTURES / "legacy-interview", id="fixture"),
+          pytest.param(CORPUS / "tzachbon__smart-ralph__adopt-grill-me-interview", id="corpus",
+                       marks=pytest.mark.skipif(not CORPUS.is_dir(), reason=NO_CORPUS))]
 # smart-ralph 5's own setup ignores the legacy file in every spec folder
 GITIGNORE = "specs/.current-spec\n**/.progress.md\n"
 
@@ -105,13 +112,13 @@ def test_blocked_takes_the_phase_after_the_last_approval(tmp_path: Path) -> None
     assert run(repo, env, "validate", spec)[0] == 0
 
 
-def migrated(tmp_path: Path, name: str) -> tuple[Path, dict[str, str], Path]:
+def migrated(tmp_path: Path, source: Path) -> tuple[Path, dict[str, str], Path]:
     """smart-ralph 5 migrates by writing progress.md beside the older file and leaving that
-    one in place: a real older folder of the corpus, and the progress.md it would add."""
+    one in place: an older folder (`source`), and the progress.md it would add."""
     repo, env = make_repo(tmp_path)
     (repo / ".gitignore").write_text(GITIGNORE)
     folder = repo / "specs" / "adopt-grill-me-interview"
-    shutil.copytree(CORPUS / name, folder)
+    shutil.copytree(source, folder)
     for path in folder.iterdir():
         path.chmod(0o644)
     legacy = (folder / ".progress.md").read_text()
@@ -123,11 +130,10 @@ def migrated(tmp_path: Path, name: str) -> tuple[Path, dict[str, str], Path]:
     return repo, env, folder
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in CORPUS.iterdir()) if CORPUS.is_dir()
-                         else [])
+@pytest.mark.parametrize("name", CORPUS_FOLDERS)
 def test_every_corpus_folder_migrated_to_5_imports_keeping_every_line(tmp_path: Path,
                                                                       name: str) -> None:
-    repo, env, folder = migrated(tmp_path, name)
+    repo, env, folder = migrated(tmp_path, CORPUS / name)
     legacy = (folder / ".progress.md").read_bytes()
     canonical = (folder / "progress.md").read_bytes()
     code, out = run(repo, env, "import-ralph", "specs/adopt-grill-me-interview", "--goal", "g")
@@ -139,8 +145,10 @@ def test_every_corpus_folder_migrated_to_5_imports_keeping_every_line(tmp_path: 
     assert run(repo, env, "validate", "specs/adopt-grill-me-interview")[0] == 0
 
 
-def test_a_folder_holding_both_keeps_every_line_of_the_older_file(tmp_path: Path) -> None:
-    repo, env, folder = migrated(tmp_path, LEGACY)
+@pytest.mark.parametrize("source", LEGACY)
+def test_a_folder_holding_both_keeps_every_line_of_the_older_file(tmp_path: Path,
+                                                                  source: Path) -> None:
+    repo, env, folder = migrated(tmp_path, source)
     legacy = (folder / ".progress.md").read_bytes()
     canonical = (folder / "progress.md").read_bytes()
     spec = "specs/adopt-grill-me-interview"

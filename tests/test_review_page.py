@@ -193,3 +193,78 @@ def test_plain_review_puts_each_question_beside_its_id(tmp_path: Path) -> None:
     assert "- Out of scope: D2 (Stack with offers?) -> see [click]" in text
     # the file itself keeps its own lines
     assert "- Asked: D1, D2\n" in (repo / "specs/codes/.progress.md").read_text()
+
+
+def _decided_interview(tmp_path: Path) -> tuple[Path, dict[str, str], str]:
+    """Six decisions: five answered with the recommendation, one in the user's own words
+    (and its follow-up answered with another option), one answer amended; approved."""
+    repo, env = make_repo(tmp_path)
+    spec = "specs/codes"
+    ok(repo, env, "init", spec, "--goal", "Promo codes at checkout")
+    titles = ["Which customers may apply a promo code at checkout?", "Stack with offers?",
+              "Expire?", "Per order or per item?", "Case-sensitive?", "Which regions?"]
+    for number, title in enumerate(titles, 1):
+        ok(repo, env, "node", "add", spec, f"D{number}", "--title", title, "--option",
+           f"First {number}", "--option", f"Second {number}", "--recommend", "1")
+    ok(repo, env, "begin-interview", spec, "--phase", "requirements", "--interview-id", "r1")
+    ok(repo, env, "ask", spec)
+    reply = "".join(f"Q{n}: a\n" for n in range(1, 6)) + "Q6: only the EU, for now\n"
+    proc = subprocess.run([*MDGRILL, "answer", spec, "--tool-result", "-"], cwd=repo, env=env,
+                          input=reply, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    ok(repo, env, "node", "add", spec, "D7", "--title", "Which EU countries first?",
+       "--spawned-by", "D6", "--option", "All of them", "--option", "Germany", "--recommend",
+       "1")
+    ok(repo, env, "ask", spec)
+    subprocess.run([*MDGRILL, "answer", spec, "--tool-result", "-"], cwd=repo, env=env,
+                   input="b", capture_output=True, text=True, timeout=60, check=True)
+    ok(repo, env, "amend", spec, "--decision-id", "D2", "--answer", "First 2, never stacked",
+       "--reason", "clearer")
+    ok(repo, env, "await-confirmation", spec, "--decision-id", "C1", "--approach",
+       "One code per order, EU only, starting in Germany")
+    ok(repo, env, "confirm", spec, "--decision-id", "C1", "--source", "approve-and-delegate",
+       "--reply", "Approve and delegate")
+    return repo, env, spec
+
+
+@needs_chromium
+def test_the_page_shows_what_was_decided_and_how(tmp_path: Path) -> None:
+    """Issue 35, point 8: whole decision labels in the tree, amended and own-words answers
+    marked, the approach that was approved, and how the user decided per round, with a run
+    of recommendations taken unchanged flagged."""
+    repo, env, spec = _decided_interview(tmp_path)
+    out = _artifacts(tmp_path)
+    page = out / "report-decided.html"
+    ok(repo, env, "report", spec, "--html", str(page))
+    dom, log, _ = _chromium(page, out)
+    assert "CONSOLE" not in log, log
+    # the whole label, in lines, never cut at 22 characters
+    texts = [re.sub(r"<[^>]+>", " ", t) for t in re.findall(r"<text[^>]*>(.*?)</text>", dom)]
+    assert "D1: Which customers may apply a promo code at checkout?" in \
+        [" ".join(t.split()) for t in texts]
+    # a spawned sub-question sits under its parent: its edge runs down, not across the tree
+    x = dict(re.findall(r'<title>(D\d):[^<]*</title><rect x="(\d+)"', dom))
+    assert x["D7"] == x["D6"] != x["D1"]
+    rows = {m.group(1): m.group(2) for m in re.finditer(
+        r'<tr id="node-specs-codes-(d\d)">(.*?)</tr>', dom)}
+    assert ">amended</span>" in rows["d2"] and ">own words</span>" in rows["d6"]
+    assert "amended" not in rows["d1"] and "own words" not in rows["d7"]
+    assert "The approach approved: One code per order, EU only, starting in Germany" in dom
+    assert "(the reply as the agent relayed it)" in dom
+    assert ("How the user decided: 6 answers: 5 took the recommendation unchanged, 0 chose "
+            "another option, 1 in the user's own words.") in dom
+    assert ("How the user decided: 1 answer: 0 took the recommendation unchanged, 1 chose "
+            "another option, 0 in the user's own words.") in dom
+    assert "<strong>5 answers in a row took the recommendation unchanged</strong>" in dom
+    assert (out / "report-decided.png").stat().st_size > 10_000
+
+
+def test_no_flag_without_a_run_of_rubber_stamps(tmp_path: Path) -> None:
+    repo, env, spec = _interview(tmp_path)
+    page = tmp_path / "page.html"
+    ok(repo, env, "report", spec, "--html", str(page))
+    html = page.read_text(encoding="utf-8")
+    # the hostile answer is no option's words: the user's own
+    assert "How the user decided, over 1 round: 1 answer: 0 took the recommendation " \
+        "unchanged, 0 chose another option, 1 in the user's own words." in html
+    assert "in a row took the recommendation unchanged" not in html

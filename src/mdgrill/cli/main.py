@@ -89,8 +89,8 @@ VERBS: dict[str, tuple[str, str]] = {
         "Write the answered decisions into spec.md's ## Clarifications, spec-kit's shape."),
     "hook": ("hook", "Agent hooks: `hook pretooluse` gates Task calls on check-delegation."),
     "lsp": ("editor", "Serve diagnostics, hovers and the outline to editors over LSP "
-            "(needs mdgrill[lsp])."),
-    "mcp": ("serve", "Serve the interview verbs as MCP tools over stdio (needs mdgrill[mcp])."),
+            "(needs the lsp extra)."),
+    "mcp": ("serve", "Serve the interview verbs as MCP tools over stdio (needs the mcp extra)."),
     "demo": ("demo", "Run a complete scripted interview in a throw-away git repository."),
     "bind": ("bindings", "Bind a settled decision to the code and docs that carry it out."),
     "drift": ("bindings",
@@ -107,10 +107,35 @@ VERBS: dict[str, tuple[str, str]] = {
         "Map a free-text reply to the one live approval action, or ask."),
 }
 
+# `mdgrill --help` lists the verbs by task, the groups in the order a user meets them and the
+# most used verbs first in each; every verb of VERBS is in exactly one group
+# (tests/test_help.py). A list of its own, beside VERBS, so a verb's line stays one line.
+GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("run an interview", ("init", "begin-interview", "ask", "status", "frontier", "demo",
+                          "mode", "record-skill-load", "digest")),
+    ("answering (`answer` and `collect` for people; the rest for scripts and corrections)",
+     ("answer", "questionnaire", "collect", "record-fact", "out-of-scope", "record-stop",
+      "amend", "classify-reply", "open-frontier", "record-answer")),
+    ("approval and delegation", ("await-confirmation", "confirm", "check-delegation", "revise",
+                                 "cancel", "skip", "resolve-approval", "await-artifact-approval",
+                                 "request-revision", "approve-artifact", "reopen")),
+    ("the design tree and the glossary", ("node", "tree", "ledger", "term", "lint")),
+    ("review and history", ("review", "report", "log", "verify")),
+    ("files and checks", ("validate", "watch", "restore", "merge", "install-merge-driver",
+                          "merge-file")),
+    ("integrations", ("hook", "mcp", "lsp", "import-ralph", "import-speckit",
+                      "export-speckit")),
+)
+
 DESCRIPTION = """\
 mdgrill keeps an AI agent's requirements interview (a "grill") in Markdown: the record in
 .progress.md front matter, the design tree and the append-only rounds in its body, the
 glossary in CONTEXT.md. Every verb takes --json (one JSON object on stdout).
+
+the loop: init, node add (each open decision), begin-interview, then ask / answer until
+answer says await-confirmation; confirm the user's explicit `Approve and delegate`;
+check-delegation before handing work on. `mdgrill demo` shows it; `mdgrill VERB --help`
+explains every option.
 
 exit codes: 0 done/allowed/valid, 1 files have errors (validate, verify, lint),
 2 bad input (nothing written), 3 refused by the gate."""
@@ -135,13 +160,15 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 
     def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
                  width: int | None = None) -> None:
-        if width is None:
-            try:
-                width = int(os.environ.get("COLUMNS", "")) or os.get_terminal_size().columns
-            except (ValueError, OSError):
-                width = 80
-            width -= 2
-        super().__init__(prog, indent_increment, max_help_position, width)
+        super().__init__(prog, indent_increment, max_help_position, width or _help_width())
+
+
+def _help_width() -> int:
+    try:
+        width = int(os.environ.get("COLUMNS", "")) or os.get_terminal_size().columns
+    except (ValueError, OSError):
+        width = 80
+    return width - 2
 
 
 class Parser(argparse.ArgumentParser):
@@ -200,21 +227,48 @@ class Parser(argparse.ArgumentParser):
         return kept, folded
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        if message.startswith("argument <command>: invalid choice: "):
+            # argparse lists all fifty verbs; one close match says more
+            import difflib
+
+            word = message.split("'")[1] if "'" in message else ""
+            close = difflib.get_close_matches(word, list(VERBS), n=1)
+            message = f"unknown command {word!r}" + (f": did you mean `{close[0]}`?"
+                                                      if close else "")
         raise InputError("USAGE", f"{self.prog}: {message} (see `{self.prog} --help`)")
 
 
 def _top_parser(verbs: list[str]) -> tuple[Parser, argparse._SubParsersAction[Parser]]:
     parser = Parser(prog="mdgrill", description=DESCRIPTION, allow_abbrev=False,
-                    formatter_class=_Formatter)
+                    formatter_class=_Formatter,
+                    usage="mdgrill [-h] [--root DIR] [--json] [--version] <command> ...")
     parser.add_argument("--root", metavar="DIR", help="repository root (default: found from the "
                         "spec or the working directory)")
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     parser.add_argument("--version", action="version", version=_version())
-    sub = parser.add_subparsers(dest="verb", metavar="<command>", parser_class=Parser)
+    # the verbs are listed by task in the epilog (grouped_verbs), not as argparse's one list
+    sub = parser.add_subparsers(dest="verb", metavar="<command>", parser_class=Parser,
+                                prog="mdgrill", help=argparse.SUPPRESS)
     for verb in verbs:
-        module, help_text = VERBS[verb]
-        sub.add_parser(verb, help=help_text, add_help=False)  # placeholders for --help
+        sub.add_parser(verb, add_help=False)  # placeholders: the choices a verb is checked in
+    if verbs:
+        parser.epilog = grouped_verbs()
     return parser, sub
+
+
+def grouped_verbs(width: int | None = None) -> str:
+    """The verbs of GROUPS, one line each with its help, wrapped to the terminal's width."""
+    import textwrap
+
+    width = width or _help_width()
+    column = max(len(verb) for verb in VERBS) + 4
+    lines: list[str] = []
+    for title, verbs in GROUPS:
+        lines += ["", f"{title}:"]
+        for verb in verbs:
+            lines += textwrap.wrap(VERBS[verb][1], width, initial_indent=f"  {verb:<{column - 2}}",
+                                   subsequent_indent=" " * column)
+    return "\n".join(lines).lstrip("\n")
 
 
 def _version() -> str:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import json
 import re
+from typing import NamedTuple
 
+from mdgrill.core.machine import APPROVAL_OPTIONS
 from mdgrill.errors import GateRefusal, InputError
-from mdgrill.formats.progress import Node
+from mdgrill.formats.progress import Node, Progress
 
 MAX_PER_CALL = 4  # the tool takes at most four questions at once
 HEADER_CHARS = 12  # the tool's chip label
@@ -54,6 +56,23 @@ def question_text(number: int, node: Node) -> str:
     return f"Q{number} - {node.id}: {node.title}"
 
 
+def _description(node: Node, label: str, detail: str, recommended: bool) -> str:
+    """What an option's description says: its own `label: why`; the recommended one also
+    says why it is recommended and what choosing costs (the node's rationale and tradeoff
+    belong to the recommendation, never to another option). Never the label again: an
+    option with nothing to add has an empty description."""
+    if not recommended:
+        return detail
+    why = node.first("Rationale") or node.first("Recommendation") or ""
+    tradeoff = node.first("Tradeoffs") or ""
+    parts = [detail] if detail else []
+    if why and why.casefold() not in (label.casefold(), detail.casefold()):
+        parts.append(why)
+    if tradeoff:
+        parts.append(f"tradeoff: {tradeoff}")
+    return "; ".join(parts)
+
+
 def questions(nodes: list[Node]) -> list[dict[str, object]]:
     """One tool question per node, numbered from 1, the recommended option first.
 
@@ -74,15 +93,12 @@ def questions(nodes: list[Node]) -> list[dict[str, object]]:
         if recommended is not None:
             order.remove(recommended - 1)
             order.insert(0, recommended - 1)
-        why = node.first("Rationale") or node.first("Recommendation") or ""
-        tradeoff = node.first("Tradeoffs") or ""
         items = []
         for index in order:
             label, detail = _parts(options[index])
             is_rec = recommended is not None and index == recommended - 1
-            description = detail or (why if is_rec else tradeoff) or label
             items.append({"label": label + (RECOMMENDED if is_rec else ""),
-                          "description": description})
+                          "description": _description(node, label, detail, is_rec)})
         out.append({"question": question_text(number, node), "header": _header(node),
                     "options": items, "multiSelect": False, "decision_id": node.id})
     return out
@@ -101,13 +117,14 @@ def tool_payload(batch: list[dict[str, object]]) -> dict[str, object]:
 def markdown(asked: list[dict[str, object]], round_number: int) -> str:
     """The same round as numbered text, for a host without the question tool."""
     lines = [f"Round {round_number}: please answer each question (a letter, the option, or "
-             "your own words); answer `Q2: …` to skip around.", ""]
+             "your own words), one line each: `Q1: a`, `Q2: …`.", ""]
     for q in asked:
         lines.append(f"**{q['question']}**")
         options = q["options"]
         assert isinstance(options, list)
         for letter, option in zip("abcd", options, strict=False):
-            lines.append(f"  {letter}) {option['label']} — {option['description']}")
+            said = f" — {option['description']}" if option["description"] else ""
+            lines.append(f"  {letter}) {option['label']}{said}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
@@ -173,9 +190,28 @@ def match(asked: list[dict[str, object]], reply: dict[str, str] | str) -> dict[s
     return out
 
 
+# What `answer` reads, said to a user whose reply it could not place.
+REPLY_SHAPES = ("one line per question, `Q1: a` (the letter or number shown), `Q2: the "
+                "option's words` or `Q3: your own words`; a one-question round also takes the "
+                "bare reply; or the question tool's JSON result as it came")
+
+
+def unread_lines(asked: list[dict[str, object]], reply: str) -> list[str]:
+    """The lines of a plain reply that `match` places under no question of the round: not
+    numbered (in a round of several), numbered past its last question, or empty after the
+    number. A reply `match` reads whole has none."""
+    lines = [line.strip() for line in reply.splitlines() if line.strip()]
+    numbered = [(_NUMBERED.match(line), line) for line in lines]
+    if not all(m is not None for m, _ in numbered):
+        return [] if len(asked) == 1 else [line for m, line in numbered if m is None]
+    return [line for m, line in numbered
+            if m is not None and not (1 <= int(m.group(1)) <= len(asked) and m.group(2).strip())]
+
+
 def option_of(node: Node, answer: str) -> str | None:
-    """The node's option an answer names (its label, or a letter a–d of the Markdown form),
-    or None when the answer is the user's own words (`Other`)."""
+    """The node's option an answer names (its label, or a letter a–d or number 1–4 of the
+    Markdown form, which lists the recommended option first), or None when the answer is the
+    user's own words (`Other`)."""
     options, recommended = node.choices()
     labels = [_parts(o)[0] for o in options]
     order = list(range(len(options)))
@@ -188,4 +224,81 @@ def option_of(node: Node, answer: str) -> str | None:
             return label
     if len(folded) == 1 and folded in "abcd"[:len(order)]:
         return labels[order["abcd".index(folded)]]
+    if len(folded) == 1 and folded in "1234"[:len(order)]:  # as shown, like the letters
+        return labels[order[int(folded) - 1]]
     return None
+
+
+# What each approval option does, said to the user beside it (never the label again).
+APPROVAL_SAYS = dict(zip(APPROVAL_OPTIONS, (
+    "approve this approach and the decisions it rests on; the agent may then hand the work on",
+    "name the decisions to change: they, and the answers that depended on them, are asked "
+    "again",
+    "stop here: nothing is delegated, the answers stay recorded",
+), strict=True))
+BRIEF_DECISIONS = 12  # the question names at most this many; the rest are counted
+
+
+class Brief(NamedTuple):
+    """What the approval question approves: the approach, and each decision it rests on as
+    (ID, question, answer); an answer is `out of scope` for a decision the user set aside."""
+
+    confirmation_id: str
+    approach: str
+    decisions: list[tuple[str, str, str]]
+
+
+def approval_brief(prog: Progress) -> Brief:
+    """The brief of the interview awaiting confirmation, in the order it asked."""
+    from mdgrill.model.tree import ledger_of
+
+    iv = prog.data.get("interview")
+    iv = iv if isinstance(iv, dict) else {}
+    asked = [str(i) for i in iv.get("asked") or []]
+    pending = {str(i) for i in iv.get("pending") or []}
+    ledger = ledger_of(prog)
+    known = set(prog.node_ids())
+    decisions = []
+    for node_id in asked:
+        if node_id in pending:
+            continue
+        node = prog.node(node_id) if node_id in known else None
+        answer = "out of scope" if node_id in ledger.out_of_scope else \
+            ledger.answers.get(node_id, "")
+        decisions.append((node_id, node.title if node is not None else "", answer))
+    confirmation = next((i for i in asked if i in pending), "")
+    return Brief(confirmation, str(iv.get("approach") or ""), decisions)
+
+
+def _decision_line(decision: tuple[str, str, str]) -> str:
+    node_id, title, answer = decision
+    return f"{node_id}{' ' + title if title else ''} → {answer}"
+
+
+def approval_question(brief: Brief) -> dict[str, object]:
+    """The approval question for the question tool, carrying what is approved: "present the
+    recommended approach" and the decisions it rests on, then the three options."""
+    shown = brief.decisions[:BRIEF_DECISIONS]
+    rest = len(brief.decisions) - len(shown)
+    rests_on = "; ".join(_decision_line(d) for d in shown) + \
+        (f"; and {rest} more (see the brief)" if rest else "")
+    text = f"Approve and delegate? The approach: {brief.approach}" + \
+        (f" — resting on: {rests_on}" if rests_on else "")
+    return {"question": text, "header": "Approval",
+            "options": [{"label": label, "description": says}
+                        for label, says in APPROVAL_SAYS.items()],
+            "multiSelect": False}
+
+
+def approval_markdown(brief: Brief) -> str:
+    """The same approval question as text, for a host without the question tool."""
+    lines = ["**Approve and delegate?**", "", f"The approach: {brief.approach}"]
+    if brief.decisions:
+        lines += ["", "It rests on these decisions:"]
+        lines += [f"- {_decision_line(d)}" for d in brief.decisions]
+    lines.append("")
+    for letter, (label, says) in zip("abc", APPROVAL_SAYS.items(), strict=True):
+        lines.append(f"  {letter}) {label} — {says}")
+    lines += ["", "Only the explicit selection `Approve and delegate` approves; a `yes` is "
+              "asked again."]
+    return "\n".join(lines) + "\n"

@@ -14,6 +14,7 @@ Pure: a parsed spec in, a list of problems out. `await-confirmation`, `confirm` 
 
 from __future__ import annotations
 
+from mdgrill.core.hints import spec_arg
 from mdgrill.errors import GateRefusal
 from mdgrill.formats.progress import Progress, split_ids
 from mdgrill.model.interview import (  # noqa: F401 - part of the gate's vocabulary
@@ -102,8 +103,8 @@ def problems(prog: Progress, iv: dict[str, object]) -> list[GateProblem]:
         for node_id, line in others_without_followup(prog, str(iv.get("phase"))):
             found.append(GateProblem("OTHER_WITHOUT_FOLLOWUP", line,
                                  f"{node_id} was answered with `Other`: add the specific "
-                                 f"decision it leads to (`mdgrill node add SPEC ID --title T "
-                                 f"--spawned-by {node_id}`) and ask it"))
+                                 f"decision it leads to (`mdgrill node add {spec_arg(prog.path)} "
+                                 f"ID --title T --spawned-by {node_id}`) and ask it"))
     found.extend(_phase3(prog, frontier, skipping))
     return found
 

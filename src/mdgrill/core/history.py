@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from mdgrill.core.hints import spec_arg
 from mdgrill.diagnostics import Diagnostic, error, warning
 from mdgrill.errors import MdgrillError
 from mdgrill.formats.progress import LOG, Progress, normalize_log, read_progress
@@ -625,8 +626,8 @@ class PhaseWatch:
                 self.diagnostics.append(error(
                     self.path, line, "PHASE_REGRESSION",
                     f"commit {sha[:10]} moved `phase:` back from {before} to {phase} without "
-                    "a reopen commit: going back is `mdgrill reopen SPEC --phase P --reason "
-                    "TEXT`, which records what it sets aside"))
+                    f"a reopen commit: going back is `mdgrill reopen {spec_arg(self.path)} "
+                    f"--phase {phase} --reason TEXT`, which records what it sets aside"))
             last = phase if phase is not None else last
             phase_of[sha] = phase if phase is not None else before
             yield sha, data

@@ -11,6 +11,7 @@ review.
 from __future__ import annotations
 
 from mdgrill.formats.progress import Block, Progress
+from mdgrill.model.replies import option_label
 from mdgrill.model.tree import (
     DEFAULTED_ANSWER,
     INVESTIGATING,
@@ -27,11 +28,15 @@ STATUSES = ("resolved", "open", "blocked", "investigating", "out of scope",
             "skipped with assumptions")
 APPROVAL_KINDS = {"confirmed": "interview approved", "bypassed": "quick mode bypass",
                   "artifact_approved": "artifact approved"}
+# A run of this many answers in a row that took the recommendation unchanged is flagged: a
+# reviewer should see whether the user decided or only agreed.
+RUBBER_STAMP_RUN = 5
+ACCEPTED = " (accepted recommendation: "
 
 
 class NodeView:
     __slots__ = ("id", "title", "section", "status", "answer", "round", "prerequisites",
-                 "spawned_by", "added", "reopened", "blockers")
+                 "spawned_by", "added", "reopened", "blockers", "amended", "other")
 
     def __init__(self, node_id: str, title: str, section: str | None) -> None:
         self.id = node_id
@@ -45,10 +50,25 @@ class NodeView:
         self.added = False  # since the base revision
         self.reopened = False  # by a Revised block since the base revision
         self.blockers: list[str] = []
+        self.amended = False  # its answer's wording was corrected by `amend`
+        self.other = False  # answered in the user's own words (`Other`), not an option
+
+
+class Decided:
+    """How the user decided in one round: answers recorded, recommendations taken unchanged,
+    another of the options chosen, answers in the user's own words (no option's)."""
+
+    __slots__ = ("answers", "recommended", "other_option", "own_words")
+
+    def __init__(self, answers: int, recommended: int, other_option: int) -> None:
+        self.answers = answers
+        self.recommended = recommended
+        self.other_option = other_option
+        self.own_words = answers - recommended - other_option
 
 
 class BlockView:
-    __slots__ = ("anchor", "title", "kind", "entries", "new")
+    __slots__ = ("anchor", "title", "kind", "entries", "new", "decided")
 
     def __init__(self, anchor: str, block: Block, new: bool) -> None:
         self.anchor = anchor
@@ -58,11 +78,12 @@ class BlockView:
         self.entries = [(e.key, e.value, [text for text, _ in e.children])
                         for e in block.entries]
         self.new = new
+        self.decided: Decided | None = None  # for a round that recorded answers
 
 
 class ApprovalView:
     __slots__ = ("anchor", "title", "kind", "what", "phase", "interview", "reply", "digest",
-                 "commit", "date")
+                 "commit", "date", "approach", "channel")
 
     def __init__(self, anchor: str, block: Block) -> None:
         self.anchor = anchor
@@ -76,6 +97,12 @@ class ApprovalView:
         self.digest = block.first("Context digest") or block.first("Sha256")
         self.commit: str | None = None
         self.date: str | None = None
+        self.approach: str | None = None  # what the user approved (the interview's approach)
+        # how the approval came: the user's reply captured outside the model, or relayed
+        self.channel = ("the user's reply captured by the hooks (sha256 "
+                        f"{(block.first('Reply sha256') or '')[:12]})"
+                        if block.first("Reply sha256") else
+                        "the reply as the agent relayed it" if reply else "")
 
 
 class TermView:
@@ -90,7 +117,7 @@ class TermView:
 
 class SpecReview:
     __slots__ = ("spec", "title", "goal", "phase", "nodes", "blocks", "approvals", "counts",
-                 "since")
+                 "since", "stamped")
 
     def __init__(self, spec: str, title: str, goal: str, phase: str) -> None:
         self.spec = spec
@@ -102,6 +129,9 @@ class SpecReview:
         self.approvals: list[ApprovalView] = []
         self.counts: dict[str, int] = dict.fromkeys(STATUSES, 0)
         self.since: str | None = None  # the base revision, when there is one
+        # the longest run of answers that took the recommendation unchanged: (length, the
+        # anchors of its first and last rounds); flagged at RUBBER_STAMP_RUN
+        self.stamped: tuple[int, str, str] = (0, "", "")
 
     def node(self, node_id: str) -> NodeView | None:
         return next((n for n in self.nodes if n.id == node_id), None)
@@ -115,14 +145,54 @@ def spec_review(spec: str, new: Progress, old: Progress | None = None) -> SpecRe
     blocks = new.blocks
     first_new = len(old.blocks) if old is not None else len(blocks)
     anchors = [f"{slug(spec)}-b{i + 1}" for i in range(len(blocks))]
+    approach: dict[str, str] = {}  # phase -> the approach last presented for approval
     for i, block in enumerate(blocks):
         review.blocks.append(BlockView(anchors[i], block, i >= first_new))
         if block.kind in APPROVAL_KINDS:
             review.approvals.append(ApprovalView(anchors[i], block))
+            if block.kind == "confirmed":
+                review.approvals[-1].approach = approach.get(str(block.phase))
+        presented = block.first("Approach")
+        if presented:
+            approach[str(block.phase)] = presented
     reopened = {node_id.strip() for b in blocks[first_new:] if b.kind == "revised"
                 for e in b.get("Reopened") for node_id in e.value.split(",")}
     _nodes(review, new, old, blocks, anchors, reopened)
+    _how_decided(review, new, blocks)
     return review
+
+
+def _how_decided(review: SpecReview, prog: Progress, blocks: list[Block]) -> None:
+    """Per round, how the user decided; and the longest run of recommendations taken
+    unchanged, answer after answer across the rounds."""
+    recommended: dict[str, str] = {}
+    labels: dict[str, list[str]] = {}
+    for node in prog.nodes:
+        options, index = node.choices()
+        labels[node.id] = [option_label(o) for o in options]
+        if index is not None and 1 <= index <= len(options):
+            recommended[node.id] = labels[node.id][index - 1]
+    run, start, best = 0, "", (0, "", "")
+    for view, block in zip(review.blocks, blocks, strict=True):
+        decisions = [e.value.split(" -> ", 1) for e in block.get("Decisions")]
+        answers = [(d[0].strip(), d[1].strip()) for d in decisions if len(d) == 2]
+        if not answers:
+            continue
+        took = chose = 0
+        for node_id, text in answers:
+            rec = recommended.get(node_id)
+            if rec is not None and (text == rec or text.startswith(rec + ACCEPTED)):
+                took += 1
+                run, start = run + 1, start or view.anchor
+                if run > best[0]:
+                    best = (run, start, view.anchor)
+                continue
+            run, start = 0, ""
+            # an option's label, or its number as record-answer writes it: `Label (option 2`
+            chose += any(text == label or text.startswith(label + " (option ")
+                         for label in labels.get(node_id, []))
+        view.decided = Decided(len(answers), took, chose)
+    review.stamped = best
 
 
 def _nodes(review: SpecReview, new: Progress, old: Progress | None, blocks: list[Block],
@@ -130,6 +200,7 @@ def _nodes(review: SpecReview, new: Progress, old: Progress | None, blocks: list
     ledger = ledger_of(new)
     frontier = compute_frontier(new.nodes, ledger, required_sections(new.data))
     old_ids = {n.id for n in old.nodes} if old is not None else None
+    others = {i.strip() for b in blocks for e in b.get("Other") for i in e.value.split(",")}
     starts = [b.line for b in blocks]
     for node in new.nodes:
         view = NodeView(node.id, node.title, node.section)
@@ -137,6 +208,8 @@ def _nodes(review: SpecReview, new: Progress, old: Progress | None, blocks: list
         view.spawned_by = node.spawned_by
         view.added = old_ids is not None and node.id not in old_ids
         view.reopened = node.id in reopened
+        view.amended = node.id in ledger.amended
+        view.other = node.id in others
         status = frontier.statuses.get(node.id)
         answer = ledger.answers.get(node.id)
         if status == OUT_OF_SCOPE:

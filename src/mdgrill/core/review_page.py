@@ -13,7 +13,16 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from mdgrill.core.review import STATUSES, NodeView, SpecReview, TermView, layers, slug
+from mdgrill.core.review import (
+    RUBBER_STAMP_RUN,
+    STATUSES,
+    Decided,
+    NodeView,
+    SpecReview,
+    TermView,
+    layers,
+    slug,
+)
 
 COLORS = {"resolved": "#2e7d32", "open": "#c62828", "blocked": "#6d6d6d",
           "investigating": "#1565c0", "out of scope": "#8d6e63",
@@ -46,6 +55,7 @@ td, th { border-bottom: 1px solid var(--line); padding: .3rem .4rem; text-align:
   vertical-align: top; }
 code { overflow-wrap: anywhere; }
 .entry p { display: inline; margin: 0; }
+.flag { border-left: .4rem solid #ef6c00; }
 @media (max-width: 40rem) { body { padding: .5rem; font-size: 14px; } }
 @media print { .tree { overflow: visible; } details { display: block; }
   details > summary { list-style: none; } body { max-width: none; } }
@@ -85,6 +95,7 @@ def _spec(review: SpecReview, md: Any) -> list[str]:
         + "</ul>")
     out.append(f'<p class="muted">Counted from the design tree: {len(review.nodes)} '
                "decisions.</p>")
+    out.extend(_how_decided(review))
     if review.nodes:
         out.append(f'<div class="tree">{tree_svg(review.nodes, review.spec)}</div>')
         out.append(_decisions(review, md))
@@ -95,9 +106,11 @@ def _spec(review: SpecReview, md: Any) -> list[str]:
         commit = f", commit <code>{escape(a.commit[:12])}</code> {escape(a.date or '')}" \
             if a.commit else ""
         reply = f", the user's reply: <q>{escape(a.reply)}</q>" if a.reply else ""
+        channel = f" ({escape(a.channel)})" if a.channel else ""
         digest = f", context digest <code>{escape(a.digest[:12])}</code>" if a.digest else ""
+        approach = f"<br>The approach approved: {md(a.approach)}" if a.approach else ""
         out.append(f'<p class="block"><a href="#{a.anchor}">{escape(a.title)}</a>: '
-                   f"{escape(a.what)}{commit}{digest}{reply}</p>")
+                   f"{escape(a.what)}{commit}{digest}{reply}{channel}{approach}</p>")
     out.append("<h3>Rounds</h3>")
     if review.since is not None:
         out.append(f'<p class="muted">Highlighted: recorded since {escape(review.since)}.</p>')
@@ -105,8 +118,35 @@ def _spec(review: SpecReview, md: Any) -> list[str]:
         items = "".join(_entry(key, value, children, md)
                         for key, value, children in block.entries)
         mark = " new" if block.new else ""
+        decided = f'<p class="muted">How the user decided: {_decided(block.decided)}.</p>' \
+            if block.decided is not None else ""
         out.append(f'<details open class="{mark.strip()}" id="{block.anchor}"><summary>'
-                   f"<strong>{escape(block.title)}</strong></summary><ul>{items}</ul></details>")
+                   f"<strong>{escape(block.title)}</strong></summary>{decided}"
+                   f"<ul>{items}</ul></details>")
+    return out
+
+
+def _decided(d: Decided) -> str:
+    return (f"{d.answers} answer{'s' if d.answers != 1 else ''}: {d.recommended} took the "
+            f"recommendation unchanged, {d.other_option} chose another option, "
+            f"{d.own_words} in the user's own words")
+
+
+def _how_decided(review: SpecReview) -> list[str]:
+    """The whole interview's way of deciding, and a flag on a run of rubber stamps."""
+    rounds = [b.decided for b in review.blocks if b.decided is not None]
+    if not rounds:
+        return []
+    total = Decided(sum(d.answers for d in rounds), sum(d.recommended for d in rounds),
+                    sum(d.other_option for d in rounds))
+    out = [f"<p>How the user decided, over {len(rounds)} round"
+           f"{'s' if len(rounds) != 1 else ''}: {_decided(total)}.</p>"]
+    run, first, last = review.stamped
+    if run >= RUBBER_STAMP_RUN:
+        out.append(f'<p class="block flag"><strong>{run} answers in a row took the '
+                   f'recommendation unchanged</strong> (<a href="#{first}">from this round</a> '
+                   f'to <a href="#{last}">this one</a>): check that the user decided, not only '
+                   "agreed.</p>")
     return out
 
 
@@ -123,7 +163,8 @@ def _decisions(review: SpecReview, md: Any) -> str:
     rows = ["<table><tr><th>decision</th><th>status</th><th>answer</th></tr>"]
     for n in review.nodes:
         marks = "".join(f' <span class="badge" style="--c:#6f42c1">{m}</span>' for m, on in
-                        (("new", n.added), ("reopened", n.reopened)) if on)
+                        (("new", n.added), ("reopened", n.reopened), ("amended", n.amended),
+                         ("own words", n.other)) if on)
         answer = md(n.answer) if n.answer else (
             "waits on " + escape(", ".join(n.blockers)) if n.blockers else "")
         where = f' <a href="#{n.round}">round</a>' if n.round else ""
@@ -146,12 +187,18 @@ def tree_svg(nodes: list[NodeView], spec: str) -> str:
     each node a link to the round that settled it (an open one: to its row of the table)."""
     rows = layers(nodes)
     box_w, box_h, gap_x, gap_y = 150, 34, 20, 36
-    width = max(len(r) for r in rows) * (box_w + gap_x) + gap_x
-    height = len(rows) * (box_h + gap_y) + gap_y
+    # the whole label, wrapped: a box is as tall as its lines, a row as its tallest box
+    heights = {n.id: box_h + LINE_H * (len(label_lines(n.id + ": " + n.title)) - 1)
+               for row in rows for n in row}
+    columns = _columns(rows)
+    width = (max(columns.values(), default=0) + 1) * (box_w + gap_x) + gap_x
     where: dict[str, tuple[int, int]] = {}
-    for y, row in enumerate(rows):
-        for x, node in enumerate(row):
-            where[node.id] = (gap_x + x * (box_w + gap_x), gap_y + y * (box_h + gap_y))
+    top = gap_y
+    for row in rows:
+        for node in row:
+            where[node.id] = (gap_x + columns[node.id] * (box_w + gap_x), top)
+        top += max(heights[n.id] for n in row) + gap_y
+    height = top
     edges = []
     for node in nodes:
         if node.id not in where:
@@ -160,24 +207,54 @@ def tree_svg(nodes: list[NodeView], spec: str) -> str:
         for p in node.prerequisites:
             if p in where:
                 px, py = where[p]
-                edges.append(f'<line x1="{px + box_w // 2}" y1="{py + box_h}" '
+                edges.append(f'<line x1="{px + box_w // 2}" y1="{py + heights[p]}" '
                              f'x2="{x + box_w // 2}" y2="{y}"/>')
     boxes = []
     for node in nodes:
         if node.id not in where:
             continue
         x, y = where[node.id]
-        label = node.id + ": " + node.title
-        label = label if len(label) <= 22 else label[:21] + "…"
+        lines = label_lines(node.id + ": " + node.title)
+        text = "".join(f'<tspan x="{x + 8}" dy="{LINE_H if i else 0}">{escape(line)}</tspan>'
+                       for i, line in enumerate(lines))
         target = f"#{node.round}" if node.round else f"#{_row(spec, node.id)}"
         boxes.append(f'<a href="{escape(target)}"><title>{escape(node.id)}: '
                      f"{escape(node.title)} ({escape(node.status)})</title>"
-                     f'<rect x="{x}" y="{y}" width="{box_w}" height="{box_h}" rx="6" '
-                     f'fill="{COLORS[node.status]}"/><text x="{x + 8}" y="{y + 21}">'
-                     f"{escape(label)}</text></a>")
+                     f'<rect x="{x}" y="{y}" width="{box_w}" height="{heights[node.id]}" '
+                     f'rx="6" fill="{COLORS[node.status]}"/><text x="{x + 8}" y="{y + 21}">'
+                     f"{text}</text></a>")
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
             f'viewBox="0 0 {width} {height}" role="img" aria-label="design tree">'
             + "".join(edges) + "".join(boxes) + "</svg>")
+
+
+def _columns(rows: list[list[NodeView]]) -> dict[str, int]:
+    """Each node's column: the first row left to right; below it, each node as near the
+    middle of what it waits on as the row allows (sorted by that place), so an edge, a
+    spawned sub-question's above all, runs down to its parent instead of across the tree."""
+    column: dict[str, int] = {}
+    for depth, row in enumerate(rows):
+        def wanted(node: NodeView) -> float:
+            above = [column[p] for p in node.prerequisites if p in column]
+            return sum(above) / len(above) if above else float(len(column))
+
+        free = 0
+        for node in sorted(row, key=wanted) if depth else row:
+            column[node.id] = max(free, round(wanted(node))) if depth else free
+            free = column[node.id] + 1
+    return column
+
+
+LINE_H = 15  # a label line in the tree's boxes
+LINE_CHARS = 20  # what fits one line of a box at the tree's font (150 px at 12 px)
+
+
+def label_lines(label: str) -> list[str]:
+    """A node's whole label in lines that fit its box (a word longer than a line is cut
+    into pieces, never dropped)."""
+    import textwrap
+
+    return textwrap.wrap(label, LINE_CHARS, break_long_words=True) or [label]
 
 
 def _row(spec: str, node_id: str) -> str:

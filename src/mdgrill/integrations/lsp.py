@@ -8,7 +8,7 @@ outline lists the tree's nodes and the log's rounds; `Depends on:` and `Spawned 
 complete with the tree's IDs; a filled questionnaire slot offers a code action that records
 the saved questionnaire, as `mdgrill collect` does. Nothing else writes: a recorded round
 being changed shows as `validate`'s ROUND_EDITED, in the editor before anything is saved.
-Needs the `lsp` extra (`pip install 'mdgrill[lsp]'`, pygls 2).
+Needs the `lsp` extra (pygls 2): `pip install '.[mcp,lsp]'` from a clone.
 """
 
 from __future__ import annotations

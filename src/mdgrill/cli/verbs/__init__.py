@@ -9,6 +9,7 @@ from mdgrill.shell import store
 
 if TYPE_CHECKING:
     from mdgrill.diagnostics import Diagnostic
+    from mdgrill.errors import InputError
 
 
 class Outcome:
@@ -69,3 +70,16 @@ def require_spec_name(name: str) -> str:
         raise InputError("INVALID_ID", f"`{name}` is not a usable spec name: use letters, "
                          "digits, `.`, `_` or `-`")
     return name
+
+
+def missing_extra(verb: str, extra: str, needs: str) -> InputError:
+    """MISSING_EXTRA for a verb whose optional dependency this Python lacks: no index serves
+    mdgrill, so the fix names this very interpreter and an install from the clone."""
+    import sys
+
+    from mdgrill.errors import InputError
+
+    return InputError("MISSING_EXTRA", f"`mdgrill {verb}` needs {needs} (the `{extra}` extra), "
+                      "which the Python running mdgrill lacks. From your mdgrill clone, run: "
+                      f"{sys.executable} -m pip install '.[mcp,lsp]' (with pipx: pipx install "
+                      "--force '.[mcp,lsp]')")

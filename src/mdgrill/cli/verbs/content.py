@@ -26,19 +26,26 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--title", metavar="TEXT", help="H1 title (default: from the folder name)")
         p.add_argument("--required-section", action="append", default=[], metavar="S",
                        help="a section that needs a resolved decision before approval")
-        p.add_argument("--phase", choices=PHASES, default="start")
+        p.add_argument("--phase", choices=PHASES, default="start", help="the phase the spec "
+                       "starts in (default: start)")
     elif verb == "node":
         sub = p.add_subparsers(dest="action", metavar="add", required=True)
         add = sub.add_parser("add", help="add a node to the design tree", allow_abbrev=False)
-        add.add_argument("spec", metavar="SPEC")
+        add.add_argument("spec", metavar="SPEC", help="spec folder or its .progress.md")
         add.add_argument("id", metavar="ID", nargs="?", help="the node's ID (D1, auth.users); "
                          "leave it out for one two branches will not both take (D3f9a)")
         add.add_argument("--title", required=True, metavar="T", help="the question")
-        add.add_argument("--section", metavar="S")
-        add.add_argument("--depends-on", action="append", default=[], metavar="ID")
-        add.add_argument("--spawned-by", metavar="ID", help="the parent whose answer raised it")
+        add.add_argument("--section", metavar="S", help="the part of the spec it belongs to "
+                         "(e.g. pricing); init --required-section names the ones that must "
+                         "be settled")
+        add.add_argument("--depends-on", action="append", default=[], metavar="ID",
+                         help="the ID of a node that must be settled (answered or out of "
+                         "scope) before this one is asked; repeat it for several")
+        add.add_argument("--spawned-by", metavar="ID", help="the ID of the answered node "
+                         "whose answer raised this sub-question (it is asked first)")
         add.add_argument("--option", action="append", default=[], metavar="T",
-                         help="2 to 4 options, `label: why`")
+                         help="one option, as `label` or `label: why`; repeat it: 2 to 4 "
+                         "options")
         add.add_argument("--recommend", type=int, metavar="N", help="which option (1-based) "
                          "is recommended; it is listed first")
         add.add_argument("--evidence", metavar="T", help="what the repository already shows")
@@ -50,9 +57,10 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:
                          help="the material tradeoff of the choice")
         add.add_argument("--consequence", "--consequences", dest="consequences", metavar="T",
                          help="what changes in the artifact with each answer")
-        add.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
+        add.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                         help="print one JSON object on stdout")
     elif verb == "frontier":
-        p.add_argument("spec", metavar="SPEC")
+        p.add_argument("spec", metavar="SPEC", help="spec folder or its .progress.md")
         p.add_argument("--group", choices=["section"], help="keep each batch to one section")
 
 

@@ -41,13 +41,19 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="print only the summary")
 
 
-# (rule the step shows, in our words; mdgrill argv; the exit code it must give)
+# (rule the step shows, in our words; mdgrill argv; the exit code it must give). Two more
+# kinds of step act as the people around the agent: ["!reply", TEXT, *argv] runs argv with
+# TEXT on stdin (the user's reply, relayed by the agent); ["!edit", FILE, OLD, NEW] is the
+# user editing a file (the questionnaire) or the agent writing one (OLD empty: the whole file).
 Step = tuple[str, list[str], int]
 
 
 def _script() -> list[Step]:  # noqa: PLR0915 - a script reads best as one list
-    """The demo, in order. Each rule is what the interview framework asks at that step."""
+    """The demo, in order: the loop the plugin's skill runs (`ask`, the user's reply through
+    `answer`; `questionnaire` and `collect` for a person in an editor). Each rule is what the
+    interview framework asks at that step."""
     s = SPEC
+    q = f"{s}/questions.md"
     return [
         ("A spec is a folder; its .progress.md keeps the whole interview.",
          ["init", s, "--goal", "Let customers apply one promo code at checkout.",
@@ -70,18 +76,17 @@ def _script() -> list[Step]:  # noqa: PLR0915 - a script reads best as one list
         ("Each phase's interview begins by recording the context it is asked on (a digest of "
          "the goal and research.md).",
          ["begin-interview", s, "--phase", "requirements", "--interview-id", "req-1"], 0),
-        ("Round 1 asks the whole frontier at once (a question call holds up to four).",
-         ["open-frontier", s, "--round", "1", "--decision-id", "D1", "--decision-id", "D2",
-          "--decision-id", "D4"], 0),
+        ("`ask` opens round 1 with the whole frontier and prints it for the agent's question "
+         "tool (here as text: `--format markdown`).", ["ask", s, "--format", "markdown"], 0),
         ("Facts come from the repository, never from the user.",
          ["record-fact", s, "prices are computed in src/pricing/cart.py"], 0),
-        ("A reply that only says go on (`proceed`) answers nothing: refused, the round is "
-         "asked again.", ["record-answer", s, "--decision-id", "D1", "--answer", "proceed"], 3),
-        ("An option's number is that option: `1` records `Every customer`.",
-         ["record-answer", s, "--decision-id", "D1", "--answer", "1"], 0),
-        ("", ["record-answer", s, "--decision-id", "D2", "--answer", "Either, per code"], 0),
-        ("`skip this` leaves one decision: nothing is recorded until the user says which way.",
-         ["record-answer", s, "--decision-id", "D4", "--answer", "skip this"], 3),
+        ("The user's reply goes to `answer` as it came. `proceed` only says go on: it answers "
+         "nothing, and the round is asked again.",
+         ["!reply", "proceed", "answer", s, "--tool-result", "-"], 0),
+        ("A letter or number is the option shown there, an option's words are that option, and "
+         "`skip this` leaves its question open until the user says which way.",
+         ["!reply", "Q1: a\nQ2: Either, per code\nQ3: skip this",
+          "answer", s, "--tool-result", "-"], 0),
         ("The user places D4 out of scope, in their own words.",
          ["out-of-scope", s, "--decision-id", "D4", "--reply",
           "Leave stacking out of this release"], 0),
@@ -93,28 +98,31 @@ def _script() -> list[Step]:  # noqa: PLR0915 - a script reads best as one list
          ["node", "add", s, "D5", "--title", "Can a code expire?", "--section", "pricing",
           "--spawned-by", "D2", "--option", "Yes, with an end date", "--option", "No",
           "--recommend", "1"], 0),
-        ("Round 2 asks the new frontier: the sub-question first, then D3, unblocked by D2.",
-         ["frontier", s], 0),
-        ("", ["open-frontier", s, "--round", "2", "--decision-id", "D5", "--decision-id", "D3"],
-         0),
-        ("`go with your recommendation` records the recommended option, with the user's words.",
-         ["record-answer", s, "--decision-id", "D3", "--answer", "go with your recommendation"],
-         0),
-        ("", ["record-answer", s, "--decision-id", "D5", "--answer", "Yes, with an end date"], 0),
-        ("No decision is left open: the agent presents the decision brief.",
+        ("Round 2 asks the new frontier: the sub-question first, then D3, unblocked by D2. "
+         "This time the user answers in an editor: `questionnaire` writes the round as a file.",
+         ["questionnaire", s], 0),
+        ("(the user ticks a box under D5 and writes their own words under D3, then saves)",
+         ["!edit", q, "- [ ] Yes, with an end date", "- [x] Yes, with an end date"], 0),
+        ("", ["!edit", q, "- [ ] After tax\n- Other:",
+              "- [ ] After tax\n- Other: go with your recommendation"], 0),
+        ("`collect` records the file as `answer` would; `go with your recommendation` records "
+         "the recommended option, with the user's words.", ["collect", s], 0),
+        ("No decision is left open: the agent presents the approach, and `ask` gives the "
+         "approval question.",
          ["await-confirmation", s, "--decision-id", "C1", "--approach",
           "One code per order; percent or fixed; before tax; with expiry"], 0),
-        ("`looks good` is not the approval selection: the question is asked again.",
-         ["resolve-approval", s, "--text", "looks good"], 0),
+        ("", ["ask", s], 0),
+        ("`looks good` is not the approval selection: `confirm` refuses it and the question is "
+         "asked again.", ["confirm", s, "--decision-id", "C1", "--source",
+                          "approve-and-delegate", "--reply", "looks good"], 3),
         ("The user picks `Revise decisions` and changes D2: what depends on it is reopened too.",
-         ["resolve-approval", s, "--text", "Revise decisions"], 0),
-        ("", ["revise", s, "--decision-id", "D2"], 0),
-        ("", ["record-answer", s, "--decision-id", "D2", "--answer",
-              "A percentage of the subtotal"], 0),
+         ["revise", s, "--decision-id", "D2"], 0),
+        ("", ["ask", s, "--format", "markdown"], 0),
+        ("", ["!reply", "Q1: A percentage of the subtotal", "answer", s, "--tool-result", "-"],
+         0),
         ("Round 4 asks again what D2's answer decided: D5 and D3.",
-         ["open-frontier", s, "--round", "4", "--decision-id", "D5", "--decision-id", "D3"], 0),
-        ("", ["record-answer", s, "--decision-id", "D5", "--answer", "Yes, with an end date"], 0),
-        ("", ["record-answer", s, "--decision-id", "D3", "--answer", "Before tax"], 0),
+         ["ask", s, "--format", "markdown"], 0),
+        ("", ["!reply", "Q1: a\nQ2: Before tax", "answer", s, "--tool-result", "-"], 0),
         ("", ["await-confirmation", s, "--decision-id", "C2", "--approach",
               "One percentage code per order, before tax, with expiry"], 0),
         ("Only the explicit selection `Approve and delegate` approves; the approval is a commit.",
@@ -123,11 +131,11 @@ def _script() -> list[Step]:  # noqa: PLR0915 - a script reads best as one list
         ("Before handing work on, the agent checks the gate.",
          ["check-delegation", s, "--phase", "requirements", "--interview-id", "req-1"], 0),
         ("The delegated agent writes requirements.md; its review is a separate gate.",
-         ["!write", f"{s}/requirements.md", REQUIREMENTS], 0),
+         ["!edit", f"{s}/requirements.md", "", REQUIREMENTS], 0),
         ("", ["await-artifact-approval", s, "--artifact", f"{s}/requirements.md"], 0),
         ("", ["resolve-approval", s, "--text", "looks good but add an expiry date"], 0),
         ("", ["request-revision", s, "--feedback", "add that a code can expire"], 0),
-        ("", ["!write", f"{s}/requirements.md", REQUIREMENTS + REQUIREMENTS_EXPIRY], 0),
+        ("", ["!edit", f"{s}/requirements.md", "", REQUIREMENTS + REQUIREMENTS_EXPIRY], 0),
         ("", ["await-artifact-approval", s, "--artifact", f"{s}/requirements.md"], 0),
         ("At the artifact gate a plain approval is enough.",
          ["resolve-approval", s, "--text", "Looks good, ship it!"], 0),
@@ -137,9 +145,9 @@ def _script() -> list[Step]:  # noqa: PLR0915 - a script reads best as one list
         ("", ["node", "add", s, "D6", "--title", "Where does the discount live?", "--section",
               "pricing", "--option", "A new pricing.discounts module", "--option",
               "Inside cart.py", "--recommend", "1"], 0),
-        ("", ["open-frontier", s, "--round", "1", "--decision-id", "D6"], 0),
-        ("The user answers a bare `skip`: the rest of the interview takes defaults.",
-         ["classify-reply", "--text", "skip"], 0),
+        ("", ["ask", s, "--format", "markdown"], 0),
+        ("The user answers a bare `skip`: it records no answer, and names the verb that takes "
+         "defaults for the rest.", ["!reply", "skip", "answer", s, "--tool-result", "-"], 3),
         ("A skip records its assumptions and still needs the explicit approval.",
          ["skip", s, "--reason", "the user wants a first design now", "--assumption",
           "the discount lives in a new pricing.discounts module", "--decision-id", "S1"], 0),
@@ -198,13 +206,17 @@ def run(args: argparse.Namespace) -> Outcome:
             argv = [a.replace("{first}", first) for a in argv]
             if what:
                 transcript.append(f"\n# {what}")
-            if argv[0] == "!write":
-                with open(os.path.join(target, argv[1]), "w", encoding="utf-8") as handle:
-                    handle.write(argv[2])
-                transcript.append(f"(the agent writes {argv[1]})")
+            if argv[0] == "!edit":
+                transcript.append(_edit(os.path.join(target, argv[1]), argv[1], *argv[2:]))
                 continue
-            transcript.append("$ mdgrill " + " ".join(shlex.quote(a) for a in argv))
-            code, out = _call(cli.main, argv)
+            reply = None
+            if argv[0] == "!reply":
+                reply, argv = argv[1], argv[2:]
+                transcript.append("(the user replies)\n" + "\n".join(
+                    f"  {line}" for line in reply.splitlines()))
+            transcript.append("$ mdgrill " + " ".join(shlex.quote(a) for a in argv)
+                              + (" < reply" if reply is not None else ""))
+            code, out = _call(cli.main, argv, reply)
             transcript.append(out.rstrip() if out.strip() else "")
             if code != 0:
                 transcript.append(f"(exit {code}{', as the rule says' if code == want else ''})")
@@ -224,15 +236,32 @@ def run(args: argparse.Namespace) -> Outcome:
     return Outcome({"repository": target, "steps": steps}, text, 0 if ok else 1)
 
 
-def _call(main: object, argv: list[str]) -> tuple[int, str]:
+def _edit(path: str, shown: str, old: str, new: str) -> str:
+    """A person's edit of a file (`old` replaced once by `new`), or a whole file written."""
+    if not old:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(new)
+        return f"(the agent writes {shown})"
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    if old not in text:
+        return f"(could not edit {shown}: {old!r} is not in it)"
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text.replace(old, new, 1))
+    return f"(edited {shown}: {new.splitlines()[-1].strip()!r})"
+
+
+def _call(main: object, argv: list[str], stdin: str | None = None) -> tuple[int, str]:
     buffer = io.StringIO()
-    old_out, old_err = sys.stdout, sys.stderr
+    old_out, old_err, old_in = sys.stdout, sys.stderr, sys.stdin
     sys.stdout = sys.stderr = buffer
+    if stdin is not None:
+        sys.stdin = io.StringIO(stdin + "\n")
     try:
         code = main(argv)  # type: ignore[operator]
     except Exception as exc:  # noqa: BLE001 - the demo reports a broken step and goes on
         buffer.write(f"internal error: {type(exc).__name__}: {exc}\n")
         code = 70
     finally:
-        sys.stdout, sys.stderr = old_out, old_err
+        sys.stdout, sys.stderr, sys.stdin = old_out, old_err, old_in
     return int(code), buffer.getvalue()

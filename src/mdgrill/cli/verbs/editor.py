@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from mdgrill.cli.verbs import Outcome
-from mdgrill.errors import InputError
+from mdgrill.cli.verbs import Outcome, missing_extra
 
 
 def configure(verb: str, p: argparse.ArgumentParser) -> None:
@@ -18,7 +17,6 @@ def run(args: argparse.Namespace) -> Outcome:
     try:
         from mdgrill.integrations.lsp import server
     except ImportError:
-        raise InputError("MISSING_EXTRA", "`mdgrill lsp` needs pygls: pip install "
-                         "'mdgrill[lsp]'") from None
+        raise missing_extra("lsp", "lsp", "pygls") from None
     server().start_io()
     return Outcome({"stopped": True}, "")

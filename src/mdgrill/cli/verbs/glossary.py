@@ -18,7 +18,7 @@ ROOT_GLOSSARY = "CONTEXT.md"
 def configure_term(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="action", metavar="add", required=True)
     add = sub.add_parser("add", help="add or update a glossary term", allow_abbrev=False)
-    add.add_argument("term", metavar="TERM")
+    add.add_argument("term", metavar="TERM", help="the canonical name, as the team writes it")
     add.add_argument("--definition", required=True, metavar="T", help="one or two sentences")
     add.add_argument("--avoid", action="append", metavar="A", help="a word to avoid for it "
                      "(repeat); omitted on an update: the old list stays")
@@ -27,7 +27,8 @@ def configure_term(p: argparse.ArgumentParser) -> None:
                      "(`Domain language:`)")
     add.add_argument("--context-description", metavar="T", help="when this creates the "
                      "context's CONTEXT.md: one or two sentences on what the context covers")
-    add.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
+    add.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                     help="print one JSON object on stdout")
 
 
 def glossary_path(root: str, context: str | None) -> tuple[str, str]:

@@ -185,6 +185,11 @@ def _review(args: argparse.Namespace, root: str) -> Outcome:
         out.append("")
     if not specs and not terms:
         out.append("No rounds or glossary entries were added in this range.")
+        if a == b:  # the range is empty: on the default branch, the merge base is HEAD
+            out += ["", f"The range {a[:10]}..{b[:10]} holds no commit: on the default branch "
+                    "there is nothing to compare with. Name where to start: `mdgrill review "
+                    "HEAD~5` (the last five commits), or `mdgrill report <spec folder> --html "
+                    "FILE` for one spec's whole interview."]
     result: dict[str, object] = {"range": f"{a}..{b}", "base": a, "head": b, "specs": specs,
                                  "terms": terms}
     text = "\n".join(out).rstrip() + "\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mdgrill.core.hints import spec_arg
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Block, Change, Progress, block_heading
 from mdgrill.model.record import (
@@ -45,11 +46,35 @@ def _ids(iv: dict[str, object], key: str) -> list[str]:
     return value
 
 
-def _require_status(iv: dict[str, object], verb: str, *allowed: str) -> None:
+def next_confirmation_id(iv: dict[str, object]) -> str:
+    """An ID the next `await-confirmation` takes: C1, or one past the highest C<n> the
+    interview's `asked` list holds (await-confirmation refuses an ID already there)."""
+    used = [int(i[1:]) for i in _ids(iv, "asked") if i[:1] == "C" and i[1:].isdigit()]
+    return f"C{max(used, default=0) + 1}"
+
+
+def _next_step(iv: dict[str, object], spec: str) -> str:
+    """What the interview's status lets the user do next, as commands to run."""
+    status, phase = iv["status"], iv["phase"]
+    if status == "collecting":
+        return (f"its round is still open: ask it (`mdgrill ask {spec}`) and record the reply "
+                f"(`mdgrill answer {spec} --tool-result -`); once nothing is open, present the "
+                f"approach (`mdgrill await-confirmation {spec} --decision-id "
+                f"{next_confirmation_id(iv)} --approach TEXT`)")
+    if status == "awaiting_confirmation":
+        return (f"its approach awaits the user's approval: ask the approval question "
+                f"(`mdgrill ask {spec}`) and record the selection with `mdgrill confirm`, "
+                "`mdgrill revise` or `mdgrill cancel`")
+    return (f"it is over: to change what it recorded, go back with `mdgrill reopen {spec} "
+            f"--phase {phase} --reason TEXT`; to go on, begin the next phase's interview")
+
+
+def _require_status(iv: dict[str, object], verb: str, *allowed: str, spec: str = "SPEC") -> None:
     if iv["status"] not in allowed:
         raise GateRefusal("ILLEGAL_TRANSITION",
                           f"{verb} needs an interview that is {' or '.join(allowed)}; "
-                          f"interview {iv['id']} is {iv['status']}")
+                          f"interview {iv['id']} is {iv['status']}: "
+                          f"{_next_step(iv, spec)}")
 
 
 def _current_round_block(prog: Progress, iv: dict[str, object]) -> Block | None:
@@ -66,7 +91,7 @@ def _require_open_round(prog: Progress, iv: dict[str, object], verb: str) -> Blo
         raise GateRefusal("ILLEGAL_TRANSITION",
                           f"{verb} writes into the open round, and the log's last block is not "
                           f"round {iv['round']} of {iv['phase']}: run `mdgrill open-frontier "
-                          f"SPEC --round {iv['round']} --decision-id ID` first")
+                          f"{spec_arg(prog.path)} --round {iv['round']} --decision-id ID` first")
     return block
 
 

@@ -4,6 +4,7 @@ the agent may delegate."""
 from __future__ import annotations
 
 from mdgrill.core.gate import quick_authorized
+from mdgrill.core.hints import spec_arg
 from mdgrill.core.machine.basics import (
     _close_open_round,
     _ids,
@@ -30,7 +31,7 @@ def await_confirmation(data: dict[str, object], prog: Progress, confirmation_id:
     require_id(confirmation_id, "confirmation ID")
     text = single_line(approach, "--approach")
     iv = interview_of(data)
-    _require_status(iv, "await-confirmation", "collecting")
+    _require_status(iv, "await-confirmation", "collecting", spec=spec_arg(prog.path))
     pending, asked = _ids(iv, "pending"), _ids(iv, "asked")
     if pending:
         raise GateRefusal("DECISIONS_PENDING", f"decisions {', '.join(pending)} are still "
@@ -91,7 +92,7 @@ APPROVAL_OPTIONS = [f"{APPROVE_LABEL} (Recommended)", "Revise decisions", "Cance
 def confirm(data: dict[str, object], prog: Progress, confirmation_id: str,
             source: str, reply: str | None = None) -> tuple[Change, dict[str, object]]:
     iv = interview_of(data)
-    _require_status(iv, "confirm", "awaiting_confirmation")
+    _require_status(iv, "confirm", "awaiting_confirmation", spec=spec_arg(prog.path))
     if source != CANONICAL_CONFIRMATION:
         raise GateRefusal("INVALID_CONFIRMATION_SOURCE",
                           f"confirm takes --source {CANONICAL_CONFIRMATION} (the user's explicit "
@@ -167,13 +168,14 @@ def skip(data: dict[str, object], prog: Progress, reason: str, assumptions: list
         raise InputError("ASSUMPTION_REQUIRED", "skip needs at least one --assumption: say "
                          "what you will assume in place of the skipped decisions")
     iv = interview_of(data)
-    _require_status(iv, "skip", "collecting", "awaiting_confirmation")
+    _require_status(iv, "skip", "collecting", "awaiting_confirmation", spec=spec_arg(prog.path))
     if not _ids(iv, "asked"):
         raise GateRefusal("NOTHING_ASKED",
                           f"interview {iv['id']} has asked nothing yet: a bare `skip` defaults "
                           "\"the remaining phase interview\" after the user has seen a question. "
                           "Ask the frontier first (`mdgrill open-frontier`); to bypass an "
-                          "interview entirely, the user authorizes `mdgrill mode SPEC --quick`")
+                          "interview entirely, the user authorizes `mdgrill mode "
+                          f"{spec_arg(prog.path)} --quick`")
     change = Change()
     if iv["status"] == "collecting":
         _close_open_round(prog, iv, change)
@@ -240,7 +242,7 @@ def revise(data: dict[str, object], prog: Progress,
     for node_id in ids:
         require_id(node_id)
     iv = interview_of(data)
-    _require_status(iv, "revise", "awaiting_confirmation")
+    _require_status(iv, "revise", "awaiting_confirmation", spec=spec_arg(prog.path))
     from mdgrill.model.tree import ledger_of
 
     ledger = ledger_of(prog)
@@ -317,8 +319,8 @@ def check_delegation(prog: Progress, phase: str, interview_id: str,
     if status == "bypassed_quick" and not quick_authorized(prog):
         raise GateRefusal("QUICK_NOT_AUTHORIZED",
                           "the interview is bypassed_quick, but the log holds no quick-mode "
-                          "authorization (`mdgrill mode SPEC --quick`): a hand-typed or imported "
-                          "quick flag never bypasses the gate")
+                          f"authorization (`mdgrill mode {spec_arg(prog.path)} --quick`): a "
+                          "hand-typed or imported quick flag never bypasses the gate")
     recorded_revision = iv.get("discovery_revision")
     if discovery_revision is not None and recorded_revision is not None and \
             str(recorded_revision) != str(discovery_revision):

@@ -3,6 +3,7 @@ facts, amendments, out of scope, the stop question, domain language)."""
 
 from __future__ import annotations
 
+from mdgrill.core.hints import spec_arg
 from mdgrill.core.machine.basics import (
     MAX_DECISIONS,
     _close_open_round,
@@ -70,13 +71,14 @@ def _refuse_unaskable(node_id: str, status: str | None, blocked: dict[str, list[
 
 
 def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
-                  ids: list[str], spec_hint: str = "SPEC") -> tuple[Change, dict[str, object]]:
+                  ids: list[str], spec_hint: str | None = None,
+                  ) -> tuple[Change, dict[str, object]]:
     for node_id in ids:
         require_id(node_id)
     if len(set(ids)) != len(ids):
         raise InputError("INVALID_INPUT", "--decision-id names the same ID twice")
     iv = interview_of(data)
-    _require_status(iv, "open-frontier", "collecting")
+    _require_status(iv, "open-frontier", "collecting", spec=spec_arg(prog.path))
     current = iv["round"]
     assert isinstance(current, int)
     if round_number not in (current, current + 1):
@@ -110,7 +112,7 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
 
         missing = unasked(prog, iv, frontier)
         if missing:
-            raise unasked_refusal(spec_hint, current, missing)
+            raise unasked_refusal(spec_hint or spec_arg(prog.path), current, missing)
     for node_id in new_ids:
         if node_id not in asked_set:
             asked.append(node_id)
@@ -147,6 +149,7 @@ def _answer_text(prog: Progress, decision_id: str, answer: str) -> str:
     options, recommended = node.choices() if node is not None else ([], None)
     reply = classify(answer, options, recommended)
     words = single_line(answer, "--answer")
+    spec = spec_arg(prog.path)
     if reply.kind in (CONTROL_ONLY, BARE_SKIP):
         raise GateRefusal("CONTROL_ONLY_ANSWER",
                           f"`{words}` is a {reply.kind.replace('_', ' ')} reply, not an answer "
@@ -156,14 +159,14 @@ def _answer_text(prog: Progress, decision_id: str, answer: str) -> str:
     if reply.kind == STOP:
         raise GateRefusal("STOP_REQUESTED",
                           f"`{words}` says the user is done, it answers nothing: nothing was "
-                          "recorded. Show what remains (`mdgrill frontier SPEC`); when it is "
+                          f"recorded. Show what remains (`mdgrill frontier {spec}`); when it is "
                           "due, ask Ready to build? (Ship / Keep asking / Refine a section) and "
                           "record the choice with `mdgrill record-stop`")
     if reply.kind == SKIP_DECISION:
         raise GateRefusal("SKIP_DECISION_REQUESTED",
                           f"`{words}` asks to leave {decision_id} without an answer: nothing "
                           "was recorded. Ask the user which way: place it out of scope "
-                          f"(`mdgrill out-of-scope SPEC --decision-id {decision_id} --reply "
+                          f"(`mdgrill out-of-scope {spec} --decision-id {decision_id} --reply "
                           "…`) or take a default (`mdgrill record-answer … --answer DEFAULT "
                           "--assumption …`)")
     if reply.kind == ACCEPT_RECOMMENDATION:
@@ -182,7 +185,7 @@ def record_answer(data: dict[str, object], prog: Progress, decision_id: str, ans
                   assumption: str | None, other: bool = False) -> tuple[Change, dict[str, object]]:
     require_id(decision_id)
     iv = interview_of(data)
-    _require_status(iv, "record-answer", "collecting")
+    _require_status(iv, "record-answer", "collecting", spec=spec_arg(prog.path))
     text = _answer_text(prog, decision_id, answer)
     pending = _ids(iv, "pending")
     if decision_id not in pending:
@@ -205,14 +208,14 @@ def record_answer(data: dict[str, object], prog: Progress, decision_id: str, ans
     result: dict[str, object] = {"status": "collecting", "pending": pending, "recorded": text}
     if other:
         result["next"] = (f"add the decision this `Other` answer leads to: `mdgrill node add "
-                          f"SPEC ID --title T --spawned-by {decision_id}`")
+                          f"{spec_arg(prog.path)} ID --title T --spawned-by {decision_id}`")
     return change, result
 
 
 def record_fact(data: dict[str, object], prog: Progress, text: str,
                 decision_id: str | None) -> tuple[Change, dict[str, object]]:
     iv = interview_of(data)
-    _require_status(iv, "record-fact", "collecting")
+    _require_status(iv, "record-fact", "collecting", spec=spec_arg(prog.path))
     fact = single_line(text, "the fact")
     _require_open_round(prog, iv, "record-fact")
     change = Change()
@@ -259,7 +262,8 @@ def amend(data: dict[str, object], prog: Progress, decision_id: str, answer: str
         raise GateRefusal("AMEND_AFTER_APPROVAL",
                           f"the {phase} interview {iv['id']} is {iv['status']}: its answers were "
                           f"approved as they read. To change what {decision_id} says, go back "
-                          f"with `mdgrill reopen SPEC --phase {phase} --reason TEXT` and ask "
+                          f"with `mdgrill reopen {spec_arg(prog.path)} --phase {phase} --reason "
+                          "TEXT` and ask "
                           "again (before approval, `amend` corrects wording and `revise` "
                           "reopens a decision whose substance changes)")
     from mdgrill.model.tree import DEFAULTED_ANSWER, ledger_of
@@ -296,7 +300,7 @@ def out_of_scope(data: dict[str, object], prog: Progress, decision_id: str,
     the user has explicitly placed it out of scope")."""
     require_id(decision_id)
     iv = interview_of(data)
-    _require_status(iv, "out-of-scope", "collecting")
+    _require_status(iv, "out-of-scope", "collecting", spec=spec_arg(prog.path))
     words = _require_user_words(reply, f"place {decision_id} out of scope")
     if decision_id not in _ids(iv, "asked"):
         raise GateRefusal("DECISION_NOT_ASKED",
@@ -317,7 +321,7 @@ def record_stop(data: dict[str, object], prog: Progress, choice: str,
                 section: str | None) -> tuple[Change, dict[str, object]]:
     """The user's answer to "Ready to build?": ship, keep asking, or refine a section."""
     iv = interview_of(data)
-    _require_status(iv, "record-stop", "collecting")
+    _require_status(iv, "record-stop", "collecting", spec=spec_arg(prog.path))
     _require_open_round(prog, iv, "record-stop")
     if choice == "refine" and not section:
         raise InputError("USAGE", "--choice refine names the section to refine: add --section S")
@@ -332,9 +336,10 @@ def record_stop(data: dict[str, object], prog: Progress, choice: str,
                "of scope (`out-of-scope --reply`), or `skip` with assumptions, before "
                "await-confirmation")
     elif choice == "refine":
-        nxt = f"ask the open decisions of section {section} (`mdgrill frontier SPEC`)"
+        nxt = (f"ask the open decisions of section {section} (`mdgrill frontier "
+               f"{spec_arg(prog.path)}`)")
     else:
-        nxt = "ask the next frontier (`mdgrill frontier SPEC`)"
+        nxt = f"ask the next frontier (`mdgrill frontier {spec_arg(prog.path)}`)"
     return change, {"choice": choice, "open": frontier.open, "next": nxt}
 
 
