@@ -143,6 +143,17 @@ def test_progress_line_reads_in_time(repo: Path, line: str) -> None:
     within_budget(run("status", spec, cwd=repo), (0, 1, 2))
 
 
+def test_carriage_returns_in_a_round_read_in_time(repo: Path) -> None:
+    """A run of CRs inside a recorded round, hashed with its line ends as LF (34 s before)."""
+    spec = interview(repo)
+    progress = repo / spec / ".progress.md"
+    text = progress.read_text(encoding="utf-8")
+    at = text.index("- Asked:")
+    progress.write_bytes((text[:at] + "- Note: x" + "\r" * SIZE + "x\r\r\n" + text[at:])
+                         .encode("utf-8"))
+    within_budget(run("validate", spec, cwd=repo), (0, 1, 2))
+
+
 SPECKIT_LINES = ["- Q: " + " " * SIZE + "x", "- Q: a →" + " " * SIZE + "A",
                  "### Session" + "\t" * SIZE + "x", "**Input**: User description:" + " " * SIZE]
 
