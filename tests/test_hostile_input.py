@@ -356,3 +356,16 @@ def test_export_speckit_never_follows_front_matter_out(repo: Path, target: str) 
     assert code == 2 and b"Traceback" not in err, out + err
     assert json.loads(out)["error"]["code"] == "PATH_OUTSIDE_REPOSITORY"
     assert {p: p.read_bytes() for p in before} == before
+
+
+@pytest.mark.parametrize("target", [".git/", ".git/CONTEXT.md", "docs/../.git/info/"])
+def test_term_add_never_writes_into_git_through_the_context_map(repo: Path, target: str) -> None:
+    """A CONTEXT-MAP.md path is a path from a file: the work tree, never `.git/`."""
+    (repo / "CONTEXT-MAP.md").write_text(
+        f"# Map\n\n## Contexts\n\n- [Sales]({target}): where orders come from\n")
+    git_files = sorted(p.relative_to(repo).as_posix() for p in (repo / ".git").rglob("*"))
+    code, out, err, _ = run("--json", "term", "add", "Lead", "--definition", "A maybe-buyer.",
+                            cwd=repo)
+    assert code == 2 and b"Traceback" not in err, out + err
+    assert json.loads(out)["error"]["code"] == "PATH_OUTSIDE_REPOSITORY"
+    assert sorted(p.relative_to(repo).as_posix() for p in (repo / ".git").rglob("*")) == git_files
