@@ -112,7 +112,7 @@ def test_questionnaire_heading_of_blanks_reads_in_time(repo: Path) -> None:
     """`collect` on a `### ` heading of spaces (24 s before)."""
     spec = interview(repo)
     answers = repo / "answers.md"
-    answers.write_text("### " + " " * SIZE + "x\n\n> yes\n\n### D1" + " " * SIZE
+    answers.write_text("### x" + " " * SIZE + "y\n\n> yes\n\n### D1" + " " * SIZE
                        + "\n\n> Customers\n", encoding="utf-8")
     within_budget(run("collect", spec, str(answers), cwd=repo), (0, 1, 2))
 
