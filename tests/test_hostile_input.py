@@ -369,3 +369,33 @@ def test_term_add_never_writes_into_git_through_the_context_map(repo: Path, targ
     assert code == 2 and b"Traceback" not in err, out + err
     assert json.loads(out)["error"]["code"] == "PATH_OUTSIDE_REPOSITORY"
     assert sorted(p.relative_to(repo).as_posix() for p in (repo / ".git").rglob("*")) == git_files
+
+
+def plugin_hook(tmp_path: Path, raw: str, exit_code: int) -> str:
+    """hooks/pretooluse.sh with an `mdgrill` that dies (as the budget's last resort does)."""
+    folder = tmp_path / "bin"
+    folder.mkdir(exist_ok=True)
+    for tool in ("cat", "grep", "printf", "sh"):
+        found = shutil.which(tool)
+        assert found is not None
+        if not (folder / tool).exists():
+            (folder / tool).symlink_to(found)
+    fake = folder / "mdgrill"
+    fake.write_text(f"#!/bin/sh\ncat >/dev/null\nexit {exit_code}\n")
+    fake.chmod(0o755)
+    script = Path(__file__).resolve().parent.parent / "hooks" / "pretooluse.sh"
+    proc = subprocess.run(["sh", str(script)], input=raw, text=True, capture_output=True,
+                          cwd=tmp_path, timeout=60, env={"PATH": str(folder)})
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+@pytest.mark.parametrize("spelling", ["[MDGRILL_PHASE_GATE]", "\\u005bMDGRILL_PHASE_GATE]",
+                                      "[\\u004dDGRILL\\u005fPHASE_GATE]"])
+def test_plugin_script_denies_when_mdgrill_dies_on_a_gated_call(tmp_path: Path,
+                                                                 spelling: str) -> None:
+    raw = '{"tool_name": "Task", "tool_input": {"prompt": "' + spelling + '"}}'
+    kind, reason = decision(plugin_hook(tmp_path, raw, 1).encode())
+    assert kind == "deny" and reason.startswith("mdgrill hook pretooluse failed")
+    assert plugin_hook(tmp_path, '{"tool_name": "Task", "tool_input": {"prompt": "hi"}}',
+                       1) == ""
