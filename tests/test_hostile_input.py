@@ -369,6 +369,8 @@ def test_term_add_never_writes_into_git_through_the_context_map(repo: Path, targ
     assert code == 2 and b"Traceback" not in err, out + err
     assert json.loads(out)["error"]["code"] == "PATH_OUTSIDE_REPOSITORY"
     assert sorted(p.relative_to(repo).as_posix() for p in (repo / ".git").rglob("*")) == git_files
+    code, out, err, _ = run("--json", "validate", "CONTEXT-MAP.md", cwd=repo)
+    assert code == 1 and "MAP_PATH_ESCAPES" in out.decode(), out + err
 
 
 def plugin_hook(tmp_path: Path, raw: str, exit_code: int) -> str:
