@@ -17,6 +17,7 @@ for (const line of input.split("\n")) {
       out.complexity = r.complexity.type;
       out.degree = r.complexity.degree || null;
       out.attack = r.attack ? r.attack.pattern : null;
+      out.attack_string = r.attack ? r.attack.string : null;
     } else if (r.status === "unknown" || r.status === "error") {
       out.error = r.error ? (r.error.kind + (r.error.message ? ": " + r.error.message : "")) : null;
     }

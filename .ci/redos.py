@@ -4,7 +4,10 @@ Finds each `re.<function>(pattern, ...)` call in src/ (its pattern evaluated in 
 and each compiled pattern a module or class holds after import, turns the Python syntax into
 JavaScript's, anchors it the way the code uses it (`.match` is sticky, `.fullmatch` also ends
 with `$`, everything else searches), and fails on any pattern recheck finds exponential or
-polynomial (quadratic or worse) unless ALLOWED names it with the reason it is safe.
+polynomial (quadratic or worse) when Python's own engine confirms it: recheck's attack string
+run through the pattern as the code runs it takes over CONFIRM_SECONDS. A finding Python does
+not confirm (recheck reads a `.match` that has already succeeded as if it could still fail)
+is printed as a note. ALLOWED names the rest, each with the reason it is safe.
 
 Run: `.venv/bin/python .ci/redos.py` after `npm install --prefix .ci/node recheck@4.5.0`.
 Exit 0 all linear, 1 a super-linear pattern (or one recheck could not decide), 2 no checker.
@@ -19,6 +22,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -26,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
 FUNCTIONS = {"compile", "match", "fullmatch", "search", "sub", "subn", "split", "findall",
              "finditer"}
+CONFIRM_SECONDS = 1.0
 FLAG_ARG = {"compile": 1, "match": 2, "fullmatch": 2, "search": 2, "findall": 2, "finditer": 2,
             "split": 3, "sub": 4, "subn": 4}
 
@@ -41,7 +46,30 @@ ALLOWED: dict[str, str] = {
         "quantifier at all",
     "src/mdgrill/core/reports.py:__init__":
         "an re.escape'd glossary term whose spaces become \\s+ between literal words",
+    "src/mdgrill/core/approval.py:_compile":
+        "alternations of fixed words, fullmatched on a phrase of at most _LONGEST words",
+    "src/mdgrill/core/approval.py:_APPROVE_PHASE":
+        "_compile's pattern (recheck cannot parse its `(?(v)...)` conditional): fixed words, "
+        "fullmatched on a phrase of at most _LONGEST words",
+    "src/mdgrill/model/replies.py:_NUMBER_FORMS":
+        "recheck times out on the alternation; anchored at both ends, one digit run between "
+        "optional fixed words: a failing \\Z gives back each digit once (linear)",
+    "src/mdgrill/formats/markdown.py:fence_closer":
+        "one fence closer per line start (re.M `^`): up to 3 spaces, a run of one fence "
+        "character, then blanks to the line end",
 }
+# Patterns the code applies to one line only (no line break inside), whose recheck attack
+# needs a line break: checked with the attack's line breaks taken out, as such a line would be.
+ONE_LINE: dict[str, str] = {
+    "src/mdgrill/formats/progress/lines.py:BULLET": "parse_bullets passes one line, its end cut",
+    "src/mdgrill/formats/progress/lines.py:SUB_BULLET": "parse_bullets passes one line",
+    "src/mdgrill/formats/progress/lines.py:NODE_HEADING": "a heading's title",
+    "src/mdgrill/model/tree.py:_LEDGER_LINE": "one `[^\\n]*` line _LEDGER_LINES found",
+    "src/mdgrill/integrations/speckit.py:SESSION": "a heading's text",
+    "src/mdgrill/integrations/speckit.py:_INPUT": "one line of spec.md, stripped",
+    "src/mdgrill/formats/frontmatter/subset.py:_KEY_LINE": "one front-matter line",
+}
+
 
 class Found(NamedTuple):
     where: str  # path:line, path:NAME or path:function
@@ -63,7 +91,8 @@ def main() -> int:
     for f in found:
         unique.setdefault((f.source, f.flags, f.mode), []).append(f.where)
     keys = list(unique)
-    lines = "".join(json.dumps(dict(zip(("source", "flags"), to_js(*k), strict=True))) + "\n" for k in keys)
+    lines = "".join(json.dumps(dict(zip(("source", "flags"), to_js(*k), strict=True))) + "\n"
+                    for k in keys)
     proc = subprocess.run([node, str(ROOT / ".ci" / "redos.js")], input=lines, text=True,
                           capture_output=True, timeout=1800, check=False)
     if proc.returncode != 0:
@@ -75,11 +104,25 @@ def main() -> int:
         wheres = unique[key]
         if result["status"] == "safe" or any(w in ALLOWED for w in wheres):
             continue
-        failed += 1
         what = result.get("complexity") or result.get("error") or result["status"]
         degree = f" (degree {result['degree']})" if result.get("degree") else ""
-        print(f"{', '.join(wheres)}: {what}{degree} as {key[2]}: {key[0]!r}"
-              f"\n    attack: {result.get('attack')}")
+        attack = result.get("attack_string")
+        one_line = any(w in ONE_LINE for w in wheres)
+        if one_line and isinstance(attack, str):
+            attack = attack.replace("\n", "")
+        took = python_seconds(key, attack)
+        if took is not None and took < CONFIRM_SECONDS and one_line:
+            print(f"note: {', '.join(wheres)}: one line at a time; recheck's {what} attack "
+                  f"without its line breaks reads in {took * 1000:.0f} ms")
+            continue
+        if took is not None and took < CONFIRM_SECONDS:
+            print(f"note: {', '.join(wheres)}: recheck says {what}{degree} as {key[2]}, but "
+                  f"Python reads its attack in {took * 1000:.0f} ms: {key[0]!r}")
+            continue
+        failed += 1
+        timing = "over the time limit" if took is None else f"{took:.1f} s"
+        print(f"{', '.join(wheres)}: {what}{degree} as {key[2]} ({timing} in Python): "
+              f"{key[0]!r}\n    attack: {result.get('attack')}")
     for where in unexplained:
         print(f"{where}: a pattern built at call time: check it by hand and add it to ALLOWED")
     print(f"redos: {len(keys)} patterns checked ({len(found)} uses), {failed} super-linear, "
@@ -87,51 +130,139 @@ def main() -> int:
     return 1 if failed or unexplained else 0
 
 
+class _TooSlow(Exception):
+    pass
+
+
+def python_seconds(key: tuple[str, int, str], attack: str | None) -> float | None:
+    """How long Python's engine takes on recheck's attack string, used as the code uses the
+    pattern (search means every match, as `sub`/`findall` go on); None past 3x the limit or
+    with no attack to run."""
+    import signal
+    import time
+
+    if attack is None:
+        return None
+    source, flags, mode = key
+    pattern = re.compile(source, flags)
+
+    def expire(signum: int, frame: object) -> None:
+        raise _TooSlow
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, 3 * CONFIRM_SECONDS)
+    start = time.monotonic()
+    try:
+        if mode == "match":
+            pattern.match(attack)
+        elif mode == "fullmatch":
+            pattern.fullmatch(attack)
+        else:
+            for _ in pattern.finditer(attack):
+                pass
+        return time.monotonic() - start
+    except _TooSlow:
+        return None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def collect() -> tuple[list[Found], list[str]]:
     """Every pattern of src/ with how it is used, and the call-time patterns' places."""
     files = sorted(p for p in SRC.rglob("*.py") if p.name != "__main__.py")
     trees = {path: ast.parse(path.read_text(encoding="utf-8")) for path in files}
-    used = methods_used(trees.values())
+    usage = Usage(trees)
     found: list[Found] = []
     dynamic: list[str] = []
-    seen_objects: set[tuple[str, int]] = set()
+    spaces: dict[Path, dict[str, object]] = {}
     for path, tree in trees.items():
         rel = path.relative_to(ROOT).as_posix()
         try:
-            space = vars(importlib.import_module(module_name(path)))
+            spaces[path] = vars(importlib.import_module(module_name(path)))
         except ImportError:  # an optional extra is not installed: its literals still count
-            space = {"re": re}
+            spaces[path] = {"re": re}
         for owner, call, target in calls(tree):
             function = call.func.attr  # type: ignore[attr-defined]
             try:
-                source = eval_expr(call.args[0], space)
-                flags = flag_value(call, function, space)
+                source = text_of(eval_expr(call.args[0], spaces[path]))
+                flags = flag_value(call, function, spaces[path])
             except (NameError, AttributeError, IndexError, TypeError):
-                dynamic.append(f"{rel}:{owner}")
+                made = made_by(spaces[path], owner)
+                if not made:
+                    dynamic.append(f"{rel}:{owner}")
+                found += [Found(f"{rel}:{owner}()", text_of(p), p.flags & ~re.UNICODE,
+                                "search") for p in made]
                 continue
-            if isinstance(source, bytes):
-                source = source.decode("latin-1")
-            if isinstance(source, re.Pattern):
-                flags |= source.flags
-                source = source.pattern
             mode = function if function in ("match", "fullmatch") else "search"
             if function == "compile":
-                mode = mode_of(used.get(target, set())) if target else "search"
-            found.append(Found(f"{rel}:{call.lineno}", source, flags & ~re.UNICODE, mode))
-            seen_objects.add((source, flags & ~re.UNICODE))
-        # patterns made at import time by helpers (a compile call on a local value)
+                mode = usage.mode(path, target) if target else "search"
+            found.append(Found(f"{rel}:{target or call.lineno}", source, flags & ~re.UNICODE,
+                               mode))
+    # patterns made at import time by helpers (a compile call on a local value)
+    seen = {(f.source, f.flags) for f in found}
+    for path, space in spaces.items():
+        rel = path.relative_to(ROOT).as_posix()
         for name, value in list(space.items()) + class_attributes(space):
             for pattern in value if isinstance(value, tuple) else (value,):
                 if isinstance(pattern, re.Pattern):
-                    source = pattern.pattern
-                    if isinstance(source, bytes):
-                        source = source.decode("latin-1")
-                    flags = pattern.flags & ~re.UNICODE
-                    if (source, flags) not in seen_objects:
-                        seen_objects.add((source, flags))
+                    source, flags = text_of(pattern.pattern), pattern.flags & ~re.UNICODE
+                    if (source, flags) not in seen:
+                        seen.add((source, flags))
                         found.append(Found(f"{rel}:{name}", source, flags,
-                                           mode_of(used.get(name, set()))))
+                                           usage.mode(path, name.rpartition(".")[2])))
     return found, sorted(set(dynamic))
+
+
+def made_by(space: dict[str, object], owner: str) -> list[re.Pattern[str]]:
+    """The patterns a function of no arguments builds (a cached pattern factory), else []."""
+    import inspect
+
+    function = space.get(owner)
+    if not callable(function) or owner == "<module>":
+        return []
+    try:
+        if inspect.signature(function).parameters:
+            return []
+    except (TypeError, ValueError):
+        return []
+    made = function()
+    return [p for p in (made if isinstance(made, tuple) else (made,))
+            if isinstance(p, re.Pattern) and isinstance(p.pattern, str)]
+
+
+def text_of(value: object) -> str:
+    """A pattern's source as text (bytes as Latin-1, a compiled pattern's own source)."""
+    if isinstance(value, re.Pattern):
+        value = value.pattern
+    if isinstance(value, bytes):
+        value = value.decode("latin-1")
+    if not isinstance(value, str):
+        raise TypeError(f"pattern {value!r}")
+    return value
+
+
+class Usage:
+    """Which pattern methods the code takes from a name: a private name in its own module and
+    the modules that import it by name, a public one anywhere."""
+
+    def __init__(self, trees: dict[Path, ast.Module]) -> None:
+        self.here = {path: methods_used([tree]) for path, tree in trees.items()}
+        self.anywhere = methods_used(trees.values())
+        self.importers: dict[tuple[str, str], list[Path]] = {}
+        for path, tree in trees.items():
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and node.module:
+                    for alias in node.names:
+                        self.importers.setdefault((node.module, alias.name), []).append(path)
+
+    def mode(self, path: Path, name: str) -> str:
+        if not name.startswith("_"):
+            return mode_of(self.anywhere.get(name, set()))
+        methods = set(self.here[path].get(name, set()))
+        for other in self.importers.get((module_name(path), name), []):
+            methods |= self.here[other].get(name, set())
+        return mode_of(methods)
 
 
 def module_name(path: Path) -> str:
@@ -163,18 +294,18 @@ def calls(tree: ast.Module) -> list[tuple[str, ast.Call, str | None]]:
     return out
 
 
-def methods_used(trees: object) -> dict[str, set[str]]:
-    """For each name, the pattern methods called on it anywhere in src/ (`NAME.match(...)`)."""
+def methods_used(trees: Iterable[ast.Module]) -> dict[str, set[str]]:
+    """For each name, the pattern methods taken from it (`NAME.match(...)`, or
+    `match = NAME.match`) in these trees."""
     out: dict[str, set[str]] = {}
-    for tree in trees:  # type: ignore[attr-defined]
+    for tree in trees:
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                    node.func.attr in FUNCTIONS - {"compile"}:
-                owner = node.func.value
+            if isinstance(node, ast.Attribute) and node.attr in FUNCTIONS - {"compile"}:
+                owner = node.value
                 name = owner.id if isinstance(owner, ast.Name) else \
                     owner.attr if isinstance(owner, ast.Attribute) else None
                 if name:
-                    out.setdefault(name, set()).add(node.func.attr)
+                    out.setdefault(name, set()).add(node.attr)
     return out
 
 
@@ -199,11 +330,17 @@ def eval_expr(node: ast.expr, space: dict[str, object]) -> object:
 def flag_value(call: ast.Call, function: str, space: dict[str, object]) -> int:
     for keyword in call.keywords:
         if keyword.arg == "flags":
-            return int(eval_expr(keyword.value, space))  # type: ignore[call-overload]
+            return as_flags(eval_expr(keyword.value, space))
     index = FLAG_ARG[function]
     if len(call.args) > index:
-        return int(eval_expr(call.args[index], space))  # type: ignore[call-overload]
+        return as_flags(eval_expr(call.args[index], space))
     return 0
+
+
+def as_flags(value: object) -> int:
+    if not isinstance(value, int):
+        raise TypeError(f"flags {value!r}")
+    return int(value)
 
 
 def to_js(source: str, flags: int, mode: str) -> tuple[str, str]:

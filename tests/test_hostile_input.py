@@ -112,7 +112,7 @@ def test_questionnaire_heading_of_blanks_reads_in_time(repo: Path) -> None:
     """`collect` on a `### ` heading of spaces (24 s before)."""
     spec = interview(repo)
     answers = repo / "answers.md"
-    answers.write_text("### " + " " * SIZE + "x\n\n> yes\n\n### D1" + " " * SIZE
+    answers.write_text("### x" + " " * SIZE + "y\n\n> yes\n\n### D1" + " " * SIZE
                        + "\n\n> Customers\n", encoding="utf-8")
     within_budget(run("collect", spec, str(answers), cwd=repo), (0, 1, 2))
 
@@ -141,6 +141,17 @@ def test_progress_line_reads_in_time(repo: Path, line: str) -> None:
                         encoding="utf-8")
     within_budget(run("validate", spec, cwd=repo), (0, 1, 2))
     within_budget(run("status", spec, cwd=repo), (0, 1, 2))
+
+
+def test_carriage_returns_in_a_round_read_in_time(repo: Path) -> None:
+    """A run of CRs inside a recorded round, hashed with its line ends as LF (34 s before)."""
+    spec = interview(repo)
+    progress = repo / spec / ".progress.md"
+    text = progress.read_text(encoding="utf-8")
+    at = text.index("- Asked:")
+    progress.write_bytes((text[:at] + "- Note: x" + "\r" * SIZE + "x\r\r\n" + text[at:])
+                         .encode("utf-8"))
+    within_budget(run("validate", spec, cwd=repo), (0, 1, 2))
 
 
 SPECKIT_LINES = ["- Q: " + " " * SIZE + "x", "- Q: a →" + " " * SIZE + "A",
@@ -345,3 +356,48 @@ def test_export_speckit_never_follows_front_matter_out(repo: Path, target: str) 
     assert code == 2 and b"Traceback" not in err, out + err
     assert json.loads(out)["error"]["code"] == "PATH_OUTSIDE_REPOSITORY"
     assert {p: p.read_bytes() for p in before} == before
+
+
+@pytest.mark.parametrize("target", [".git/", ".git/CONTEXT.md", "docs/../.git/info/"])
+def test_term_add_never_writes_into_git_through_the_context_map(repo: Path, target: str) -> None:
+    """A CONTEXT-MAP.md path is a path from a file: the work tree, never `.git/`."""
+    (repo / "CONTEXT-MAP.md").write_text(
+        f"# Map\n\n## Contexts\n\n- [Sales]({target}): where orders come from\n")
+    git_files = sorted(p.relative_to(repo).as_posix() for p in (repo / ".git").rglob("*"))
+    code, out, err, _ = run("--json", "term", "add", "Lead", "--definition", "A maybe-buyer.",
+                            cwd=repo)
+    assert code == 2 and b"Traceback" not in err, out + err
+    assert json.loads(out)["error"]["code"] == "PATH_OUTSIDE_REPOSITORY"
+    assert sorted(p.relative_to(repo).as_posix() for p in (repo / ".git").rglob("*")) == git_files
+    code, out, err, _ = run("--json", "validate", "CONTEXT-MAP.md", cwd=repo)
+    assert code == 1 and "MAP_PATH_ESCAPES" in out.decode(), out + err
+
+
+def plugin_hook(tmp_path: Path, raw: str, exit_code: int) -> str:
+    """hooks/pretooluse.sh with an `mdgrill` that dies (as the budget's last resort does)."""
+    folder = tmp_path / "bin"
+    folder.mkdir(exist_ok=True)
+    for tool in ("cat", "grep", "printf", "sh"):
+        found = shutil.which(tool)
+        assert found is not None
+        if not (folder / tool).exists():
+            (folder / tool).symlink_to(found)
+    fake = folder / "mdgrill"
+    fake.write_text(f"#!/bin/sh\ncat >/dev/null\nexit {exit_code}\n")
+    fake.chmod(0o755)
+    script = Path(__file__).resolve().parent.parent / "hooks" / "pretooluse.sh"
+    proc = subprocess.run(["sh", str(script)], input=raw, text=True, capture_output=True,
+                          cwd=tmp_path, timeout=60, env={"PATH": str(folder)})
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+@pytest.mark.parametrize("spelling", ["[MDGRILL_PHASE_GATE]", "\\u005bMDGRILL_PHASE_GATE]",
+                                      "[\\u004dDGRILL\\u005fPHASE_GATE]"])
+def test_plugin_script_denies_when_mdgrill_dies_on_a_gated_call(tmp_path: Path,
+                                                                 spelling: str) -> None:
+    raw = '{"tool_name": "Task", "tool_input": {"prompt": "' + spelling + '"}}'
+    kind, reason = decision(plugin_hook(tmp_path, raw, 1).encode())
+    assert kind == "deny" and reason.startswith("mdgrill hook pretooluse failed")
+    assert plugin_hook(tmp_path, '{"tool_name": "Task", "tool_input": {"prompt": "hi"}}',
+                       1) == ""

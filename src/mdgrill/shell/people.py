@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from mdgrill.shell.project import Owners
 
-_EMAIL = re.compile(r"(.*?)\s*<([^<>\s]*)>\Z")  # compiled on first use: most calls never need it
+_ADDRESS = re.compile(r"[^<>\s]*\Z")  # what `<...>` may hold
 
 
 def who(spec: store.Spec, given: str | None) -> str | None:
@@ -34,8 +34,16 @@ def author(person: str | None) -> str | None:
     """`person` as a commit author (`Name <email>`; git takes an empty email), or None."""
     if not person:
         return None
-    m = _EMAIL.match(person)
-    return person if m is not None else f"{person} <>"
+    return person if _has_address(person) else f"{person} <>"
+
+
+def _has_address(person: str) -> bool:
+    """Whether `person` ends in `<email>` (`(.*?)\\s*<([^<>\\s]*)>\\Z`, taken apart by hand: the
+    lazy name before optional blanks was quadratic on a long run of them)."""
+    opening = person.rfind("<")
+    return person.endswith(">") and opening >= 0 and \
+        _ADDRESS.match(person, opening + 1, len(person) - 1) is not None and \
+        "\n" not in person[:opening].rstrip()
 
 
 def signed(step: Callable[[Progress], tuple[Change, dict[str, object]]], person: str | None,

@@ -43,8 +43,8 @@ def from_input_error(exc: MdgrillError, path: str) -> Diagnostic:
     message = exc.message
     line = exc.line or 1
     col = 1
-    m = _PREFIX.match(message)
-    if m is not None and message.startswith(path + ":"):
+    m = _PREFIX.match(message, len(path)) if message.startswith(path + ":") else None
+    if m is not None:
         line, col = int(m.group(1)), int(m.group(2))
         message = message[m.end():]
     return error(path, line, exc.code, message, col)

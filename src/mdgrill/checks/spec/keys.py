@@ -40,4 +40,4 @@ _CLOSES_ROUND = frozenset({"round", "awaiting", "confirmed", "skipped", "revised
                           "imported"})
 # After one of these a phase's rounds count from 1 again (an import ends another tool's count).
 _NEW_SEQUENCE = frozenset({"confirmed", "skipped", "bypassed", "reset", "reopened", "imported"})
-_PREFIX = re.compile(r"(?:[^\n]*?):(\d+):(\d+): ")
+_PREFIX = re.compile(r":(\d+):(\d+): ")  # after the path that starts the message

@@ -61,9 +61,9 @@ def glossary_path(root: str, context: str | None) -> tuple[str, str]:
     target = os.path.normpath(os.path.join(root, link))
     if os.path.isdir(target) or link.endswith("/"):
         target = os.path.join(target, ROOT_GLOSSARY)
-    if not store.is_inside(target, root) or not store.is_inside(os.path.dirname(target), root):
-        raise InputError("PATH_OUTSIDE_REPOSITORY", f"{MAP}:{entry.line}: context {entry.name} "
-                         f"points outside the repository ({entry.path}): refused")
+    shown = f"{MAP}:{entry.line}: the path of context {entry.name} ({entry.path})"
+    store.require_in_work_tree(os.path.dirname(target), root, shown)  # nor into `.git/`
+    store.require_in_work_tree(target, root, shown)
     return target, entry.name
 
 

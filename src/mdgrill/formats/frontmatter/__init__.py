@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from mdgrill.formats.frontmatter.block import (
     _MISSING,
-    _TOP_KEY,
     FrontMatter,
     _trim_blank_tail,
     load,
@@ -77,7 +76,6 @@ __all__ = [
     "_SAFE_PLAIN",
     "_SAFE_PLAIN_FLOW",
     "_TOKEN",
-    "_TOP_KEY",
     "_WORD_LIST",
     "_Words",
     "_YAML11_SPECIAL",

@@ -85,9 +85,9 @@ def top_level_spans(lines: list[str], base: int) -> dict[str, tuple[int, int]]:
             current = None
         if line[0] in "#-":
             continue
-        m = _TOP_KEY.match(line)
-        if m is not None:
-            current = m.group(1) if m.group(1) is not None else m.group(2)
+        key = top_key(line)
+        if key is not None:
+            current = key
             start = i
     if current is not None:
         spans[current] = (base + start, base + _trim_blank_tail(lines, start, len(lines)))
@@ -100,4 +100,19 @@ def _trim_blank_tail(lines: list[str], start: int, end: int) -> int:
     return end
 
 
-_TOP_KEY = re.compile(r'(?:"((?:[^"\\]|\\.)*)"|([^\s#:"\'][^:]*?))[ \t]*:(?:[ \t]|$)')
+_QUOTED_KEY = re.compile(r'"((?:[^"\\]|\\.)*)"[ \t]*:(?:[ \t]|$)')
+
+
+def top_key(line: str) -> str | None:
+    """The key a top-level `key: value` line opens (a quoted key without its quotes), or None.
+    A plain key runs to the line's first colon, which a blank or the line's end must follow:
+    read by hand, where a lazy key before optional blanks was quadratic on a line of them."""
+    if line[:1] == '"':
+        m = _QUOTED_KEY.match(line)
+        return m.group(1) if m else None
+    if not line or line[0].isspace() or line[0] in "#:'":
+        return None
+    colon = line.find(":")
+    if colon < 0 or line[colon + 1:] not in ("", "\n") and line[colon + 1] not in " \t":
+        return None
+    return line[:colon].rstrip(" \t")

@@ -45,8 +45,8 @@ def render_scalar(value: object, flow: bool = False) -> str:
     if isinstance(value, float):
         return _render_float(value)
     text = str(value)
-    pattern = _SAFE_PLAIN_FLOW if flow else _SAFE_PLAIN
-    if text and pattern.match(text) and not _YAML11_SPECIAL.match(text) \
+    plain = _SAFE_PLAIN_FLOW.match(text) if flow else _SAFE_PLAIN.match(text)
+    if text and plain and not _YAML11_SPECIAL.match(text) \
             and not _INT.match(text) and not text.endswith((" ", ":")) \
             and ": " not in text and " #" not in text and "  " not in text:
         return text

@@ -79,6 +79,8 @@ def _escapes(target: str, base_depth: int) -> bool:
             depth -= 1
             if depth < 0:
                 return True
+        elif part.casefold() == ".git":
+            return True  # git's own files, not the work tree
         elif part not in ("", "."):
             depth += 1
     return False

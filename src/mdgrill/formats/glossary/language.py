@@ -10,7 +10,9 @@ from mdgrill.formats.glossary.model import Glossary
 # --------------------------------------------------------------------------- language rules
 
 _LANG_SENTENCES = re.compile(r"[.!?。！？](?=\s|$)")
-_LANG_CODE = re.compile(r"`|https?://|\b[\w.-]+/[\w./-]*\.[A-Za-z0-9]{1,5}\b|\(\)")
+# A path starts where a run of path characters starts (not at every `\b` inside one, which
+# made a long `a-a-a-...` definition quadratic)
+_LANG_CODE = re.compile(r"`|https?://|(?<![\w./-])[\w.-]+/[\w./-]*\.[A-Za-z0-9]{1,5}\b|\(\)")
 
 
 def language_rules(glossary: Glossary) -> list[Diagnostic]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from mdgrill.formats.progress.blocks import (
     _BLOCK_FLUSH,
-    _CR_RUN_LF,
     _H3,
     _H3_ANY,
     _H3_FLUSH,
@@ -88,7 +87,6 @@ __all__ = [
     "TRANSITION_WORDS",
     "TREE",
     "_BLOCK_FLUSH",
-    "_CR_RUN_LF",
     "_H3",
     "_H3_ANY",
     "_H3_FLUSH",

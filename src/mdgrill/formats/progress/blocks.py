@@ -84,7 +84,6 @@ def parse_bullets(lines: list[str], start: int, end: int,
     return entries, stray
 
 
-_CR_RUN_LF = re.compile(r"\r+\n")
 _H3 = re.compile(r" {0,3}###(?:[ \t\r\n]|\Z)")
 # `###` heading lines, each found from the newline before it
 _H3_FLUSH = re.compile(r"\n(###(?:[ \t\r][^\n]*)?)(?=\n|\Z)")
@@ -124,7 +123,9 @@ def lf_line_ends(text: str) -> str:
     so normalizing twice would change the digest."""
     text = text.replace("\r\n", "\n")
     if "\r\n" in text:
-        text = _CR_RUN_LF.sub("\n", text)
+        # each run of CRs before a LF dropped, line by line (`\r+\n` restarts at every CR)
+        parts = text.split("\n")
+        text = "\n".join([part.rstrip("\r") for part in parts[:-1]] + parts[-1:])
     return text
 
 

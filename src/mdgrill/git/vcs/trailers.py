@@ -30,11 +30,10 @@ _NULL_OIDS = frozenset((b"0" * 40, b"0" * 64))
 # Unicode line and paragraph separators, bidi overrides, and lone surrogates.
 # Patterns are strings compiled on first use (re caches them): importing stays cheap.
 _UNSAFE_CHAR = "[%\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
-_EDGE_SPACES = "^ +| +$"
 _PERCENT = rb"%([0-9A-Fa-f]{2})"
 _SUBJECT_JUNK = "[\\s\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]+"
 _TRAILER_KEY = r"[A-Za-z0-9][A-Za-z0-9-]*\Z"
-_TRAILER_LINE = r"([A-Za-z0-9][A-Za-z0-9-]*):[ \t]*(.*?)[ \t]*\Z"
+_TRAILER_HEAD = r"([A-Za-z0-9][A-Za-z0-9-]*):"  # the value is the rest, blanks stripped
 _HEX_OID = rb"(?:[0-9a-f]{40}|[0-9a-f]{64})\Z"
 _RECORD_START = rb"(?:[0-9a-f]{40}|[0-9a-f]{64})\x00"
 
@@ -47,7 +46,11 @@ def escape_value(value: str) -> str:
     """Percent-encode a trailer value so it is one line that cannot forge another trailer."""
     escaped = re.sub(_UNSAFE_CHAR, _percent, value)
     # Leading/trailing blanks would be eaten by git's message cleanup.
-    return re.sub(_EDGE_SPACES, lambda m: "%20" * len(m.group()), escaped)
+    body = escaped.strip(" ")  # edge spaces as %20, by hand (`^ +| +$` restarts at each)
+    if not body:
+        return "%20" * len(escaped)
+    lead = len(escaped) - len(escaped.lstrip(" "))
+    return "%20" * lead + body + "%20" * (len(escaped) - lead - len(body))
 
 
 def unescape_value(text: str) -> str:
@@ -99,9 +102,10 @@ def parse_trailers(message: str) -> dict[str, str]:
     if len(paragraphs) < 2:
         return result
     for line in paragraphs[-1]:
-        match = re.match(_TRAILER_LINE, line)
-        if match and match.group(1) not in result:
-            result[match.group(1)] = unescape_value(match.group(2))
+        match = re.match(_TRAILER_HEAD, line)
+        value = line[match.end():] if match else "\n"
+        if match and "\n" not in value and match.group(1) not in result:
+            result[match.group(1)] = unescape_value(value.strip(" \t"))
     return result
 
 
