@@ -52,6 +52,7 @@ def from_input_error(exc: MdgrillError, path: str) -> Diagnostic:
 
 def check_progress(prog: Progress) -> list[Diagnostic]:
     """Every problem of a parsed `.progress.md`: record, log, blocks, tree, ledger."""
+    prog.read_all_bullets()  # the checks and the ledger read every part: one pass each
     out: list[Diagnostic] = []
     out.extend(check_front_matter(prog))
     out.extend(check_sections(prog))
