@@ -16,6 +16,7 @@ from mdgrill.formats.progress import (
     Progress,
     apply_change,
     log_digest,
+    read_bullets,
     read_progress,
 )
 from mdgrill.formats.textfile import TextFile, decode
@@ -199,3 +200,34 @@ def test_greedy_bullet_patterns_read_what_the_lazy_ones_read(line: str) -> None:
     assert (lazy_sub is None) == (greedy_sub is None)
     if lazy_sub is not None and greedy_sub is not None:
         assert lazy_sub.group(2) == greedy_sub.group(2).rstrip(" \t")
+
+
+def _bullets_line_by_line(text: str) -> tuple[list[tuple[object, ...]], list[tuple[int, str]]]:
+    """The bullets as first read, one line at a time with BULLET and SUB_BULLET: the
+    reference the one-pass reading is held to."""
+    entries: list[tuple[str, str, int, list[tuple[str, int]]]] = []
+    stray: list[tuple[int, str]] = []
+    current: list[tuple[str, int]] | None = None
+    for number, raw in enumerate(text.split("\n")):
+        line = raw[:-1] if raw.endswith("\r") and number < text.count("\n") else raw
+        if not line or line.isspace():
+            continue
+        m = BULLET.match(line)
+        if m is not None:
+            current = []
+            entries.append((m.group(1).strip(), (m.group(2) or "").strip(), number, current))
+        elif current is not None and line[0] in " \t>":
+            sub = SUB_BULLET.match(line)
+            current.append((sub.group(2).rstrip(" \t") if sub else line.strip(), number))
+        else:
+            current = None
+            stray.append((number, line))
+    return [tuple(e) for e in entries], stray
+
+
+@settings(max_examples=1500, deadline=None, derandomize=True)
+@given(st.text(alphabet="-*+ \t:abAB/_*>#é\r\n\u00a0\x0b\x85\u2028", max_size=60))
+def test_bullets_read_in_one_pass_as_line_by_line(text: str) -> None:
+    entries, stray = read_bullets(text, 0, len(text), 0)
+    assert ([(e.key, e.value, e.line, e.children) for e in entries], stray) == \
+        _bullets_line_by_line(text)

@@ -49,6 +49,36 @@ def test_default_is_the_repository_root(mdgrill: Run, repo: Path) -> None:
     assert (code, err) == (0, "0 errors, 0 warnings in 2 files\n")
 
 
+
+# What no walk goes into (shell/walk.py): hidden folders, tools' folders by name, and a Python
+# environment of any name (it holds `pyvenv.cfg`, or `conda-meta` for conda's).
+SKIPPED = ("venv/lib/pkg", ".venv/lib", "node_modules/x", "__pycache__/y", "tools/myenv/lib",
+           "envs/base/lib", "site-packages/z", ".tox/py311")
+
+
+def _skipped_folders_with_broken_files(root: Path) -> None:
+    (root / "tools" / "myenv").mkdir(parents=True)
+    (root / "tools" / "myenv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (root / "envs" / "base" / "conda-meta").mkdir(parents=True)
+    for folder in SKIPPED:
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        (root / folder / ".progress.md").write_text("broken")
+        (root / folder / "CONTEXT.md").write_text("<<<<<<< ours\nx\n=======\ny\n>>>>>>> theirs\n")
+
+
+def test_validate_and_lint_skip_environments_and_tools_folders(mdgrill: Run, repo: Path) -> None:
+    make_spec(mdgrill, repo)
+    _skipped_folders_with_broken_files(repo)
+    code, out, err = mdgrill("validate", str(repo), cwd=repo)
+    assert (code, out, err) == (0, "", "0 errors, 0 warnings in 1 file\n")
+    code, out, err = mdgrill("--json", "lint", cwd=repo)
+    assert code == 0, out + err
+    assert json.loads(out)["diagnostics"] == []
+    # the same folders, named on the command line, are checked: the skip list is for walks
+    code, out, _ = mdgrill("validate", str(repo / "venv" / "lib" / "pkg"), cwd=repo)
+    assert code == 1 and "venv/lib/pkg/.progress.md" in out
+
+
 def test_walk_skips_git_node_modules_and_hidden_folders(mdgrill: Run, repo: Path) -> None:
     make_spec(mdgrill, repo)
     for hidden in ("node_modules/x", ".cache/y", ".git/z"):

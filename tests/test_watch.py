@@ -174,13 +174,18 @@ def code_is(kind: str, code: str) -> Callable[[Report], bool]:
 
 
 def test_targets_cover_progress_artifacts_glossaries_and_jetbrains_names() -> None:
-    assert target_of("/r/specs/a/.progress.md") == ("spec", "/r/specs/a")
-    assert target_of("/r/specs/a/research.md") == ("spec", "/r/specs/a")
-    assert target_of("/r/specs/a/.progress.md___jb_tmp___") == ("spec", "/r/specs/a")
-    assert target_of("/r/CONTEXT.md___jb_old___") == ("glossary", "/r/CONTEXT.md")
-    assert target_of("/r/CONTEXT-MAP.md") == ("map", "/r/CONTEXT-MAP.md")
-    assert target_of("/r/.git/x/.progress.md") is None
-    assert target_of("/r/specs/a/notes.md") is None
+    assert target_of("/r/specs/a/.progress.md", "/r") == ("spec", "/r/specs/a")
+    assert target_of("/r/specs/a/research.md", "/r") == ("spec", "/r/specs/a")
+    assert target_of("/r/specs/a/.progress.md___jb_tmp___", "/r") == ("spec", "/r/specs/a")
+    assert target_of("/r/CONTEXT.md___jb_old___", "/r") == ("glossary", "/r/CONTEXT.md")
+    assert target_of("/r/CONTEXT-MAP.md", "/r") == ("map", "/r/CONTEXT-MAP.md")
+    assert target_of("/r/specs/a/notes.md", "/r") is None
+    for skipped in (".git/x", "venv/lib", ".venv", "node_modules/p", "specs/.cache"):
+        assert target_of(f"/r/{skipped}/.progress.md", "/r") is None, skipped
+        assert target_of(f"/r/{skipped}/CONTEXT.md", "/r") is None, skipped
+    # the folders above the watched one are the user's choice, hidden or not
+    assert target_of("/h/.work/r/specs/a/.progress.md", "/h/.work/r") == \
+        ("spec", "/h/.work/r/specs/a")
 
 
 @pytest.mark.parametrize("style", sorted(STYLES))
@@ -276,6 +281,34 @@ def test_a_spec_created_while_watching_is_picked_up(running: Running, repo: Path
     save_in_place(folder / ".progress.md", BROKEN)
     problem = running.next(lambda r: r["kind"] == "problem")
     assert problem["spec"] == "specs/new/deep"
+
+
+def test_files_in_skipped_folders_are_not_watched(running: Running, repo: Path) -> None:
+    # the walk's skip list (shell/walk.py) holds for events too: a save inside a virtualenv
+    # or node_modules reports nothing; one in a spec folder does
+    for folder in ("venv/lib/pkg", "node_modules/p", ".tox/py"):
+        (repo / folder).mkdir(parents=True)
+        save_in_place(repo / folder / ".progress.md", BROKEN)
+    folder = repo / "specs" / "after"
+    folder.mkdir()
+    save_in_place(folder / ".progress.md", BROKEN)
+    problem = running.next(lambda r: r["kind"] == "problem")
+    assert problem["spec"] == "specs/after"
+    later = running.quiet(0.6)
+    assert not [r for r in later if r["kind"] in ("problem", "error", "ready")], later
+
+
+def test_once_skips_environments_of_any_name(repo: Path) -> None:
+    (repo / "tools" / "myenv").mkdir(parents=True)
+    (repo / "tools" / "myenv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    for folder in ("venv/lib", "tools/myenv/lib", "node_modules/p"):
+        (repo / folder).mkdir(parents=True, exist_ok=True)
+        (repo / folder / ".progress.md").write_text(BROKEN)
+    env = {**os.environ, "XDG_CACHE_HOME": str(repo / ".cache-test")}
+    done = subprocess.run([*MDGRILL, "--json", "watch", "--once", str(repo)], cwd=repo,
+                          text=True, capture_output=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout.splitlines()[-1])["errors"] == 0
 
 
 def test_a_deleted_file_is_reported_and_the_watch_goes_on(running: Running, repo: Path) -> None:

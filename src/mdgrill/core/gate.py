@@ -47,7 +47,7 @@ class GateProblem:
 
 def others_without_followup(prog: Progress, phase: str) -> list[tuple[str, int]]:
     """Decisions answered through `Other` in this interview with no node spawned by them."""
-    parents = {n.spawned_by for n in prog.node_index() if n.spawned_by}
+    parents = {n.spawned_by for n in prog.nodes if n.spawned_by}
     missing: list[tuple[str, int]] = []
     for block in interview_blocks(prog.blocks, phase):
         if block.kind != "round":
@@ -112,7 +112,7 @@ def problems(prog: Progress, iv: dict[str, object]) -> list[GateProblem]:
 def _open_nodes(prog: Progress, frontier: Frontier) -> list[GateProblem]:
     """Each node neither resolved nor out of scope ("advance no phase with an open
     frontier")."""
-    line_of = {n.id: n.line + 1 for n in reversed(prog.node_index(with_lines=True))}
+    line_of = {n.id: n.line + 1 for n in reversed(prog.nodes)}
     found: list[GateProblem] = []
     for node_id in frontier.open:
         if node_id in frontier.blocked:

@@ -77,12 +77,10 @@ _FLUSH = re.compile("\n" + _FLUSH_BODY % "#{1,6}")
 _FLUSH_TOP = re.compile("\n" + _FLUSH_BODY % "#(?!##)#?")
 _FLUSH_FIRST = re.compile(_FLUSH_BODY % "#{1,6}")
 _FLUSH_FIRST_TOP = re.compile(_FLUSH_BODY % "#(?!##)#?")
-# A line that opens a fence or an HTML comment; one whose `#` is indented
+# A line that opens a fence or an HTML comment, or one whose `#` is indented
 _MARKUP = r" {0,3}(?:```|~~~|<!--)"
 _UNPLAIN_NL = re.compile(rf"\n(?:{_MARKUP}| {{1,3}}#)")
 _UNPLAIN_FIRST = re.compile(rf"{_MARKUP}| {{1,3}}#")
-_MARKUP_NL = re.compile(rf"\n{_MARKUP}")
-_MARKUP_FIRST = re.compile(_MARKUP)
 
 
 def heading_text(after_hashes: str) -> str:
@@ -100,14 +98,6 @@ def _candidates(text: str, start: int, top_only: bool, end: int) -> list[re.Matc
     head = first.match(text, start, end) if start == 0 or text[start - 1] == "\n" else None
     found = list(scan.finditer(text, start, end))
     return [head, *found] if head is not None else found
-
-
-def has_markup(text: str, start: int = 0, end: int | None = None) -> bool:
-    """Whether a line in [start, end) opens a fence or an HTML comment, as the scanner reads
-    them (`start` begins a line)."""
-    end = len(text) if end is None else end
-    return _MARKUP_FIRST.match(text, start, end) is not None or \
-        _MARKUP_NL.search(text, start, end) is not None
 
 
 def is_plain(text: str, start: int = 0, end: int | None = None) -> bool:
@@ -186,6 +176,26 @@ def _flush_headings(text: str, start: int, first_line: int, top_only: bool,
         last = pos
         append(Heading(len(m.group(1)), heading_text(m.group(2)), line, pos))
     return headings
+
+
+def last_heading(text: str, start: int, end: int, level: int) -> int:
+    """Where the last heading of `level` in [start, end) starts, read from the end by the
+    pattern the forward scan uses (-1: none, or a heading of a higher rank comes after it).
+    Only for a plain text (`is_plain`: no fence or comment can hide a heading line), and
+    `start` begins a line after a line end."""
+    pos = end
+    while pos >= start:
+        at = text.rfind("\n#", max(start - 1, 0), pos)
+        if at < 0:
+            return -1
+        m = _FLUSH.match(text, at, end)
+        if m is not None:
+            if len(m.group(1)) == level:
+                return at + 1
+            if len(m.group(1)) < level:
+                return -1
+        pos = at
+    return -1
 
 
 class Section:

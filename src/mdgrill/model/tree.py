@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
-from mdgrill.formats.progress import Block, Entry, Node, NodeInfo, Progress, split_ids
-from mdgrill.model.record import ID_PATTERN, is_id
+from mdgrill.formats.progress import Block, Node, Progress, split_ids
+from mdgrill.model.record import is_id
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Sequence
+    from collections.abc import Collection, Sequence
 
 OPEN = "OPEN"
 RESOLVED = "RESOLVED"
@@ -18,7 +18,7 @@ INVESTIGATING = "INVESTIGATING"
 BATCH_SIZE = 4
 
 
-def prerequisites(node: Node | NodeInfo) -> list[str]:
+def prerequisites(node: Node) -> list[str]:
     """What a node waits for: its `Depends on` IDs and the parent it was spawned by."""
     return [*node.depends_on, *([node.spawned_by] if node.spawned_by else [])]
 
@@ -50,7 +50,7 @@ class Settled:
         self.answered = answered
         self.out_of_scope = out_of_scope
 
-    def status(self, node: Node | NodeInfo) -> str:
+    def status(self, node: Node) -> str:
         if node.id in self.out_of_scope:
             return OUT_OF_SCOPE
         if node.id in self.answered:
@@ -69,14 +69,10 @@ class Ledger(Settled):
         self.order: list[str] = []  # IDs in the order they were settled
         self.amended: dict[str, str] = {}  # ID -> the wording it had before its last amendment
         self._lines: dict[str, int] = {}
-        self._line_source: Callable[[], dict[str, int]] | None = None  # set by the fast path
 
     @property
     def answer_line(self) -> dict[str, int]:
         """0-based line of the answer that settled each ID."""
-        if self._line_source is not None:
-            self._lines = self._line_source()
-            self._line_source = None
         return self._lines
 
 
@@ -147,90 +143,16 @@ DEFAULTED_ANSWER = "(defaulted by skip: see the Skipped block's assumptions)"
 
 
 def ledger_of(prog: Progress) -> Ledger:
-    """The ledger of a spec: `read_ledger`'s rules, over the log's blocks.
-
-    The rules are read_ledger's alone. What changes is where its blocks come from: parsed
-    in full when the log has fences, comments or amendments, else built from one regex pass
-    (`_ledger_blocks`) holding only the lines the rules read, which is what makes a
-    10,000-round log cheap. The answer lines, wanted only by reports, are found again when
-    asked for. A property test holds the two sources to the same ledger.
-    """
-    fast = prog.fast_log()
-    if fast is None:
-        return read_ledger(prog.blocks)
-    text, start, end, _ = fast
-    if _AMENDED_LINE.search(text, max(start - 1, 0), end):  # rare: the exact rules read them
-        return read_ledger(prog.blocks)
-    ledger = read_ledger(_ledger_blocks(text, max(start - 1, 0), end))
-    ledger._line_source = lambda: read_ledger(prog.blocks)._lines
+    """The ledger of a spec: `read_ledger`'s rules over the log's blocks, read once per
+    parsed file (a verb asks for it more than once: the frontier, then the round's close)."""
+    ledger = _LEDGERS.get(prog)
+    if ledger is None:
+        ledger = _LEDGERS[prog] = read_ledger(prog.blocks)
     return ledger
 
 
-def _ledger_blocks(text: str, start: int, end: int) -> list[Block]:
-    """The log's round, Revised and Skipped blocks with just their ledger lines (line numbers
-    left out), from one `findall`."""
-    blocks: list[Block] = []
-    current: Block | None = None
-    for d_id, d_answer, f_value, f_id, number, head, other in \
-            _LEDGER_LINES.findall(text, start, end):
-        if d_id or f_id:
-            if current is not None:
-                current.entries.append(
-                    Entry("Decisions", f"{d_id} -> {d_answer.strip()}", 0) if d_id
-                    else Entry("Facts resolved", f_value.strip(), 0))
-            continue
-        if number or head:
-            if number:
-                kind: str | None = "round"
-            else:
-                m = _LEDGER_HEAD.match(head)
-                if m is None:
-                    continue  # `###x` is no heading: the block goes on
-                kind = "round" if m.group(1) is not None else \
-                    "revised" if m.group(2) is not None else \
-                    "skipped" if m.group(3) is not None else None
-            current = Block(kind, None, None, "", 0, 0) if kind is not None else None
-            if current is not None:
-                blocks.append(current)
-            continue
-        if other and current is not None:
-            m = _LEDGER_LINE.match(other)
-            if m is not None:
-                current.entries.append(Entry(m.group(1), (m.group(2) or "").strip(), 0))
-    return blocks
-
-
-# One tuple per log line the ledger may read, found from the newline before it (a literal
-# first character keeps `findall` at C speed): (decision ID, its answer, fact line, fact ID,
-# round number, other heading, other ledger line). The first five are the exact lines
-# mdgrill writes, already split; the last two are read by _LEDGER_HEAD and _LEDGER_LINE.
-_LEDGER_LINES = re.compile(
-    rf"\n(?:- Decisions: ({ID_PATTERN}) -> ([^\n]*)"
-    rf"|- Facts resolved: (({ID_PATTERN}) -> [^\n]*)"
-    r"|- Out of scope: none\r?(?=\n|\Z)"
-    r"|### [A-Za-z]+ Grill - Round ([0-9]+)\r?(?=\n|\Z)"
-    r"|( {0,3}###[^\n]*)"
-    r"|([-*+][ \t]+(?:\*\*)?(?i:decisions|facts resolved|out of scope|reopened|defaulted)"
-    r"[^\n]*))")
-_NONE_LINE = r"none\r?(?:\n|\Z)"
-# A ledger line (as _LEDGER_LINE reads one) in any form but the four the bulk read accepts
-_ODD_LEDGER_LINE = re.compile(
-    rf"\n(?!- (?:(?:Decisions|Facts resolved): {ID_PATTERN} -> "
-    rf"|(?:Decisions|Facts resolved|Out of scope): {_NONE_LINE}))"
-    r"[-*+][ \t]+(?:\*\*)?(?i:decisions|facts resolved|out of scope|reopened|defaulted)")
-_SETTLING = re.compile(rf"\n- (?:Decisions|Facts resolved): ({ID_PATTERN}) -> ")
-# A line that amends an answer (read by the exact rules only)
-_AMENDED_LINE = re.compile(r"\n[-*+][ \t]+(?:\*\*)?(?i:amended)")
-# A line that _LEDGER_LINE might read as `Reopened`
-_REOPENED_LINE = re.compile(r"\n[-*+][ \t]+(?:\*\*)?(?i:reopened)")
-# A heading is a round or a Revised block only in the exact form classify_block reads.
-_LEDGER_HEAD = re.compile(
-    r" {0,3}###(?:[ \t\r]+[A-Za-z]+ Grill - (?:Round ([0-9]+)|((?i:revised))|((?i:skipped)))"
-    r"(?:[ \t]+#+)?[ \t\r]*|(?:[ \t\r][^\n]*)?)\Z")
-_LEDGER_LINE = re.compile(
-    r"[-*+][ \t]+(?:\*\*)?((?i:decisions|facts resolved|out of scope|reopened|defaulted))"
-    r"(?:\*\*)?"
-    r"[ \t]*:(?:\*\*)?(?:[ \t]+([^\n]*))?\r?\Z")
+# A parsed file is never edited in place (a write makes a new one), so its ledger holds.
+_LEDGERS: WeakKeyDictionary[Progress, Ledger] = WeakKeyDictionary()
 
 
 def _settle(ledger: Ledger, node_id: str, answer: str, line: int) -> None:
@@ -264,8 +186,10 @@ class Frontier:
                 "open_subthreads": self.open_subthreads}
 
 
-def compute_frontier(nodes: Sequence[Node | NodeInfo], ledger: Settled,
+def compute_frontier(nodes: Sequence[Node], ledger: Settled,
                      required_sections: list[str], group_by_section: bool = False) -> Frontier:
+    """The frontier of a tree. A settled node's bullets are read only for its section, and
+    only when sections are required: with 10,000 nodes answered, the few open ones are read."""
     result = Frontier()
     statuses = {n.id: ledger.status(n) for n in nodes}
     result.statuses = statuses
@@ -275,15 +199,14 @@ def compute_frontier(nodes: Sequence[Node | NodeInfo], ledger: Settled,
         return statuses.get(node_id) in settled or node_id in ledger.answered \
             or node_id in ledger.out_of_scope
 
-    spawned_of = {n.id: n.spawned_by for n in nodes if n.spawned_by is not None}
     if len(statuses) != len(nodes):  # a duplicated ID (an error of its own) is listed once
         nodes = list({n.id: n for n in reversed(nodes)}.values())[::-1]
-    for node in nodes:
+    unsettled = [n for n in nodes if statuses[n.id] not in settled]
+    ready: list[Node] = []
+    for node in unsettled:
         status = statuses[node.id]
         if status == INVESTIGATING:
             result.investigating.append(node.id)
-            continue
-        if status != OPEN:
             continue
         blockers = [d for d in node.depends_on if not is_settled(d)]
         parent = node.spawned_by
@@ -292,34 +215,32 @@ def compute_frontier(nodes: Sequence[Node | NodeInfo], ledger: Settled,
         if blockers:
             result.blocked[node.id] = blockers
         else:
-            result.frontier.append(node.id)
+            ready.append(node)
     # "If the answer spawns sub-questions, prepend them to the question queue": a sub-question
     # on the frontier has a resolved parent, so it comes from an answer not yet followed up.
-    spawned = [i for i in result.frontier if spawned_of.get(i)]
-    if spawned:
-        result.frontier = spawned + [i for i in result.frontier if not spawned_of.get(i)]
+    ready = [n for n in ready if n.spawned_by] + [n for n in ready if not n.spawned_by]
+    result.frontier = [n.id for n in ready]
     if group_by_section:
         groups: dict[str, list[str]] = {}
-        section_of = {n.id: (n.section or "") for n in nodes}
-        for node_id in result.frontier:
-            groups.setdefault(section_of[node_id], []).append(node_id)
+        for node in ready:
+            groups.setdefault(node.section or "", []).append(node.id)
         for ids in groups.values():
             result.batches.extend(_chunks(ids))
     else:
         result.batches = _chunks(result.frontier)
-    for node in nodes:
+    for node in unsettled:
         parent = node.spawned_by
-        if parent is not None and statuses.get(parent) == RESOLVED and \
-                statuses[node.id] not in settled:
+        if parent is not None and statuses.get(parent) == RESOLVED:
             result.open_subthreads.setdefault(parent, []).append(node.id)
-    resolved_sections = {(n.section or "").strip().lower() for n in nodes
-                         if statuses[n.id] == RESOLVED}
-    result.unresolved_sections = [s for s in required_sections
-                                  if s.strip().lower() not in resolved_sections]
+    if required_sections:
+        resolved_sections = {(n.section or "").strip().lower() for n in nodes
+                             if statuses[n.id] == RESOLVED}
+        result.unresolved_sections = [s for s in required_sections
+                                      if s.strip().lower() not in resolved_sections]
     # The elicitation skill's "Ready to build?" question is due once every required section
     # has an entry and no sub-thread is open; approval also needs no node left open.
     result.stop_question = not result.unresolved_sections and not result.open_subthreads
-    result.open = [n.id for n in nodes if statuses[n.id] not in settled]
+    result.open = [n.id for n in unsettled]
     result.ready = result.stop_question and not result.open
     return result
 
@@ -332,71 +253,23 @@ def required_sections(data: dict[str, object]) -> list[str]:
 def spec_frontier(prog: Progress, group_by_section: bool = False,
                   ledger: Settled | None = None) -> Frontier:
     """A spec's frontier: its tree's nodes, its log's ledger, its required sections."""
-    return compute_frontier(prog.node_index(), ledger if ledger is not None else settled_of(prog),
+    return compute_frontier(prog.nodes, ledger if ledger is not None else settled_of(prog),
                             required_sections(prog.data), group_by_section)
 
 
 def frontier_ids(prog: Progress) -> list[str]:
-    """`spec_frontier(prog).frontier`, without reading the tree when every node is settled
-    (then none is open): what closing a round writes as `Frontier after round:`.
-
-    A node answered by a line in mdgrill's form stays settled whatever follows, unless a
-    Revised block reopens it: so when the log holds no reopening and every node heading's ID
-    has such a line, nothing is open, and the log's other lines need not be read.
-    """
-    ids = set(prog.node_ids())
-    canonical = _canonical_answered(prog, reopening_allowed=False)
-    if canonical is not None and not ids.difference(canonical):
+    """`spec_frontier(prog).frontier`, without reading the tree's bullets when the ledger
+    settled every node (then none is open): what closing a round writes as `Frontier after
+    round:`."""
+    ledger = ledger_of(prog)
+    if not set(prog.node_ids()).difference(ledger.answered, ledger.out_of_scope):
         return []
-    settled = settled_of(prog)
-    if not ids.difference(settled.answered, settled.out_of_scope):
-        return []
-    return spec_frontier(prog, ledger=settled).frontier
+    return spec_frontier(prog, ledger=ledger).frontier
 
 
 def settled_of(prog: Progress) -> Settled:
-    """Which IDs the log settled. Read in bulk when every line the ledger would read is one
-    of the forms mdgrill writes; otherwise (any other form, an out-of-scope ID, a reopened
-    one) the full ledger decides, in order."""
-    span = prog.log_span()
-    if span is None or not prog.plain or \
-            _ODD_LEDGER_LINE.search(prog.tf.text, span[0] - 1, span[1]) is not None:
-        return ledger_of(prog)
-    answered = _canonical_answered(prog, reopening_allowed=True)
-    return ledger_of(prog) if answered is None else Settled(answered, set())
-
-
-def _canonical_answered(prog: Progress, reopening_allowed: bool) -> set[str] | None:
-    """The IDs of the `- Decisions|Facts resolved: <ID> -> ...` lines inside round blocks of
-    a plain log (None when the body is not plain). Unless `reopening_allowed`, also None
-    when a Revised block holds a `Reopened:` line."""
-    span = prog.log_span()
-    if span is None or not prog.plain:
-        return None
-    heads = [(b.kind, b.offset) for b in prog.blocks]
-    text = prog.tf.text
-    start, end = span
-    answered: set[str] = set()
-    if start >= end:
-        return answered
-    # A line settles only inside a round block: read the runs of rounds, not the text before
-    # the first heading nor the blocks that are not rounds (few: each phase's transitions).
-    run_from = -1
-    for index, (kind, at) in enumerate(heads):
-        if kind == "round":
-            if run_from < 0:
-                run_from = at
-            continue
-        if run_from >= 0:
-            answered.update(_SETTLING.findall(text, run_from - 1, at))
-            run_from = -1
-        if kind == "revised" and not reopening_allowed:
-            block_end = heads[index + 1][1] if index + 1 < len(heads) else end
-            if _REOPENED_LINE.search(text, at, block_end) is not None:
-                return None
-    if run_from >= 0:
-        answered.update(_SETTLING.findall(text, run_from - 1, end))
-    return answered
+    """Which IDs the log settled (its ledger)."""
+    return ledger_of(prog)
 
 
 def _chunks(ids: list[str]) -> list[list[str]]:

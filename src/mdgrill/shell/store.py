@@ -286,10 +286,7 @@ def _fsync_folder(folder: str) -> None:
 
 
 def find_specs(top: str) -> list[str]:
-    """Every folder under `top` holding a `.progress.md` (skipping .git and hidden folders)."""
-    found: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(top):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "node_modules")
-        if PROGRESS in filenames:
-            found.append(dirpath)
-    return found
+    """Every folder under `top` holding a `.progress.md` (`walk.walk`'s folders)."""
+    from mdgrill.shell.walk import walk
+
+    return [folder for folder, _, files in walk(top) if PROGRESS in files]

@@ -9,9 +9,11 @@ from mdgrill.checks.spec.keys import (
     BLOCK_KEYS,
     CLOSING_KEYS,
 )
-from mdgrill.checks.spec.shapes import rounds_in_shape
 from mdgrill.diagnostics import Diagnostic, error, warning
 from mdgrill.formats.progress import Block, Progress
+from mdgrill.model.tree import split_decision
+
+_ROUND_KEYS = _BLOCK_KEYS["round"]
 
 # ---------------------------------------------------------------------------------------
 # Blocks of the log
@@ -22,18 +24,16 @@ def check_blocks(prog: Progress) -> list[Diagnostic]:
 
     mdgrill writes only well-formed blocks and seals the log with their digest, so while the
     digest matches, the bullets of 10,000 recorded rounds need no second reading (the
-    numbering and kinds of their headings are still checked). In a log nobody sealed, a run
-    of rounds in the shape the checks pass in silence (`shapes.rounds_in_shape`) is not read
-    line by line either; every other block is.
+    numbering and kinds of their headings are still checked). In a log nobody sealed,
+    every block is read.
     """
     path = prog.path
     blocks = prog.blocks
     out = _check_headings(path, [_head(b) for b in blocks])
     if prog.log_seal() is True:  # as mdgrill wrote them
         return out
-    silent = _rounds_in_shape(prog, blocks)
     for index, block in enumerate(blocks):
-        if block.kind not in BLOCK_KEYS or block.phase is None or index in silent:
+        if block.kind not in BLOCK_KEYS or block.phase is None:
             continue
         if block.kind == "round":
             nxt = blocks[index + 1].kind if index + 1 < len(blocks) else None
@@ -41,33 +41,6 @@ def check_blocks(prog: Progress) -> list[Diagnostic]:
         else:
             out.extend(_check_transition(path, block))
     return out
-
-
-def _rounds_in_shape(prog: Progress, blocks: list[Block]) -> set[int] | range:
-    """The indexes of the round blocks whose run is in shape (none when the log is not plain
-    text without CR)."""
-    fast = prog.fast_log() if prog.plain else None
-    if fast is None:
-        return set()
-    text, _, end, _ = fast
-    if text.find("\r", blocks[0].offset if blocks else end, end) >= 0:
-        return set()
-    silent: set[int] = set()
-    index = 0
-    while index < len(blocks):
-        if blocks[index].kind != "round":
-            index += 1
-            continue
-        first = index
-        while index < len(blocks) and blocks[index].kind == "round":
-            index += 1
-        after = blocks[index] if index < len(blocks) else None
-        if rounds_in_shape(text, blocks[first].offset, after.offset if after else end,
-                           after is not None and after.kind in _CLOSES_ROUND):
-            if first == 0 and after is None:
-                return range(len(blocks))
-            silent.update(range(first, index))
-    return silent
 
 
 def _head(block: Block) -> tuple[str, str | None, int | None, str, int]:
@@ -118,7 +91,8 @@ def next_round(blocks: list[Block], phase: str) -> int:
 
 def _check_round(path: str, block: Block, next_kind: str | None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    keys = [e.key.lower() for e in block.entries]
+    entries = block.entries
+    keys = [e.key.lower() for e in entries]
     if "asked" not in keys:
         # smart-ralph's rounds have no Asked line; read them, but say what mdgrill expects
         out.append(warning(path, block.line + 1, "ROUND_NO_ASKED",
@@ -127,7 +101,7 @@ def _check_round(path: str, block: Block, next_kind: str | None) -> list[Diagnos
                            "(`mdgrill open-frontier` writes it)"))
         return out
     if keys[0] != "asked":
-        first = block.entries[0]
+        first = entries[0]
         out.append(error(path, first.line + 1, "ROUND_STRUCTURE",
                          f"round {block.round} must open with its `- Asked:` line, but its first "
                          f"line is `{first.key}:`: restore the round from git (`mdgrill "
@@ -141,19 +115,20 @@ def _check_round(path: str, block: Block, next_kind: str | None) -> list[Diagnos
                              f"{', '.join('`' + k + ':`' for k in missing)}: a closed round "
                              "records all five (`none` where there is nothing); record a "
                              "correction in a new round"))
-    out.extend(_unknown_keys(path, block, "round"))
-    for entry in block.get("Decisions"):
-        if _decision_pair(entry.value) is None and entry.value.strip().lower() != "none":
+    if not _ROUND_KEYS.issuperset(keys):
+        out.extend(_unknown_keys(path, block, "round"))
+    for entry, key in zip(entries, keys, strict=True):
+        if key == "decisions" and split_decision(entry.value) is None and \
+                entry.value.strip().lower() != "none":
             out.append(warning(path, entry.line + 1, "DECISION_FORMAT",
                                f"`Decisions: {entry.value}` has no `->`: write one decision per "
                                "line as `<ID> -> <answer>`"))
-    out.extend(_stray(path, block))
+    if block.stray:
+        out.extend(_stray(path, block))
     return out
 
 
 def _decision_pair(value: str) -> tuple[str, str] | None:
-    from mdgrill.model.tree import split_decision
-
     return split_decision(value)
 
 

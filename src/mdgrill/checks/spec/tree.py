@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from mdgrill.checks.spec.front import key_line
 from mdgrill.checks.spec.keys import _NODE_KEYS, MAX_OPTIONS, MIN_OPTIONS, NODE_KEYS
-from mdgrill.checks.spec.shapes import tree_in_shape
 from mdgrill.diagnostics import Diagnostic, error, warning
-from mdgrill.formats.progress import Node, NodeInfo, Progress, split_ids
-from mdgrill.formats.progress.lines import TREE
+from mdgrill.formats.progress import Node, Progress, split_ids
 from mdgrill.model.record import TERMINAL, is_id
 from mdgrill.model.tree import prerequisites
 
@@ -16,11 +14,7 @@ from mdgrill.model.tree import prerequisites
 
 
 def check_nodes(prog: Progress) -> list[Diagnostic]:
-    """Every node's keys, references and options; duplicate IDs; loops. A tree in the shape
-    these checks pass in silence (`shapes.tree_in_shape`) is not read line by line: only
-    its IDs and references are, to rule out a loop."""
-    if _tree_in_shape(prog) and not _may_loop(prog.node_index()):
-        return []
+    """Every node's keys, references and options; duplicate IDs; loops."""
     path = prog.path
     out: list[Diagnostic] = []
     nodes = prog.nodes
@@ -41,30 +35,6 @@ def check_nodes(prog: Progress) -> list[Diagnostic]:
         out.extend(_check_node(path, node, first_of))
     out.extend(_cycles(path, nodes, first_of))
     return out
-
-
-def _tree_in_shape(prog: Progress) -> bool:
-    """Whether the tree is plain text without CR, with unique IDs, in shape."""
-    sec = prog.sections.get(TREE)
-    if sec is None or not prog.plain:
-        return sec is None
-    text = prog.tf.text
-    start, end = prog.section_offsets(sec)
-    first = text.find("\n###", start - 1, end) + 1
-    if first == 0:
-        return True  # no `###` at all: no node to check
-    ids = prog.node_ids()
-    unique = set(ids)
-    return len(unique) == len(ids) and text.find("\r", first, end) < 0 and \
-        tree_in_shape(text, first, end, unique)
-
-
-def _may_loop(nodes: list[NodeInfo]) -> bool:
-    """False when every node waits only on nodes above it (then no loop can form); true
-    otherwise, and then the exact check looks. Every reference names a node here."""
-    position = {node.id: index for index, node in enumerate(nodes)}
-    return any(position[ref] >= index for index, node in enumerate(nodes)
-               for ref in prerequisites(node))
 
 
 def _check_node(path: str, node: Node, known: dict[str, Node]) -> list[Diagnostic]:

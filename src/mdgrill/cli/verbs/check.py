@@ -134,14 +134,15 @@ def collect(paths: list[str], root_arg: str | None) -> list[_Target]:
 
 
 def walk(top: str) -> list[tuple[str, str]]:
-    """Specs and glossaries under `top`, skipping .git, node_modules and hidden folders."""
+    """Specs and glossaries under `top`, in the folders `shell.walk` goes through."""
+    from mdgrill.shell.walk import walk as walk_folders
+
     found: list[tuple[str, str]] = []
-    for dirpath, dirnames, filenames in os.walk(top):
+    for dirpath, dirnames, filenames in walk_folders(top):
         for name in dirnames:
             if name in KNOWN_NAMES:  # a folder where a file should be: reported as such
                 found.append((kind_of(name), os.path.join(dirpath, name)))
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".")
-                             and d != "node_modules" and d not in KNOWN_NAMES)
+        dirnames[:] = [d for d in dirnames if d not in KNOWN_NAMES]
         for name in KNOWN_NAMES:
             if name in filenames:
                 found.append((kind_of(name), os.path.join(dirpath, name)))

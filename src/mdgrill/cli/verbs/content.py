@@ -138,7 +138,7 @@ def _node_add(args: argparse.Namespace) -> Outcome:
     salt = f"{git_identity(spec.root) or ''}\0{time.time_ns()}" if given is None else ""
 
     def step(prog: Progress) -> tuple[Change, dict[str, object]]:
-        known = {n.id for n in prog.node_index()}
+        known = set(prog.node_ids())
         node_id = given if given is not None else new_node_id(title, salt, known)
         if node_id in known:
             raise InputError("DUPLICATE_ID", f"the design tree already has {node_id}: IDs are "

@@ -209,10 +209,10 @@ def _glossaries(root: str) -> tuple[list[tuple[str, Glossary]], list[Diagnostic]
 
     found: list[tuple[str, Glossary]] = []
     diagnostics: list[Diagnostic] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".")
-                             and d not in ("node_modules", "venv", "__pycache__"))
-        for name in sorted(filenames):
+    from mdgrill.shell.walk import walk
+
+    for dirpath, _, filenames in walk(root):
+        for name in filenames:
             if not (name.startswith("CONTEXT") and name.endswith(".md")):
                 continue
             path = os.path.join(dirpath, name)

@@ -189,7 +189,7 @@ def _update(args: argparse.Namespace, spec: store.Spec, path: str, raw: bytes,
                              "sessions, which would end it")
         answered, _ = _answered(prog)
         known = {(speckit.same(q), speckit.same(a)) for q, a in answered}
-        taken = {n.id for n in prog.node_index()}
+        taken = set(prog.node_ids())
         sessions, skipped = _sessions(feature, known, taken)
         result: dict[str, object] = {
             "spec": spec.rel_folder, "path": spec.rel_progress, "spec_md": rel_md,

@@ -219,7 +219,7 @@ def skip(data: dict[str, object], prog: Progress, reason: str, assumptions: list
 def _dependents(prog: Progress, ids: list[str], answered: set[str]) -> list[str]:
     """Answered decisions that depend on `ids`, directly or through each other."""
     children: dict[str, list[str]] = {}
-    for node in prog.node_index():
+    for node in prog.nodes:
         for parent in prerequisites(node):
             children.setdefault(parent, []).append(node.id)
     found: list[str] = []
@@ -250,7 +250,7 @@ def revise(data: dict[str, object], prog: Progress,
     dependents = [d for d in _dependents(prog, named, set(ledger.answered)) if d not in named]
     reopened = named + dependents
     reopened_set = set(reopened)
-    index = {n.id: n for n in prog.node_index()}
+    index = {n.id: n for n in prog.nodes}
     ask_now: list[str] = []
     for node_id in named:
         node = index.get(node_id)

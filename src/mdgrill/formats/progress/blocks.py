@@ -6,13 +6,10 @@ from __future__ import annotations
 import re
 from hashlib import sha256
 
-from mdgrill.formats.markdown import (
-    heading_text,
-)
 from mdgrill.formats.progress.lines import (
     ARTIFACT_WORDS,
     BLOCK_HEADING,
-    BULLET,
+    BULLET_LINE,
     LEGACY_HEADING,
     SUB_BULLET,
     TRANSITION_WORDS,
@@ -20,17 +17,6 @@ from mdgrill.formats.progress.lines import (
     Entry,
 )
 from mdgrill.formats.schema import HEADING_WORD, PHASE_OF_WORD
-
-_PHASES_SEEN: dict[str, str | None] = {}
-
-
-def _phase_of(word: str) -> str | None:
-    """The phase a heading's word names (`Requirements` -> requirements), memoized."""
-    try:
-        return _PHASES_SEEN[word]
-    except KeyError:
-        phase = _PHASES_SEEN[word] = PHASE_OF_WORD.get(word.lower())
-        return phase
 
 
 def classify_block(title: str, line: int, end: int) -> Block:
@@ -51,66 +37,55 @@ def classify_block(title: str, line: int, end: int) -> Block:
     return Block("unknown", None, None, title, line, end)
 
 
-def parse_bullets(lines: list[str], start: int, end: int,
-                  base: int = 0) -> tuple[list[Entry], list[tuple[int, str]]]:
-    """`- Key: value` bullets with nested bullets/continuations; other lines are stray.
+def line_tokens(text: str, start: int, end: int) -> list[tuple[str, str, str]]:
+    """One BULLET_LINE token per line of text[start:end] (`start` begins a line); a line end
+    is LF, or CRLF read as LF. A text ending in a line end has one more, empty, token."""
+    if text.find("\r", start, end) >= 0:
+        # one CR before each LF dropped, as the line's end: the lines stay where they were
+        return BULLET_LINE.findall(text[start:end].replace("\r\n", "\n"))
+    return BULLET_LINE.findall(text, start, end)
 
-    Line numbers in the result are `base` + the index in `lines`.
-    """
+
+def read_bullets(text: str, start: int, end: int,
+                 first_line: int) -> tuple[list[Entry], list[tuple[int, str]]]:
+    """The `- Key: value` bullets of text[start:end] (which begins line `first_line`)."""
+    return bullets(line_tokens(text, start, end), first_line)
+
+
+def bullets(tokens: list[tuple[str, str, str]],
+            first_line: int) -> tuple[list[Entry], list[tuple[int, str]]]:
+    """The bullets of a part from its lines' tokens (the first is line `first_line`), with
+    their nested bullets and continuation lines; every other non-blank line is stray. A
+    blank line does not end the entry above it: a nested bullet after one still belongs."""
     entries: list[Entry] = []
     stray: list[tuple[int, str]] = []
     current: Entry | None = None
-    match = BULLET.match
+    line = first_line - 1
     sub_match = SUB_BULLET.match
-    for i in range(start, min(end, len(lines))):
-        text = lines[i]  # content() inlined: this loop runs once per line of the log
-        if text.endswith("\n"):
-            text = text[:-2] if text.endswith("\r\n") else text[:-1]
-        if not text or text.isspace():
-            continue
-        m = match(text)
-        if m is not None:
-            key, value = m.groups()
-            current = Entry(key.strip(), value.strip() if value else "", base + i)
+    for key, value, other in tokens:
+        line += 1
+        if key:
+            current = Entry(key.strip(), value.strip(), line)
             entries.append(current)
+        elif not other or other.isspace():
             continue
-        if current is not None and text[0] in " \t>":
-            sub = sub_match(text)
-            current.children.append(((sub.group(2).rstrip(" \t") if sub else text.strip()),
-                                     base + i))
-            continue
-        current = None
-        stray.append((base + i, text))
+        elif current is not None and other[0] in " \t>":
+            sub = sub_match(other)
+            current.children.append((sub.group(2).rstrip(" \t") if sub else other.strip(),
+                                     line))
+        else:
+            current = None
+            stray.append((line, other))
     return entries, stray
 
 
-_H3 = re.compile(r" {0,3}###(?:[ \t\r\n]|\Z)")
-# `###` heading lines, each found from the newline before it
-_H3_FLUSH = re.compile(r"\n(###(?:[ \t\r][^\n]*)?)(?=\n|\Z)")
-_H3_ANY = re.compile(r"\n( {0,3}###(?:[ \t\r][^\n]*)?)(?=\n|\Z)")
-# The same lines with `### <Phase> Grill - Round <N>` split into (title, phase word, number)
-_BLOCK_FLUSH = re.compile(r"\n(?:### (([A-Za-z]+) Grill - Round ([0-9]+))\r?(?=\n|\Z)"
-                    r"|(###(?:[ \t\r][^\n]*)?)(?=\n|\Z))")
-_H3_INDENTED = re.compile(r"\n {1,3}###(?:[ \t\r\n]|\Z)")
+def parse_bullets(lines: list[str], start: int, end: int,
+                  base: int = 0) -> tuple[list[Entry], list[tuple[int, str]]]:
+    """read_bullets over lines [start, end) of a file split by `split_lines`; line numbers
+    in the result are `base` + the index in `lines`."""
+    text = "".join(lines[start:end])
+    return read_bullets(text, 0, len(text), base + start)
 
-
-def _last_h3(text: str, start: int, end: int) -> int:
-    """Offset of the last `### ` heading line in [start, end), or -1 (no fences in between)."""
-    pos = end
-    while pos > start:
-        pos = text.rfind("###", start, pos)
-        if pos < 0:
-            return -1
-        line_start = max(text.rfind("\n", start, pos) + 1, start)
-        if _H3.match(text, line_start) is not None:
-            return line_start
-        pos = line_start
-    return -1
-
-
-def _heading_text(raw: str) -> str:
-    """The text of a `###` heading line."""
-    return heading_text(raw.strip(" \t\r")[3:])
 
 
 def normalize_log(text: str) -> str:

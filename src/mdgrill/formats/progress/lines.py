@@ -28,9 +28,16 @@ BLOCK_HEADING = re.compile(
 LEGACY_HEADING = re.compile(r"(?P<phase>[A-Za-z]+) Interview(?: \(from [^)]*\))?\Z")
 # Greedy groups, trimmed by the caller: a lazy `(.*?)[ \t]*\Z` backtracks once per character
 # (the key can only differ by trailing spaces, since neither `:` nor `*` may be in it).
-BULLET = re.compile(
-    r"[-*+][ \t]+(?:\*\*)?([A-Za-z][A-Za-z0-9 /_-]*)(?:\*\*)?[ \t]*:(?:\*\*)?(?:[ \t]+(.*))?\Z")
+_KEY = r"[-*+][ \t]+(?:\*\*)?([A-Za-z][A-Za-z0-9 /_-]*)(?:\*\*)?[ \t]*:(?:\*\*)?"
+BULLET = re.compile(_KEY + r"(?:[ \t]+(.*))?\Z")
 SUB_BULLET = re.compile(r"([ \t]+)[-*+][ \t]+(.*)\Z")
+# The grammar of a line under a `###` heading, as one pattern so a part is read in one
+# C-speed pass (`blocks.read_bullets`): (key, value) of a `- Key: value` bullet, as BULLET
+# reads one, else ("", "", the line). The other lines are told apart by their first
+# character (SUB_BULLET for a nested bullet).
+# Each match ends after its line's LF (or at the end), so the next begins a line: no `^`
+# with re.M, which the engine tries at every position.
+BULLET_LINE = re.compile(rf"(?:{_KEY}(?:[ \t]+([^\n]*))?(?![^\n])|([^\n]*))\n?")
 
 TRANSITION_WORDS = {
     "awaiting confirmation": "awaiting", "confirmed": "confirmed", "revised": "revised",
@@ -105,7 +112,7 @@ class Bulleted:
 class Block(Bulleted):
     """A `### <Phase> Grill - ...` block of the log (or a legacy/unknown one)."""
 
-    __slots__ = ("kind", "phase", "round", "title", "line", "end", "offset")
+    __slots__ = ("kind", "phase", "round", "title", "line", "end", "offset", "stop")
 
     def __init__(self, kind: str, phase: str | None, round_number: int | None, title: str,
                  line: int, end: int, offset: int = -1) -> None:
@@ -120,6 +127,7 @@ class Block(Bulleted):
         self.line = line  # heading line, 0-based
         self.end = end  # first line after the block
         self.offset = offset  # where its heading line starts in the text (-1: not known)
+        self.stop = -1  # where its text stops (set by the reader that made it)
 
     def get(self, key: str) -> list[Entry]:
         k = key.lower()
@@ -145,7 +153,7 @@ class Option:
 class Node(Bulleted):
     """A design tree node `### <ID>: <title>` and its bullets."""
 
-    __slots__ = ("id", "title", "line", "end", "offset", "_options", "_first")
+    __slots__ = ("id", "title", "line", "end", "offset", "stop", "_options", "_first")
 
     def __init__(self, node_id: str, title: str, line: int, end: int, offset: int = -1) -> None:
         Bulleted.__init__(self)
@@ -154,6 +162,7 @@ class Node(Bulleted):
         self.line = line
         self.end = end
         self.offset = offset  # where its heading line starts in the text (-1: not known)
+        self.stop = -1  # where its text stops (set by the reader that made it)
         self._options: list[Option] | None = None
         self._first: dict[str, str] | None = None  # key -> value of its first entry
 
@@ -205,34 +214,6 @@ class Node(Bulleted):
         return f"Node({self.id!r}, {self.title!r}, line={self.line})"
 
 
-class NodeInfo:
-    """What the frontier needs of a node: its ID, section, dependencies and parent."""
-
-    __slots__ = ("id", "line", "section", "depends_on", "spawned_by", "investigating")
-
-    def __init__(self, node_id: str, line: int, section: str | None = None,
-                 depends_on: list[str] | None = None, spawned_by: str | None = None,
-                 investigating: str | None = None) -> None:
-        self.id = node_id
-        self.line = line
-        self.section = section
-        self.depends_on = depends_on or []
-        self.spawned_by = spawned_by
-        self.investigating = investigating
-
-    def __repr__(self) -> str:
-        return f"NodeInfo({self.id!r}, line={self.line})"
-
-
-# A node heading's ID in a plain tree, as _NODE_TUPLES reads it
-_NODE_ID_H3 = re.compile(rf"\n###[ \t\r]+({ID_PATTERN})[^\S\n]*:")
-# One tuple per line the frontier reads of the tree: (###, node ID, key, value); a heading's
-# ID is what NODE_HEADING would read from its title.
-_NODE_TUPLES = re.compile(
-    rf"^(?:( {{0,3}}###)(?:[ \t\r]+({ID_PATTERN})[^\S\n]*:[^\n]*|(?:[ \t\r][^\n]*)?)"
-    r"|[-*+][ \t]+(?:\*\*)?((?i:section|depends on|spawned by|investigating))(?:\*\*)?"
-    r"[ \t]*:(?:\*\*)?(?:[ \t]+([^\n]*))?\r?)$", re.M)
-
 def split_ids(value: str | None) -> list[str]:
     """`D1, D2` -> [D1, D2]; `none`/empty -> []; `D4 -> the user's words` -> [D4]."""
     if value is None:
@@ -240,5 +221,10 @@ def split_ids(value: str | None) -> list[str]:
     text = value.split(" -> ", 1)[0].strip()
     if not text or text.lower() in ("none", "-", "n/a"):
         return []
-    parts = text.split(",") if ";" not in text else re.split(r"[,;]", text)
+    if ";" not in text:
+        if "," not in text:
+            return [text]  # one ID, as most lines name
+        parts = text.split(",")
+    else:
+        parts = re.split(r"[,;]", text)
     return [part.strip() for part in parts if part.strip()]

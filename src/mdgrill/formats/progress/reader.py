@@ -9,48 +9,42 @@ from mdgrill.formats import frontmatter as frontmatter_io
 from mdgrill.formats.markdown import (
     Heading,
     Section,
+    heading_text,
     is_plain,
+    last_heading,
     refuse_conflict,
     scan_headings,
     sections,
 )
-from mdgrill.formats.markdown import has_markup as markdown_has_markup
 from mdgrill.formats.progress.blocks import (
-    _BLOCK_FLUSH,
-    _H3_ANY,
-    _H3_FLUSH,
-    _H3_INDENTED,
-    _PHASES_SEEN,
-    _heading_text,
-    _last_h3,
-    _phase_of,
+    bullets,
     classify_block,
     lf_line_ends,
+    line_tokens,
     normalize_log,
-    parse_bullets,
+    read_bullets,
 )
 from mdgrill.formats.progress.lines import (
-    _NODE_ID_H3,
-    _NODE_TUPLES,
     KNOWN_SECTIONS,
     LOG,
     NODE_HEADING,
     TREE,
     Block,
+    Bulleted,
     Node,
-    NodeInfo,
     section_key,
-    split_ids,
 )
-from mdgrill.formats.textfile import TextFile, split_lines
+from mdgrill.formats.textfile import TextFile
 
 
 class Progress:
     """A parsed `.progress.md`: front matter data, headings, sections, blocks, nodes.
 
-    Construction reads the front matter and the H1/H2 skeleton only; every heading, the
-    blocks and the nodes are read on first use, so a verb that appends to the last block of
-    a 10,000-round log never walks the other 9,999.
+    One grammar, read in depths: construction reads the front matter and the H1/H2
+    skeleton; a section's `###` parts (the log's blocks, the tree's nodes) are read from its
+    headings on first use, and each part reads its bullets (`read_bullets`) when first asked
+    for them, so a verb that appends to the last block of a 10,000-round log reads one
+    block's lines, and a check of every block reads each once.
     """
 
     def __init__(self, tf: TextFile, path: str) -> None:
@@ -84,13 +78,9 @@ class Progress:
                     self.sections[key] = sec
         self._headings: list[Heading] | None = None
         self._blocks: list[Block] | None = None
-        self._markup: dict[str, bool] = {}
         self._nodes: list[Node] | None = None
-        self._tree_parts: list[Section] | None = None
+        self._parts: dict[str, list[tuple[str, int, int, int, int]]] = {}
         self._lines: list[str] | None = None
-        self._tree_text: tuple[list[str], int] | None = None
-        self._tree_heads: list[Heading] | None = None
-        self._index: list[NodeInfo] | None = None
         self._log_hash: object = None
         self._log_text: str | None = None
 
@@ -214,272 +204,123 @@ class Progress:
 
     @property
     def blocks(self) -> list[Block]:
-        """The log's blocks, the one way to read them.
-
-        The headings are read on first use, by the cheapest scan the body allows (one regex
-        pass for a plain body; the exact heading scan when it has fences or comments); each
-        block reads its own bullets when they are first asked for, so a check of 10,000
-        headings does not parse 10,000 blocks.
-        """
+        """The log's blocks, from its headings; each reads its bullets on first use, so a
+        check of 10,000 headings does not parse 10,000 blocks."""
         if self._blocks is None:
-            self._blocks = self._read_blocks()
+            self._blocks = []
+            read = self._read_part
+            for title, line, end, offset, stop in self._section_parts(LOG):
+                block = classify_block(title, line, end)
+                block.offset, block.stop, block._read = offset, stop, read
+                self._blocks.append(block)
         return self._blocks
 
     def last_block(self) -> Block | None:
-        """The last block of the log (found from the end of the log when nothing is read)."""
-        if self._blocks is not None or self._headings is not None:
+        """The last block of the log (only its bullets are read). In a plain body it is
+        found from the end of the log, so appending to a 10,000-round log reads one block."""
+        sec = self.sections.get(LOG)
+        if self._blocks is not None or not self.plain or sec is None:
             blocks = self.blocks
             return blocks[-1] if blocks else None
-        span = self.log_span()
-        if span is None:
-            return None
         text = self.tf.text
-        start, end = span
-        if self.has_markup(LOG):
-            self.headings  # noqa: B018 - fences or comments in the log: take the exact path
-            return self.last_block()
-        at = _last_h3(text, start, end)
+        start, end = self._section_offsets(sec)
+        at = last_heading(text, start, end, 3)
         if at < 0:
             return None
-        eol = text.find("\n", at)
-        eol = end if eol < 0 or eol > end else eol
-        title = _heading_text(text[at:eol])
+        eol = text.find("\n", at, end)
         line = text.count("\n", 0, at)
-        block = classify_block(title, line, self.sections[LOG].end)
-        block.offset = at
-        tail = split_lines(text[at:end])
-        block.entries, block.stray = parse_bullets(tail, 1, len(tail), base=line)
+        block = classify_block(heading_text(text[at + 3:end if eol < 0 else eol]), line, sec.end)
+        block.offset, block.stop, block._read = at, end, self._read_part
         return block
 
-    def has_markup(self, section: str) -> bool:
-        """Whether a section holds a fence or an HTML comment (then only the exact scan will do)."""
-        found = self._markup.get(section)
-        if found is None:
-            sec = self.sections.get(section)
-            found = False
-            if sec is not None and not self.plain:
-                found = markdown_has_markup(self.tf.text, *self._section_offsets(sec))
-            self._markup[section] = found
-        return found
+    def _section_parts(self, key: str) -> list[tuple[str, int, int, int, int]]:
+        """The `###` parts of a known section (read once): each part's title, its heading's
+        line, the line after its last, where its heading line starts and where it stops."""
+        parts = self._parts.get(key)
+        if parts is None:
+            parts = self._parts[key] = self._read_parts(key)
+        return parts
 
-    def _h3_lines(self, section: str) -> list[tuple[int, int, str]]:
-        """(offset, 0-based line, title) of each `###` heading of a section without markup."""
-        sec = self.sections[section]
-        start, end = self._section_offsets(sec)
-        text = self.tf.text
-        found: list[tuple[int, int, str]] = []
-        line = sec.start
-        last = start
-        count = text.count
-        # From the newline before the section's first line; headings indented by 1-3 spaces
-        # are rare, and a pattern that allows them runs four times slower.
-        scan = _H3_FLUSH if self.plain or _H3_INDENTED.search(text, start - 1, end) is None \
-            else _H3_ANY
-        for m in scan.finditer(text, start - 1, end):
-            pos = m.start() + 1
-            line += count("\n", last, pos)
-            last = pos
-            found.append((pos, line, _heading_text(m.group(1))))
-        return found
-
-    def fast_log(self) -> tuple[str, int, int, int] | None:
-        """(text, start, end, first line) of the log when regex scanners may read it as text
-        (it has no fence or comment), else None."""
-        if LOG not in self.sections or self.has_markup(LOG):
-            return None
-        start, end = self._section_offsets(self.sections[LOG])
-        return self.tf.text, start, end, self.sections[LOG].start
-
-    def _read_blocks(self) -> list[Block]:
-        sec = self.sections.get(LOG)
+    def _read_parts(self, key: str) -> list[tuple[str, int, int, int, int]]:
+        sec = self.sections.get(key)
         if sec is None:
             return []
-        if self._headings is None and self.plain:
-            blocks = self._scan_blocks(sec)
-        elif self._headings is None and not self.has_markup(LOG):
-            heads = self._h3_lines(LOG)
-            ends = [line for _, line, _ in heads[1:]] + ([sec.end] if heads else [])
-            blocks = []
-            for (at, line, title), end in zip(heads, ends, strict=True):
-                block = classify_block(title, line, end)
-                block.offset = at
-                blocks.append(block)
-        else:
-            offsets = {h.line: h.offset for h in self.headings if h.level == 3}
-            subs = sections(self.headings, 3, self.total_lines, (sec.start, sec.end))
-            blocks = []
-            for sub in subs:
-                block = classify_block(sub.title, sub.heading_line, sub.end)
-                block.offset = offsets.get(sub.heading_line, -1)
-                blocks.append(block)
-        for block in blocks:
-            block._read = self._read_entries
-        return blocks
-
-    def _scan_blocks(self, sec: Section) -> list[Block]:
-        """The log's blocks of a plain body, from one regex pass over its `###` lines (the
-        round headings split by the pattern itself), with their lines counted between."""
         start, end = self._section_offsets(sec)
-        text = self.tf.text
-        count = text.count
-        seen = _PHASES_SEEN
-        blocks: list[Block] = []
-        append = blocks.append
-        line = sec.start
-        last = start
-        for m in _BLOCK_FLUSH.finditer(text, start - 1, end):
-            at = m.start() + 1
-            line += count("\n", last, at)
-            last = at
-            title, word, number, other = m.groups()
-            if title:
-                phase = seen.get(word)
-                append(Block("round", phase if phase is not None else _phase_of(word),
-                             int(number), title, line, sec.end, at))
-            else:
-                block = classify_block(_heading_text(other), line, sec.end)
-                block.offset = at
-                append(block)
-        for block, after in zip(blocks, blocks[1:], strict=False):
-            block.end = after.line
-        return blocks
+        if self._headings is not None:
+            heads = [h for h in self._headings if sec.start <= h.line < sec.end]
+        else:
+            # A section starts outside any fence or comment (its `##` would not be a heading
+            # otherwise): scanning it alone reads what the whole body's scan would.
+            heads = scan_headings(self.tf.text, start, sec.start, end=end,
+                                  plain=True if self.plain else None)
+        # as sections(heads, 3, ...) splits them: no `#` or `##` is inside a known section
+        parts: list[tuple[str, int, int, int, int]] = []
+        append = parts.append
+        current: Heading | None = None
+        for head in heads:
+            if head.level > 3:
+                continue
+            if current is not None:
+                append((current.text, current.line, head.line, current.offset, head.offset))
+            current = head
+        if current is not None:
+            append((current.text, current.line, sec.end, current.offset, end))
+        return parts
 
-    def _read_entries(self, block: Block) -> None:
-        block.entries, block.stray = parse_bullets(self.lines, block.line + 1, block.end)
+    def _read_part(self, part: Bulleted) -> None:
+        """Read the bullets under a block's or a node's heading (its `_read`)."""
+        assert isinstance(part, (Block, Node))
+        text = self.tf.text
+        body = text.find("\n", part.offset, part.stop) + 1
+        if body == 0:  # the heading is the part's only line
+            part.entries, part.stray = [], []
+            return
+        part.entries, part.stray = read_bullets(text, body, part.stop, part.line + 1)
+
+    def read_all_bullets(self) -> None:
+        """Read the bullets of every block and node, in one pass over each section's lines
+        (what reading them one by one gives, without a call per part)."""
+        for key, parts in ((LOG, self.blocks), (TREE, self.nodes)):
+            sec = self.sections.get(key)
+            unread: list[Bulleted] = [part for part in parts if part._entries is None]
+            if sec is None or not unread:
+                continue
+            start, end = self._section_offsets(sec)
+            tokens = line_tokens(self.tf.text, start, end)
+            base = sec.start
+            for part in unread:
+                assert isinstance(part, (Block, Node))
+                part.entries, part.stray = bullets(tokens[part.line + 1 - base:part.end - base],
+                                                   part.line + 1)
 
     # -- the design tree -------------------------------------------------------------------
 
     @property
     def nodes(self) -> list[Node]:
+        """The tree's nodes, from its headings; each reads its bullets on first use."""
         if self._nodes is None:
-            self._nodes = self._read_nodes()
+            self._nodes = []
+            match = NODE_HEADING.match
+            for title, line, end, offset, stop in self._section_parts(TREE):
+                m = match(title)
+                if m is not None:
+                    node = Node(m.group(1), m.group(2).strip(), line, end, offset)
+                    node.stop, node._read = stop, self._read_part
+                    self._nodes.append(node)
         return self._nodes
 
     def node_headings_without_id(self) -> list[Section]:
-        sec = self.sections.get(TREE)
-        if sec is None:
-            return []
-        return [s for s in self._tree_sections() if NODE_HEADING.match(s.title) is None]
-
-    def _tree_sections(self) -> list[Section]:
-        """The `###` parts of the design tree (read once)."""
-        if self._tree_parts is None:
-            sec = self.sections[TREE]
-            self._tree_parts = sections(self._tree_headings(), 3, self.total_lines,
-                                        (sec.start, sec.end))
-        return self._tree_parts
-
-    def _tree_headings(self) -> list[Heading]:
-        """The headings of the design tree only (not the 10,000 of the log after it)."""
-        if self._headings is not None:
-            return self._headings
-        if self._tree_heads is None:
-            self._tree_heads = self._scan_tree_headings()
-        return self._tree_heads
-
-    def _scan_tree_headings(self) -> list[Heading]:
-        sec = self.sections[TREE]
-        head = next(h for h in self.skeleton if h.line == sec.heading_line)
-        start, end = self._section_offsets(sec)
-        if start >= end:
-            return [head]
-        return [head] + scan_headings(self.tf.text, start, sec.heading_line + 1, end=end,
-                                      plain=True if self.plain else None)
-
-    def _read_nodes(self) -> list[Node]:
-        """The tree's nodes from its headings; each reads its bullets on first use."""
-        sec = self.sections.get(TREE)
-        if sec is None:
-            return []
-        offsets = {h.line: h.offset for h in self._tree_headings()}
-        nodes = []
-        for sub in self._tree_sections():
-            m = NODE_HEADING.match(sub.title)
-            if m is None:
-                continue
-            node = Node(m.group(1), m.group(2).strip(), sub.heading_line, sub.end,
-                        offsets.get(sub.heading_line, -1))
-            node._read = self._read_node_entries
-            nodes.append(node)
-        return nodes
-
-    def _read_node_entries(self, node: Node) -> None:
-        lines, base = self._tree_lines()
-        node.entries, node.stray = parse_bullets(lines, node.line + 1 - base, node.end - base,
-                                                 base)
-
-    def _tree_lines(self) -> tuple[list[str], int]:
-        """The lines of the design tree and the line number of the first (split once): the
-        tree's own lines, as splitting a 10,000-round log after it would cost more."""
-        if self._lines is not None:
-            return self._lines, 0
-        if self._tree_text is None:
-            sec = self.sections[TREE]
-            start, end = self._section_offsets(sec)
-            self._tree_text = (split_lines(self.tf.text[start:end]), sec.start)
-        return self._tree_text
-
-    def node_index(self, with_lines: bool = False) -> list[NodeInfo]:
-        """The tree's nodes with only what the frontier needs, read without parsing every line
-        (`line` is -1 unless `with_lines`)."""
-        if not with_lines:
-            if self._index is None:
-                self._index = self._read_index(False)
-            return self._index
-        return self._read_index(True)
-
-    def _read_index(self, with_lines: bool) -> list[NodeInfo]:
-        if self.has_markup(TREE) or TREE not in self.sections:
-            return [NodeInfo(n.id, n.line, n.section, n.depends_on, n.spawned_by,
-                             n.investigating) for n in self.nodes]
-        sec = self.sections[TREE]
-        start, end = self._section_offsets(sec)
-        text = self.tf.text
-        nodes: list[NodeInfo] = []
-        current: NodeInfo | None = None
-        seen: set[str] = set()
-        for head, node_id, key, value in _NODE_TUPLES.findall(text, start, end):
-            if head:
-                current = NodeInfo(node_id, -1) if node_id else None
-                seen = set()
-                if current is not None:
-                    nodes.append(current)
-                continue
-            if current is None:
-                continue
-            key = key.lower()
-            if key in seen:
-                continue  # Node.first(): the first entry with a key wins
-            seen.add(key)
-            value = value.strip()
-            if key == "section":
-                current.section = value
-            elif key == "depends on":
-                current.depends_on = split_ids(value)
-            elif key == "spawned by":
-                ids = split_ids(value)
-                current.spawned_by = ids[0] if ids else None
-            else:
-                current.investigating = value
-        if with_lines:
-            lines = [line for line, title in self._tree_h3()
-                     if NODE_HEADING.match(title) is not None]
-            for node, line in zip(nodes, lines, strict=True):
-                node.line = line
-        return nodes
+        return [Section(title, 3, line, line + 1, end)
+                for title, line, end, _, _ in self._section_parts(TREE)
+                if NODE_HEADING.match(title) is None]
 
     def node_ids(self) -> list[str]:
-        """The tree's node IDs, read from the headings alone when the body is plain."""
-        sec = self.sections.get(TREE)
-        if sec is None:
-            return []
-        if not self.plain:
-            return [n.id for n in self.node_index()]
-        start, end = self._section_offsets(sec)
-        return _NODE_ID_H3.findall(self.tf.text, start - 1, end)
-
-    def _tree_h3(self) -> list[tuple[int, str]]:
-        return [(line, title) for _, line, title in self._h3_lines(TREE)]
+        """The tree's node IDs (read from the headings alone)."""
+        if self._nodes is not None:
+            return [n.id for n in self._nodes]
+        match = NODE_HEADING.match
+        return [m.group(1) for title, _, _, _, _ in self._section_parts(TREE)
+                if (m := match(title)) is not None]
 
     def node(self, node_id: str) -> Node | None:
         return next((n for n in self.nodes if n.id == node_id), None)

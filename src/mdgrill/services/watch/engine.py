@@ -15,6 +15,7 @@ from mdgrill.diagnostics import Diagnostic
 from mdgrill.errors import InputError, MdgrillError
 from mdgrill.shell import store
 from mdgrill.shell.drift import changed_diagnostic, sha_now, stale_approval, stale_message
+from mdgrill.shell.walk import skipped_folder
 
 if TYPE_CHECKING:
 
@@ -30,7 +31,6 @@ from mdgrill.services.watch.targets import (
     MISSING_GRACE,
     QUESTIONNAIRE,
     QUESTIONS,
-    SKIP_DIRS,
     SPEC,
     display,
     find_targets,
@@ -145,13 +145,13 @@ class Watcher:
 
     def notify(self, path: str) -> None:
         """A file-system event touched `path`: make its target due after the debounce."""
-        target = target_of(path)
+        target = target_of(path, self.top)
         if target is not None:
             self._schedule(target, self.debounce)
 
     def notify_dir(self, path: str) -> None:
         """A folder appeared (created or moved in): look for targets inside it."""
-        if not any(part in SKIP_DIRS for part in path.split(os.sep)):
+        if not skipped_folder(path, self.top):
             self._schedule((DIR, path), self.debounce)
 
     def _schedule(self, key: tuple[str, str], delay: float) -> None:
