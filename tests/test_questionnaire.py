@@ -106,9 +106,15 @@ def test_a_control_only_answer_stays_open_and_is_reported(tmp_path: Path) -> Non
     path = repo / QUESTIONS
     path.write_text(path.read_text(encoding="utf-8").replace("- Other: ", "- Other: ok", 1),
                     encoding="utf-8")
-    done = ok(repo, env, "collect", SPEC)
-    assert done["recorded"] == {} or "D1" not in done["recorded"]  # type: ignore[operator]
+    before = (repo / SPEC / ".progress.md").read_bytes()
+    code, done = run(repo, env, "collect", SPEC)
+    # refused as `answer` refuses it (exit 3, the same code), and nothing is written
+    assert code == 3 and done["recorded"] == {}
+    assert done["refused"]["D1"]["code"] == "CONTROL_ONLY_ANSWER"  # type: ignore[index]
     assert "D1" in done["open"]  # type: ignore[operator]
+    assert (repo / SPEC / ".progress.md").read_bytes() == before
+    # the person's words stay in the file, beside the questions still open (nothing lost)
+    assert "- Other: ok" in path.read_text(encoding="utf-8")
 
 
 def test_the_whole_interview_answered_from_the_file(tmp_path: Path) -> None:

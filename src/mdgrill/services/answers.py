@@ -160,7 +160,13 @@ def collect(spec: store.Spec, person: str | None, source: str | None = None) -> 
     out.done = record_reply(spec, filled.answers, person, pending)
     if source is not None:
         return out
-    rest = questionnaire_text(spec)
+    if out.done.refused:
+        # keep what was refused as the person wrote it: taking it out would lose their answer
+        from mdgrill.core.questionnaire import without
+
+        rest: str | None = without(text, set(out.done.recorded))
+    else:
+        rest = questionnaire_text(spec)
     if not store.still(path, raw):
         return out  # saved again meanwhile: that save is the person's, and is kept
     if rest is None:

@@ -75,7 +75,9 @@ def _collect(spec: store.Spec, args: argparse.Namespace) -> Outcome:
         still = got.get("open")
         count = len(still) if isinstance(still, list) else 0
         return Outcome(got.data, f"{shown}: nothing answered yet ({count} open)")
-    return Outcome(got.data, "\n".join(report_lines(got.done)))
+    # as `answer`: exit 3 when the gate refused every answer the file gave
+    return Outcome(got.data, "\n".join(report_lines(got.done)),
+                   0 if got.recorded or not got.refused else 3)
 
 
 def _ask(spec: store.Spec, args: argparse.Namespace) -> Outcome:

@@ -1,0 +1,409 @@
+"""One rule, every way in (issue 29): each gate rule gives the same refusal code, and writes
+nothing, through every entry point that records what a person said.
+
+"A rule lives in exactly one function of `services/`, and every entry point [...] reaches it
+through that function. If two entry points can give different answers to the same input, the
+design is wrong, not the test." (CONVENTIONS.md). The table below is rule x entry point; an
+entry point found in the code without a row fails `test_every_entry_point_has_a_row`.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import json
+import os
+import queue
+import re
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+from test_reliability import MDGRILL, make_repo
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+SRC = CHECKOUT / "src" / "mdgrill"
+SPEC = "specs/a"
+QUESTION = "Q1 - D1: Who?"  # how `ask` words D1 for the question tool
+
+
+class Op(NamedTuple):
+    """What the entry point is asked to do: record `answer` to `decision` (kind `record`),
+    place it out of scope with `answer` as the user's words, or begin the interview."""
+
+    kind: str
+    decision: str = "D1"
+    answer: str = ""
+
+
+class Rule(NamedTuple):
+    code: str
+    base: str  # "asked": D1 asked in round 1; "fresh": no interview yet
+    prepare: Callable[[Path], None]
+    op: Op
+
+
+def _owners(repo: Path) -> None:
+    (repo / ".mdgrill.yaml").write_text("owners:\n  sections:\n    Money: [carol@example.com]\n",
+                                        encoding="utf-8")
+
+
+def _context_changed(repo: Path) -> None:
+    (repo / SPEC / "research.md").write_text("# Research\nOpaque sessions after all.\n",
+                                             encoding="utf-8")
+
+
+def _quick_by_hand(repo: Path) -> None:
+    progress = repo / SPEC / ".progress.md"
+    progress.write_text(progress.read_text(encoding="utf-8").replace("mode: interactive",
+                                                                      "mode: quick"),
+                        encoding="utf-8")
+
+
+def _nothing(repo: Path) -> None:
+    pass
+
+
+RULES: dict[str, Rule] = {
+    # `.mdgrill.yaml` owners: "`owners.sections.<section>`" (docs/contract.md)
+    "owners": Rule("NOT_AN_OWNER", "asked", _owners, Op("record", "D1", "Everyone")),
+    # "the helper re-reads those sources and recomputes the digest at every gate"
+    "freshness": Rule("CONTEXT_STALE", "asked", _context_changed,
+                      Op("record", "D1", "Everyone")),
+    # an answer to a decision of the frontier that this round did not ask
+    "frontier not asked": Rule("DECISION_NOT_PENDING", "asked", _nothing,
+                               Op("record", "D2", "Now")),
+    # "a control-only reply [...] is not an answer"
+    "control-only reply": Rule("CONTROL_ONLY_ANSWER", "asked", _nothing,
+                               Op("record", "D1", "ok")),
+    # "Only exact `--quick` authorization may bypass the interview"
+    "quick mode not authorized": Rule("QUICK_NOT_AUTHORIZED", "fresh", _quick_by_hand,
+                                      Op("begin")),
+    # out of scope is the user's call: their own words, not a control reply
+    "out of scope needs the user's words": Rule("CONTROL_ONLY_ANSWER", "asked", _nothing,
+                                                Op("out_of_scope", "D1", "ok")),
+}
+
+# The entry points that record what a person said, and the modules that are them: a module
+# that reaches the recording services (or runs the CLI in-process) must be listed here.
+ENTRY_MODULES: dict[str, set[str]] = {
+    "mdgrill.cli.verbs.interview": {"cli"},
+    "mdgrill.cli.verbs.rounds": {"answer", "collect"},
+    "mdgrill.services.watch.engine": {"watch"},
+    "mdgrill.integrations.lsp": {"lsp"},
+    "mdgrill.cli.verbs.serve": {"mcp"},
+    "mdgrill.api": {"library"},
+}
+ENTRY_POINTS = sorted(set().union(*ENTRY_MODULES.values()))
+# Modules that reach them but are no entry point of their own, and why.
+NOT_ENTRY_POINTS = {
+    "mdgrill.cli.verbs.demo": "it runs the CLI's own verbs (cli.main) on a scripted, "
+                              "throw-away repository: the `cli` row covers them",
+}
+
+# The services an entry point records through, and the modules that are that layer itself.
+RECORDING = ("mdgrill.services.interview", "mdgrill.services.rounds",
+             "mdgrill.services.answers", "mdgrill.api", "mdgrill.cli.main")
+LAYER = {"mdgrill.services.interview", "mdgrill.services.rounds", "mdgrill.services.answers",
+         "mdgrill.services.status", "mdgrill.cli.main", "mdgrill.__main__", "mdgrill"}
+
+# A cell without a case says why the entry point cannot express the operation at all.
+_ROUND_ONLY = "it answers only the questions of the open round: it cannot name another"
+_NO_VERB = "it records answers only; it has no way to {}"
+NOT_APPLICABLE: dict[tuple[str, str], str] = {
+    **{("frontier not asked", e): _ROUND_ONLY for e in ("answer", "collect", "watch", "lsp")},
+    **{("quick mode not authorized", e): _NO_VERB.format("begin an interview")
+       for e in ("answer", "collect", "watch", "lsp")},
+    **{("out of scope needs the user's words", e): _NO_VERB.format("place a decision out of "
+                                                                    "scope")
+       for e in ("answer", "collect", "watch", "lsp")},
+}
+CASES = [(rule, entry) for rule in RULES for entry in ENTRY_POINTS
+         if (rule, entry) not in NOT_APPLICABLE]
+
+
+# -- the registry ---------------------------------------------------------------------------
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    return found
+
+
+def entry_modules_in_code() -> set[str]:
+    """Every module outside the recording layer that reaches it (function-level imports too)."""
+    return {_module_name(p) for p in SRC.rglob("*.py")
+            if _module_name(p) not in LAYER and _imports(p) & set(RECORDING)}
+
+
+def test_every_entry_point_has_a_row() -> None:
+    # a new way in (a hook that records, a second server) fails here until the table has it
+    assert entry_modules_in_code() == set(ENTRY_MODULES) | set(NOT_ENTRY_POINTS)
+    for rule in RULES:
+        for entry in ENTRY_POINTS:
+            assert (rule, entry) in CASES or (rule, entry) in NOT_APPLICABLE, (rule, entry)
+    assert len(CASES) == len(RULES) * len(ENTRY_POINTS) - len(NOT_APPLICABLE)
+
+
+def test_no_second_route_to_the_state_machine() -> None:
+    # "there is no second route to `machine.record_answer`" (issue 29)
+    callers = {_module_name(p) for p in SRC.rglob("*.py")
+               if re.search(r"machine\.(record_answer|out_of_scope)\(",
+                            p.read_text(encoding="utf-8"))}
+    assert callers == {"mdgrill.services.interview"}
+
+
+# -- the bases ------------------------------------------------------------------------------
+
+def _mdgrill(repo: Path, env: dict[str, str], *argv: str,
+             stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*MDGRILL, "--json", *argv], cwd=repo, env=env, input=stdin,
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def bases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, dict[str, str]]]:
+    made: dict[str, tuple[Path, dict[str, str]]] = {}
+    for name in ("fresh", "asked"):
+        repo, env = make_repo(tmp_path_factory.mktemp(name))
+        steps = [["init", SPEC, "--goal", "Promo codes"],
+                 ["node", "add", SPEC, "D1", "--title", "Who?", "--section", "Money",
+                  "--option", "Everyone", "--option", "Members", "--recommend", "1"],
+                 ["node", "add", SPEC, "D2", "--title", "When?", "--option", "Now",
+                  "--option", "Later", "--recommend", "1"]]
+        if name == "asked":
+            steps += [["begin-interview", SPEC, "--phase", "requirements", "--interview-id",
+                       "r1"],
+                      ["open-frontier", SPEC, "--round", "1", "--decision-id", "D1"],
+                      ["questionnaire", SPEC]]
+        (repo / SPEC).mkdir(parents=True)
+        (repo / SPEC / "research.md").write_text("# Research\nJWT sessions.\n",
+                                                 encoding="utf-8")
+        for argv in steps:
+            proc = _mdgrill(repo, env, *argv)
+            assert proc.returncode == 0, (argv, proc.stdout, proc.stderr)
+        made[name] = repo, env
+    return made
+
+
+def _copy(base: tuple[Path, dict[str, str]], into: Path) -> tuple[Path, dict[str, str]]:
+    repo, env = base
+    target = into / "repo"
+    shutil.copytree(repo, target, symlinks=True)
+    return target, env
+
+
+def _filled_text(repo: Path, answer: str) -> str:
+    """questions.md with `answer` written as D1's `Other:` (the person's own words)."""
+    text = (repo / SPEC / "questions.md").read_text(encoding="utf-8")
+    assert "- Other:" in text
+    return re.sub(r"(?m)^- Other:.*$", f"- Other: {answer}", text, count=1)
+
+
+def _filled(repo: Path, answer: str) -> Path:
+    path = repo / SPEC / "questions.md"
+    path.write_text(_filled_text(repo, answer), encoding="utf-8")
+    return path
+
+
+# -- the entry points -----------------------------------------------------------------------
+
+def _error_code(proc: subprocess.CompletedProcess[str]) -> str:
+    payload = json.loads(proc.stdout)
+    assert payload["ok"] is False, payload
+    return str(payload["error"]["code"])
+
+
+def _refused_code(payload: dict[str, object], decision: str) -> str:
+    refused = payload["refused"]
+    assert isinstance(refused, dict) and decision in refused, payload
+    assert payload["recorded"] == {}, payload
+    return str(refused[decision]["code"])
+
+
+def via_cli(repo: Path, env: dict[str, str], op: Op) -> str:
+    if op.kind == "record":
+        argv = ["record-answer", SPEC, "--decision-id", op.decision, "--answer", op.answer]
+    elif op.kind == "out_of_scope":
+        argv = ["out-of-scope", SPEC, "--decision-id", op.decision, "--reply", op.answer]
+    else:
+        argv = ["begin-interview", SPEC, "--phase", "requirements", "--interview-id", "r1"]
+    proc = _mdgrill(repo, env, *argv)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    return _error_code(proc)
+
+
+def via_answer(repo: Path, env: dict[str, str], op: Op) -> str:
+    proc = _mdgrill(repo, env, "answer", SPEC, "--tool-result", "-",
+                    stdin=json.dumps({"answers": {QUESTION: op.answer}}))
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    return _refused_code(json.loads(proc.stdout), op.decision)
+
+
+def via_collect(repo: Path, env: dict[str, str], op: Op) -> str:
+    _filled(repo, op.answer)
+    proc = _mdgrill(repo, env, "collect", SPEC)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    return _refused_code(json.loads(proc.stdout), op.decision)
+
+
+def via_watch(repo: Path, env: dict[str, str], op: Op) -> str:
+    proc = subprocess.Popen([*MDGRILL, "--json", "watch", str(repo)], cwd=repo, env=env,
+                            text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    reports: queue.Queue[dict[str, object]] = queue.Queue()
+
+    def pump() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            reports.put(json.loads(line))
+    threading.Thread(target=pump, daemon=True).start()
+
+    def wait(kind: str) -> dict[str, object]:
+        end = time.monotonic() + 30
+        while True:
+            report = reports.get(timeout=max(end - time.monotonic(), 0.01))
+            if report["kind"] == kind:
+                return report
+    try:
+        wait("started")
+        path = repo / SPEC / "questions.md"
+        saved = path.with_name(".questions.md.tmp")
+        saved.write_text(_filled_text(repo, op.answer), encoding="utf-8")
+        saved.replace(path)  # an editor's save
+        return _refused_code(wait("recorded"), op.decision)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def via_mcp(repo: Path, env: dict[str, str], op: Op) -> str:
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    if op.kind == "record":
+        name, arguments = "record_answer", {"spec": SPEC, "decision_id": op.decision,
+                                            "answer": op.answer}
+    elif op.kind == "out_of_scope":
+        name, arguments = "out_of_scope", {"spec": SPEC, "decision_id": op.decision,
+                                           "reply": op.answer}
+    else:
+        name, arguments = "begin_interview", {"spec": SPEC, "phase": "requirements",
+                                              "interview_id": "r1"}
+
+    async def call() -> dict[str, object]:
+        params = StdioServerParameters(command=MDGRILL[0], args=[*MDGRILL[1:], "mcp"],
+                                       env=env, cwd=str(repo))
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            reply = await session.call_tool(name, arguments)
+            text = next(c.text for c in reply.content if getattr(c, "type", "") == "text")
+            result: dict[str, object] = json.loads(text)
+            return result
+
+    payload = asyncio.run(call())
+    assert payload["ok"] is False, payload
+    return str(payload["error"]["code"])  # type: ignore[index]
+
+
+def via_lsp(repo: Path, env: dict[str, str], op: Op) -> str:
+    from lsprotocol import types
+    from pygls.lsp.client import BaseLanguageClient
+
+    path = _filled(repo, op.answer)
+
+    async def run() -> object:
+        client = BaseLanguageClient("mdgrill-tests", "1")
+        await client.start_io(MDGRILL[0], *MDGRILL[1:], "lsp", "--stdio", env=env,
+                              cwd=str(repo))
+        await client.initialize_async(types.InitializeParams(
+            capabilities=types.ClientCapabilities()))
+        client.initialized(types.InitializedParams())
+        uri, text = path.as_uri(), path.read_text(encoding="utf-8")
+        client.text_document_did_open(types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="markdown", version=1,
+                                                 text=text)))
+        at = next(i for i, line in enumerate(text.split("\n")) if line.startswith("- Other:"))
+        where = types.Range(types.Position(at, 0), types.Position(at, 0))
+        actions = await client.text_document_code_action_async(types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), range=where,
+            context=types.CodeActionContext(diagnostics=[])))
+        assert actions, "no code action on a filled slot"
+        action = actions[0]
+        assert isinstance(action, types.Command)
+        result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+            command=action.command, arguments=action.arguments))
+        await client.shutdown_async(None)
+        client.exit(None)
+        await client.stop()
+        return result
+
+    message = str(asyncio.run(run()))
+    found = re.search(rf"not recorded {op.decision}: ([A-Z_]+):", message)
+    assert found is not None, message
+    return found.group(1)
+
+
+def via_library(repo: Path, env: dict[str, str], op: Op) -> str:
+    import mdgrill
+
+    spec = mdgrill.Spec.open(repo / SPEC)
+    with pytest.raises(mdgrill.GateRefusal) as refused:
+        if op.kind == "record":
+            spec.record_answer(op.decision, op.answer)
+        elif op.kind == "out_of_scope":
+            spec.out_of_scope(op.decision, reply=op.answer)
+        else:
+            spec.begin_interview(phase="requirements", interview_id="r1")
+    return refused.value.code
+
+
+RUNNERS: dict[str, Callable[[Path, dict[str, str], Op], str]] = {
+    "cli": via_cli, "answer": via_answer, "collect": via_collect, "watch": via_watch,
+    "mcp": via_mcp, "lsp": via_lsp, "library": via_library}
+
+
+def test_every_entry_point_has_a_runner() -> None:
+    assert sorted(RUNNERS) == ENTRY_POINTS
+
+
+@pytest.mark.parametrize(("rule", "entry"), CASES, ids=[f"{r}|{e}" for r, e in CASES])
+def test_the_rule_holds_on_every_way_in(rule: str, entry: str, tmp_path: Path,
+                                        bases: dict[str, tuple[Path, dict[str, str]]],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    if entry == "mcp":
+        pytest.importorskip("mcp", reason="the MCP SDK is the `mcp` extra (.[dev])")
+    if entry == "lsp":
+        pytest.importorskip("pygls", reason="pygls is the `lsp` extra (.[dev])")
+    case = RULES[rule]
+    repo, env = _copy(bases[case.base], tmp_path)
+    case.prepare(repo)
+    if entry == "library":  # the library runs here: the same clean git environment
+        for name in [k for k in os.environ if k.startswith("GIT_")]:
+            monkeypatch.delenv(name)
+        for name in ("HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM"):
+            monkeypatch.setenv(name, env[name])
+    progress = repo / SPEC / ".progress.md"
+    before = progress.read_bytes()
+
+    code = RUNNERS[entry](repo, env, case.op)
+
+    assert code == case.code
+    assert progress.read_bytes() == before  # nothing written
+    questions = repo / SPEC / "questions.md"
+    if entry in ("collect", "watch", "lsp"):  # the refused answer is kept for the person
+        assert f"- Other: {case.op.answer}" in questions.read_text(encoding="utf-8")
