@@ -14,7 +14,7 @@ from mdgrill.errors import GateRefusal, InputError, MdgrillError
 if TYPE_CHECKING:
     from mdgrill.api import Spec
     from mdgrill.diagnostics import Diagnostic
-    from mdgrill.services.interview import Result
+    from mdgrill.services.result import Result
     from mdgrill.services.rounds import Answered, Asked
 
 __version__ = "0.1.0"
@@ -23,7 +23,7 @@ __all__ = ["Answered", "Asked", "Diagnostic", "GateRefusal", "InputError", "Mdgr
 
 # Loaded on first use: `import mdgrill.cli.main` runs this file, and a verb should not pay
 # for the services it does not call.
-_LAZY = {"Spec": "mdgrill.api", "Result": "mdgrill.services.interview",
+_LAZY = {"Spec": "mdgrill.api", "Result": "mdgrill.services.result",
          "Asked": "mdgrill.services.rounds", "Answered": "mdgrill.services.rounds",
          "Diagnostic": "mdgrill.diagnostics"}
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from mdgrill.services import interview, rounds
+from mdgrill.services import artifact as artifact_gate
+from mdgrill.services import content, interview, rounds
 from mdgrill.services import status as reading
 from mdgrill.shell import store
 
 if TYPE_CHECKING:
     from mdgrill.diagnostics import Diagnostic
-    from mdgrill.services.interview import Result
+    from mdgrill.services.result import Result
     from mdgrill.services.rounds import Answered, Asked
 
 
@@ -36,6 +37,16 @@ class Spec:
         root when it cannot be found from the path."""
         return cls(store.resolve_spec(os.fspath(path),
                                       os.fspath(root) if root is not None else None))
+
+    @classmethod
+    def init(cls, path: str | os.PathLike[str], *, goal: str, title: str | None = None,
+             required_sections: list[str] | None = None, phase: str = "start",
+             root: str | os.PathLike[str] | None = None) -> Spec:
+        """Create the spec's `.progress.md` (never over an existing one) and open it."""
+        where, _ = content.init(os.fspath(path), goal=goal, title=title,
+                                required_sections=required_sections, phase=phase,
+                                root=os.fspath(root) if root is not None else None)
+        return cls(where)
 
     @property
     def folder(self) -> str:
@@ -61,6 +72,14 @@ class Spec:
         """One screen on the spec, as `mdgrill status --json` gives it."""
         return reading.status(self._where)
 
+    def tree(self, *, format: str = "text") -> Result:
+        """The design tree: `["nodes"]`, and `["text"]` drawn as text or Mermaid."""
+        return reading.tree(self._where, format=format)
+
+    def ledger(self, *, new: bool = False) -> Result:
+        """The settled decisions (E1 … En); `new`: those the last round settled."""
+        return reading.ledger(self._where, new=new)
+
     def validate(self) -> list[Diagnostic]:
         """Its diagnostics, as `mdgrill validate SPEC` finds them (empty when valid)."""
         return reading.validate(self._where)
@@ -81,7 +100,26 @@ class Spec:
         """What a reply to one decision is: an option, substantive, control_only, ..."""
         return interview.classify_reply(text, spec=self._where, decision_id=decision_id)
 
+    def frontier(self, *, group: str | None = None) -> Result:
+        """The open, unblocked decisions in batches of at most four."""
+        return content.frontier(self._where, group=group)
+
     # -- the interview ------------------------------------------------------------------------
+
+    def add_node(self, node_id: str | None = None, *, title: str, section: str | None = None,
+                 depends_on: list[str] | None = None, spawned_by: str | None = None,
+                 options: list[str] | None = None, recommend: int | None = None,
+                 evidence: str | None = None, investigating: str | None = None,
+                 recommendation: str | None = None, rationale: str | None = None,
+                 tradeoffs: str | None = None, consequences: str | None = None) -> Result:
+        """Add a decision to the design tree (`node add`): 2 to 4 options, `recommend` the
+        recommended one's number (1-based)."""
+        return content.add_node(self._where, node_id=node_id, title=title, section=section,
+                                depends_on=depends_on, spawned_by=spawned_by, options=options,
+                                recommend=recommend, evidence=evidence,
+                                investigating=investigating, recommendation=recommendation,
+                                rationale=rationale, tradeoffs=tradeoffs,
+                                consequences=consequences)
 
     def mode(self, *, quick: bool = False, interactive: bool = False) -> Result:
         """The mode; `quick=True` or `interactive=True` sets it."""
@@ -176,3 +214,24 @@ class Spec:
         """Go back to an earlier phase (committed unless `no_commit`)."""
         return interview.reopen(self._where, phase=phase, reason=reason, by=by,
                                 no_commit=no_commit)
+
+    # -- the artifact gate --------------------------------------------------------------------
+
+    def await_artifact_approval(self, *, artifact: str) -> Result:
+        """Submit the phase's artifact (a path) for the user's approval."""
+        return artifact_gate.await_artifact_approval(self._where, artifact=artifact)
+
+    def approve_artifact(self, *, source: str, by: str | None = None,
+                         no_commit: bool = False) -> Result:
+        """Record the artifact's approval and commit it (`source`: the user's selection,
+        `approve-artifact`)."""
+        return artifact_gate.approve_artifact(self._where, source=source, by=by,
+                                              no_commit=no_commit)
+
+    def request_revision(self, *, feedback: str, by: str | None = None) -> Result:
+        """Record what the user wants changed in the artifact."""
+        return artifact_gate.request_revision(self._where, feedback=feedback, by=by)
+
+    def resolve_approval(self, *, text: str) -> Result:
+        """The one live approval action a free-text reply maps to (reads only)."""
+        return artifact_gate.resolve_approval(self._where, text=text)

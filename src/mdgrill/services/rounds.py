@@ -15,7 +15,7 @@ from mdgrill.errors import GateRefusal, InputError
 from mdgrill.model.record import TERMINAL
 from mdgrill.services import interview
 from mdgrill.services.answers import Recorded, pending_nodes, pending_of
-from mdgrill.services.interview import Result
+from mdgrill.services.result import Result
 from mdgrill.shell import store
 from mdgrill.shell.session import load
 

@@ -1,5 +1,5 @@
-"""Reading a spec without writing: `status` (one screen on it) and `validate` (its
-diagnostics, with what changed on disk under its approvals)."""
+"""Reading a spec without writing: `status` (one screen on it), `tree`, `ledger` and
+`validate` (its diagnostics, with what changed on disk under its approvals)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from mdgrill.core import reports
 from mdgrill.errors import InputError, MdgrillError
 from mdgrill.formats.progress import Progress
-from mdgrill.services.interview import Result
+from mdgrill.services.result import Result
 from mdgrill.shell import store
 from mdgrill.shell.session import display, load
 
@@ -127,3 +127,49 @@ def validate(spec: store.Spec) -> list[Diagnostic]:
         return found + spec_diagnostics(prog, spec)
     except InputError:
         return found
+
+
+def tree(spec: store.Spec, *, format: str = "text", color: bool = False) -> Result:
+    """The design tree: its nodes with their status, and drawn as text or Mermaid."""
+    if format not in ("text", "mermaid"):
+        raise InputError("USAGE", f"unknown format `{format}`: text or mermaid")
+    prog = load(spec, check=False)
+    _, frontier = reports.frontier_of(prog)
+    nodes = [{"id": n.id, "title": n.title, "section": n.section,
+              "status": frontier.statuses.get(n.id), "depends_on": n.depends_on,
+              "spawned_by": n.spawned_by, "line": n.line + 1} for n in prog.nodes]
+    text = reports.tree_mermaid(prog) if format == "mermaid" else reports.tree_text(prog, color)
+    return Result("tree", {"format": format, "nodes": nodes, "text": text})
+
+
+def ledger(spec: store.Spec, *, new: bool = False) -> Result:
+    """The settled decisions as the elicitation ledger (`new`: those of the last round)."""
+    prog = load(spec, check=False)
+    entries = reports.ledger_entries(prog)
+    shown = reports.new_entries(prog, entries) if new else entries
+    text = reports.ledger_text(shown, outline=not new)
+    if new and not shown:
+        text = "the last round settled no decision"
+    return Result("ledger", {"entries": [e.to_json() for e in shown], "new": new,
+                             "outline": reports.outline_lines(shown) if shown else [],
+                             "text": text})
+
+
+def validate_repository(root: str) -> list[Diagnostic]:
+    """Every spec and glossary under `root`, checked as `validate` checks them."""
+    from mdgrill.checks.spec import from_input_error, validate_glossary_bytes
+    from mdgrill.services.watch.targets import GLOSS, SPEC, find_targets
+
+    found: list[Diagnostic] = []
+    for kind, path in find_targets(root):
+        if kind == SPEC:
+            found += validate(store.Spec(path, root))
+        elif kind == GLOSS:
+            shown = display(path)
+            try:
+                data = store.read_file(path, shown, root)
+            except InputError as exc:
+                found.append(from_input_error(exc, shown))
+                continue
+            found += validate_glossary_bytes(data, shown)
+    return found

@@ -57,15 +57,3 @@ def refuse_invalid(data: bytes, shown: str) -> list[Diagnostic]:
                          f"({format_diagnostic(errors[0])}); nothing was written. Please "
                          "report this.")
     return found
-
-
-def require_spec_name(name: str) -> str:
-    """A folder name usable as a spec's name (an ID, or one that starts with digits as
-    spec-kit's `001-feature` folders do)."""
-    from mdgrill.errors import InputError
-    from mdgrill.model.record import is_id
-
-    if not (is_id(name) or (name[:1].isdigit() and is_id("x" + name))):
-        raise InputError("INVALID_ID", f"`{name}` is not a usable spec name: use letters, "
-                         "digits, `.`, `_` or `-`")
-    return name

@@ -8,6 +8,7 @@ from mdgrill.cli.verbs import Outcome, spec_of
 from mdgrill.core import machine
 from mdgrill.model.record import PHASES
 from mdgrill.services import interview
+from mdgrill.services.result import Result
 from mdgrill.shell import store
 
 # The verbs that record what a person said: each names them (`- By:`).
@@ -120,11 +121,11 @@ def run(args: argparse.Namespace) -> Outcome:
     return _HANDLERS[verb](spec_of(args), args)
 
 
-def _warnings(done: interview.Result) -> str:
+def _warnings(done: Result) -> str:
     return "".join(f"\nwarning: {w}" for w in done.warnings)
 
 
-def _commit_text(commit: interview.Result) -> str:
+def _commit_text(commit: Result) -> str:
     if commit.get("commit"):
         return f"\ncommitted {str(commit['commit'])[:12]}"
     if commit.get("commit_skipped"):

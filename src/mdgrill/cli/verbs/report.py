@@ -13,7 +13,7 @@ from mdgrill.diagnostics import Diagnostic, format_diagnostic, has_errors, sort_
 from mdgrill.errors import InputError, MdgrillError
 from mdgrill.formats.progress import Progress
 from mdgrill.shell import store
-from mdgrill.shell.session import display, load
+from mdgrill.shell.session import display
 
 if TYPE_CHECKING:
     from mdgrill.formats.glossary import Glossary
@@ -42,36 +42,30 @@ def run(args: argparse.Namespace) -> Outcome:
     spec = spec_of(args)
     if args.verb == "status":
         return _status(spec)
-    prog = load(spec, check=False)
     if args.verb == "tree":
-        return _tree(prog, args)
-    return _ledger(prog, args)
+        return _tree(spec, args)
+    return _ledger(spec, args)
 
 
 def use_color() -> bool:
     return sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
-def _tree(prog: Progress, args: argparse.Namespace) -> Outcome:
-    _, frontier = reports.frontier_of(prog)
-    nodes = [{"id": n.id, "title": n.title, "section": n.section,
-              "status": frontier.statuses.get(n.id), "depends_on": n.depends_on,
-              "spawned_by": n.spawned_by, "line": n.line + 1} for n in prog.nodes]
-    if args.format == "mermaid":
-        text = reports.tree_mermaid(prog)
-    else:
-        text = reports.tree_text(prog, use_color() and not getattr(args, "json", False))
-    return Outcome({"format": args.format, "nodes": nodes, "text": text}, text)
+def _tree(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    from mdgrill.services.status import tree
+
+    done = tree(spec, format=args.format,
+                color=use_color() and not getattr(args, "json", False))
+    return Outcome(done.data, str(done["text"]))
 
 
-def _ledger(prog: Progress, args: argparse.Namespace) -> Outcome:
-    entries = reports.ledger_entries(prog)
-    shown = reports.new_entries(prog, entries) if args.new else entries
-    text = reports.ledger_text(shown, outline=not args.new)
-    if args.new and not shown:
-        text = "the last round settled no decision"
-    return Outcome({"entries": [e.to_json() for e in shown], "new": bool(args.new),
-                    "outline": reports.outline_lines(shown) if shown else []}, text)
+def _ledger(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    from mdgrill.services.status import ledger
+
+    done = ledger(spec, new=bool(args.new))
+    data = done.to_json()
+    text = str(data.pop("text"))  # the JSON stays as it was: entries, new, outline
+    return Outcome(data, text)
 
 
 def _status(spec: store.Spec) -> Outcome:
