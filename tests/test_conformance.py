@@ -96,7 +96,7 @@ ENTRY_MODULES: dict[str, set[str]] = {
     "mdgrill.cli.verbs.rounds": {"answer", "collect"},
     "mdgrill.services.watch.engine": {"watch"},
     "mdgrill.integrations.lsp": {"lsp"},
-    "mdgrill.cli.verbs.serve": {"mcp"},
+    "mdgrill.integrations.mcp": {"mcp"},
     "mdgrill.api": {"library"},
 }
 ENTRY_POINTS = sorted(set().union(*ENTRY_MODULES.values()))
