@@ -34,7 +34,8 @@ QUESTION = "Q1 - D1: Who?"  # how `ask` words D1 for the question tool
 
 class Op(NamedTuple):
     """What the entry point is asked to do: record `answer` to `decision` (kind `record`),
-    place it out of scope with `answer` as the user's words, or begin the interview."""
+    place it out of scope with `answer` as the user's words, confirm the approval `decision`
+    with `answer` as the user's reply, or begin the interview."""
 
     kind: str
     decision: str = "D1"
@@ -43,7 +44,7 @@ class Op(NamedTuple):
 
 class Rule(NamedTuple):
     code: str
-    base: str  # "asked": D1 asked in round 1; "fresh": no interview yet
+    base: str  # "fresh": no interview yet; "asked": D1 asked in round 1; "awaiting": approval
     prepare: Callable[[Path], None]
     op: Op
 
@@ -63,6 +64,10 @@ def _quick_by_hand(repo: Path) -> None:
     progress.write_text(progress.read_text(encoding="utf-8").replace("mode: interactive",
                                                                       "mode: quick"),
                         encoding="utf-8")
+
+
+def _evidence_required(repo: Path) -> None:
+    (repo / ".mdgrill.yaml").write_text("approval: evidence\n", encoding="utf-8")
 
 
 def _nothing(repo: Path) -> None:
@@ -87,6 +92,9 @@ RULES: dict[str, Rule] = {
     # out of scope is the user's call: their own words, not a control reply
     "out of scope needs the user's words": Rule("CONTROL_ONLY_ANSWER", "asked", _nothing,
                                                 Op("out_of_scope", "D1", "ok")),
+    # `approval: evidence`: an approval is a reply the hooks captured, not the agent's word
+    "approval needs evidence": Rule("APPROVAL_NOT_EVIDENCED", "awaiting", _evidence_required,
+                                    Op("confirm", "C1", "Approve and delegate")),
 }
 
 # The entry points that record what a person said, and the modules that are them: a module
@@ -121,6 +129,8 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
        for e in ("answer", "collect", "watch", "lsp")},
     **{("out of scope needs the user's words", e): _NO_VERB.format("place a decision out of "
                                                                     "scope")
+       for e in ("answer", "collect", "watch", "lsp")},
+    **{("approval needs evidence", e): _NO_VERB.format("approve")
        for e in ("answer", "collect", "watch", "lsp")},
 }
 CASES = [(rule, entry) for rule in RULES for entry in ENTRY_POINTS
@@ -179,18 +189,23 @@ def _mdgrill(repo: Path, env: dict[str, str], *argv: str,
 @pytest.fixture(scope="module")
 def bases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, dict[str, str]]]:
     made: dict[str, tuple[Path, dict[str, str]]] = {}
-    for name in ("fresh", "asked"):
+    for name in ("fresh", "asked", "awaiting"):
         repo, env = make_repo(tmp_path_factory.mktemp(name))
         steps = [["init", SPEC, "--goal", "Promo codes"],
                  ["node", "add", SPEC, "D1", "--title", "Who?", "--section", "Money",
                   "--option", "Everyone", "--option", "Members", "--recommend", "1"],
                  ["node", "add", SPEC, "D2", "--title", "When?", "--option", "Now",
                   "--option", "Later", "--recommend", "1"]]
-        if name == "asked":
+        if name != "fresh":
             steps += [["begin-interview", SPEC, "--phase", "requirements", "--interview-id",
                        "r1"],
                       ["open-frontier", SPEC, "--round", "1", "--decision-id", "D1"],
                       ["questionnaire", SPEC]]
+        if name == "awaiting":
+            steps += [["record-answer", SPEC, "--decision-id", "D1", "--answer", "Everyone"],
+                      ["open-frontier", SPEC, "--round", "1", "--decision-id", "D2"],
+                      ["record-answer", SPEC, "--decision-id", "D2", "--answer", "Now"],
+                      ["await-confirmation", SPEC, "--decision-id", "C1", "--approach", "All"]]
         (repo / SPEC).mkdir(parents=True)
         (repo / SPEC / "research.md").write_text("# Research\nJWT sessions.\n",
                                                  encoding="utf-8")
@@ -241,6 +256,9 @@ def via_cli(repo: Path, env: dict[str, str], op: Op) -> str:
         argv = ["record-answer", SPEC, "--decision-id", op.decision, "--answer", op.answer]
     elif op.kind == "out_of_scope":
         argv = ["out-of-scope", SPEC, "--decision-id", op.decision, "--reply", op.answer]
+    elif op.kind == "confirm":
+        argv = ["confirm", SPEC, "--decision-id", op.decision, "--source",
+                "approve-and-delegate", "--reply", op.answer]
     else:
         argv = ["begin-interview", SPEC, "--phase", "requirements", "--interview-id", "r1"]
     proc = _mdgrill(repo, env, *argv)
@@ -301,6 +319,9 @@ def via_mcp(repo: Path, env: dict[str, str], op: Op) -> str:
     elif op.kind == "out_of_scope":
         name, arguments = "out_of_scope", {"spec": SPEC, "decision_id": op.decision,
                                            "reply": op.answer}
+    elif op.kind == "confirm":
+        name, arguments = "confirm", {"spec": SPEC, "decision_id": op.decision,
+                                      "reply": op.answer}
     else:
         name, arguments = "begin_interview", {"spec": SPEC, "phase": "requirements",
                                               "interview_id": "r1"}
@@ -367,6 +388,8 @@ def via_library(repo: Path, env: dict[str, str], op: Op) -> str:
             spec.record_answer(op.decision, op.answer)
         elif op.kind == "out_of_scope":
             spec.out_of_scope(op.decision, reply=op.answer)
+        elif op.kind == "confirm":
+            spec.confirm(decision_id=op.decision, reply=op.answer)
         else:
             spec.begin_interview(phase="requirements", interview_id="r1")
     return refused.value.code
