@@ -104,7 +104,7 @@ ENTRY_MODULES: dict[str, set[str]] = {
     "mdgrill.cli.verbs.rounds": {"answer", "collect"},
     "mdgrill.services.watch.engine": {"watch"},
     "mdgrill.integrations.lsp": {"lsp"},
-    "mdgrill.integrations.mcp": {"mcp"},
+    "mdgrill.integrations.mcp": {"mcp", "mcp answer"},
     "mdgrill.api": {"library"},
 }
 ENTRY_POINTS = sorted(set().union(*ENTRY_MODULES.values()))
@@ -122,16 +122,17 @@ LAYER = {"mdgrill.services.interview", "mdgrill.services.rounds", "mdgrill.servi
 
 # A cell without a case says why the entry point cannot express the operation at all.
 _ROUND_ONLY = "it answers only the questions of the open round: it cannot name another"
+_ROUND_ENTRIES = ("answer", "collect", "watch", "lsp", "mcp answer")
 _NO_VERB = "it records answers only; it has no way to {}"
 NOT_APPLICABLE: dict[tuple[str, str], str] = {
-    **{("frontier not asked", e): _ROUND_ONLY for e in ("answer", "collect", "watch", "lsp")},
+    **{("frontier not asked", e): _ROUND_ONLY for e in _ROUND_ENTRIES},
     **{("quick mode not authorized", e): _NO_VERB.format("begin an interview")
-       for e in ("answer", "collect", "watch", "lsp")},
+       for e in _ROUND_ENTRIES},
     **{("out of scope needs the user's words", e): _NO_VERB.format("place a decision out of "
                                                                     "scope")
-       for e in ("answer", "collect", "watch", "lsp")},
+       for e in _ROUND_ENTRIES},
     **{("approval needs evidence", e): _NO_VERB.format("approve")
-       for e in ("answer", "collect", "watch", "lsp")},
+       for e in _ROUND_ENTRIES},
 }
 CASES = [(rule, entry) for rule in RULES for entry in ENTRY_POINTS
          if (rule, entry) not in NOT_APPLICABLE]
@@ -309,10 +310,32 @@ def via_watch(repo: Path, env: dict[str, str], op: Op) -> str:
         proc.wait(timeout=10)
 
 
-def via_mcp(repo: Path, env: dict[str, str], op: Op) -> str:
+def _mcp_call(repo: Path, env: dict[str, str], name: str,
+              arguments: dict[str, object]) -> dict[str, object]:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
+    async def call() -> dict[str, object]:
+        params = StdioServerParameters(command=MDGRILL[0], args=[*MDGRILL[1:], "mcp"],
+                                       env=env, cwd=str(repo))
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            reply = await session.call_tool(name, arguments)
+            text = next(c.text for c in reply.content if getattr(c, "type", "") == "text")
+            result: dict[str, object] = json.loads(text)
+            return result
+
+    return asyncio.run(call())
+
+
+def via_mcp_answer(repo: Path, env: dict[str, str], op: Op) -> str:
+    payload = _mcp_call(repo, env, "answer", {
+        "spec": SPEC, "tool_result": json.dumps({"answers": {QUESTION: op.answer}})})
+    assert payload["ok"] is False, payload
+    return _refused_code(payload, op.decision)
+
+
+def via_mcp(repo: Path, env: dict[str, str], op: Op) -> str:
     if op.kind == "record":
         name, arguments = "record_answer", {"spec": SPEC, "decision_id": op.decision,
                                             "answer": op.answer}
@@ -325,18 +348,7 @@ def via_mcp(repo: Path, env: dict[str, str], op: Op) -> str:
     else:
         name, arguments = "begin_interview", {"spec": SPEC, "phase": "requirements",
                                               "interview_id": "r1"}
-
-    async def call() -> dict[str, object]:
-        params = StdioServerParameters(command=MDGRILL[0], args=[*MDGRILL[1:], "mcp"],
-                                       env=env, cwd=str(repo))
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            reply = await session.call_tool(name, arguments)
-            text = next(c.text for c in reply.content if getattr(c, "type", "") == "text")
-            result: dict[str, object] = json.loads(text)
-            return result
-
-    payload = asyncio.run(call())
+    payload = _mcp_call(repo, env, name, arguments)
     assert payload["ok"] is False, payload
     return str(payload["error"]["code"])  # type: ignore[index]
 
@@ -397,7 +409,7 @@ def via_library(repo: Path, env: dict[str, str], op: Op) -> str:
 
 RUNNERS: dict[str, Callable[[Path, dict[str, str], Op], str]] = {
     "cli": via_cli, "answer": via_answer, "collect": via_collect, "watch": via_watch,
-    "mcp": via_mcp, "lsp": via_lsp, "library": via_library}
+    "mcp": via_mcp, "mcp answer": via_mcp_answer, "lsp": via_lsp, "library": via_library}
 
 
 def test_every_entry_point_has_a_runner() -> None:
@@ -408,7 +420,7 @@ def test_every_entry_point_has_a_runner() -> None:
 def test_the_rule_holds_on_every_way_in(rule: str, entry: str, tmp_path: Path,
                                         bases: dict[str, tuple[Path, dict[str, str]]],
                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    if entry == "mcp":
+    if entry.startswith("mcp"):
         pytest.importorskip("mcp", reason="the MCP SDK is the `mcp` extra (.[dev])")
     if entry == "lsp":
         pytest.importorskip("pygls", reason="pygls is the `lsp` extra (.[dev])")
