@@ -242,3 +242,21 @@ def test_any_arguments_get_an_answer(server: Server, data: st.DataObject) -> Non
                                        unique=True), label="fuzzed"):
         arguments[argument] = data.draw(_values(), label=argument)
     _answered(server, name, arguments)
+
+
+def test_validate_takes_a_spec_a_glossary_or_a_folder(server: Server) -> None:
+    # the tool checks what `mdgrill validate PATH` checks, with no CLI run behind it
+    glossary = server.repo / "docs" / "CONTEXT.md"
+    glossary.parent.mkdir(exist_ok=True)
+    glossary.write_text("# Ctx\n\n## Language\n\n**Order**:\nA thing.\n\n**Order**:\n"
+                        "Another.\n", encoding="utf-8")
+    try:
+        for path in ("docs/CONTEXT.md", "docs", None):
+            error, payload = server.call("validate", {} if path is None else {"path": path})
+            assert not error and payload["ok"] is False, (path, payload)  # type: ignore[index]
+            codes = [d["code"] for d in payload["diagnostics"]]  # type: ignore[index]
+            assert codes == ["DUPLICATE_TERM"], (path, payload)
+        error, payload = server.call("validate", {"path": SPEC})
+        assert not error and payload["ok"] is True and payload["errors"] == 0  # type: ignore[index]
+    finally:
+        glossary.unlink()

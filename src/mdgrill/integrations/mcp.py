@@ -150,13 +150,19 @@ def tools(ws: Workspace) -> list[Callable[..., object]]:  # noqa: C901 - one clo
         return ok(ws.spec(spec).ledger(new=new))
 
     def validate(path: str | None = None) -> dict[str, object]:
-        """Check a spec (its folder or .progress.md), or every spec and glossary of the
-        repository when no path is given."""
+        """Check a spec (its folder or .progress.md), a CONTEXT.md, or every spec and
+        glossary under a folder (default: the whole repository)."""
         from mdgrill.diagnostics import sort_diagnostics
-        from mdgrill.services.status import validate_repository
+        from mdgrill.services.status import validate_glossary, validate_repository
 
-        found = sort_diagnostics(validate_repository(ws.root) if path is None
-                                 else ws.spec(path).validate())
+        full = ws.inside(path) if path is not None else ws.root
+        if os.path.isdir(full):  # a spec folder is one of the folders it walks
+            found = validate_repository(ws.root, full)
+        elif os.path.basename(full) == "CONTEXT.md":
+            found = validate_glossary(full, ws.root)
+        else:
+            found = ws.spec(full).validate()
+        found = sort_diagnostics(found)
         errors = sum(1 for d in found if d.is_error)
         return {"ok": errors == 0, "diagnostics": [d.to_json() for d in found],
                 "errors": errors, "warnings": len(found) - errors}

@@ -155,21 +155,27 @@ def ledger(spec: store.Spec, *, new: bool = False) -> Result:
                              "text": text})
 
 
-def validate_repository(root: str) -> list[Diagnostic]:
-    """Every spec and glossary under `root`, checked as `validate` checks them."""
+def validate_glossary(path: str, root: str) -> list[Diagnostic]:
+    """A glossary (`CONTEXT.md`) checked as `validate` checks it."""
     from mdgrill.checks.spec import from_input_error, validate_glossary_bytes
+
+    shown = display(path)
+    try:
+        data = store.read_file(path, shown, root)
+    except InputError as exc:
+        return [from_input_error(exc, shown)]
+    return validate_glossary_bytes(data, shown)
+
+
+def validate_repository(root: str, top: str | None = None) -> list[Diagnostic]:
+    """Every spec and glossary under `top` (default: all of `root`), checked as `validate`
+    checks them."""
     from mdgrill.services.watch.targets import GLOSS, SPEC, find_targets
 
     found: list[Diagnostic] = []
-    for kind, path in find_targets(root):
+    for kind, path in find_targets(top or root):
         if kind == SPEC:
             found += validate(store.Spec(path, root))
         elif kind == GLOSS:
-            shown = display(path)
-            try:
-                data = store.read_file(path, shown, root)
-            except InputError as exc:
-                found.append(from_input_error(exc, shown))
-                continue
-            found += validate_glossary_bytes(data, shown)
+            found += validate_glossary(path, root)
     return found
