@@ -13,12 +13,9 @@ import ast
 import asyncio
 import json
 import os
-import queue
 import re
 import shutil
 import subprocess
-import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -282,32 +279,11 @@ def via_collect(repo: Path, env: dict[str, str], op: Op) -> str:
 
 
 def via_watch(repo: Path, env: dict[str, str], op: Op) -> str:
-    proc = subprocess.Popen([*MDGRILL, "--json", "watch", str(repo)], cwd=repo, env=env,
-                            text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    reports: queue.Queue[dict[str, object]] = queue.Queue()
+    from test_questionnaire import save_under_watch
 
-    def pump() -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            reports.put(json.loads(line))
-    threading.Thread(target=pump, daemon=True).start()
-
-    def wait(kind: str) -> dict[str, object]:
-        end = time.monotonic() + 30
-        while True:
-            report = reports.get(timeout=max(end - time.monotonic(), 0.01))
-            if report["kind"] == kind:
-                return report
-    try:
-        wait("started")
-        path = repo / SPEC / "questions.md"
-        saved = path.with_name(".questions.md.tmp")
-        saved.write_text(_filled_text(repo, op.answer), encoding="utf-8")
-        saved.replace(path)  # an editor's save
-        return _refused_code(wait("recorded"), op.decision)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    report = save_under_watch(repo, env, repo / SPEC / "questions.md",
+                              _filled_text(repo, op.answer))
+    return _refused_code(report, op.decision)
 
 
 def _mcp_call(repo: Path, env: dict[str, str], name: str,
@@ -354,40 +330,12 @@ def via_mcp(repo: Path, env: dict[str, str], op: Op) -> str:
 
 
 def via_lsp(repo: Path, env: dict[str, str], op: Op) -> str:
-    from lsprotocol import types
-    from pygls.lsp.client import BaseLanguageClient
+    from test_lsp import collect_by_code_action
 
     path = _filled(repo, op.answer)
-
-    async def run() -> object:
-        client = BaseLanguageClient("mdgrill-tests", "1")
-        await client.start_io(MDGRILL[0], *MDGRILL[1:], "lsp", "--stdio", env=env,
-                              cwd=str(repo))
-        await client.initialize_async(types.InitializeParams(
-            capabilities=types.ClientCapabilities()))
-        client.initialized(types.InitializedParams())
-        uri, text = path.as_uri(), path.read_text(encoding="utf-8")
-        client.text_document_did_open(types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="markdown", version=1,
-                                                 text=text)))
-        at = next(i for i, line in enumerate(text.split("\n")) if line.startswith("- Other:"))
-        where = types.Range(types.Position(at, 0), types.Position(at, 0))
-        actions = await client.text_document_code_action_async(types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri), range=where,
-            context=types.CodeActionContext(diagnostics=[])))
-        assert actions, "no code action on a filled slot"
-        action = actions[0]
-        assert isinstance(action, types.Command)
-        result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-            command=action.command, arguments=action.arguments))
-        await client.shutdown_async(None)
-        client.exit(None)
-        await client.stop()
-        return result
-
-    message = str(asyncio.run(run()))
-    found = re.search(rf"not recorded {op.decision}: ([A-Z_]+):", message)
-    assert found is not None, message
+    _, result = asyncio.run(collect_by_code_action(path, "- Other:", env))
+    found = re.search(rf"not recorded {op.decision}: ([A-Z_]+):", str(result))
+    assert found is not None, result
     return found.group(1)
 
 
