@@ -124,21 +124,26 @@ def test_the_language_server_over_stdio(tmp_path: Path) -> None:
     assert got["latency"] < 0.5  # "within a fraction of a second" (seen: ~20 ms)  # type: ignore[operator]
 
 
-async def _collect(questions: Path) -> tuple[list[types.Command], object]:
+async def collect_by_code_action(questions: Path, slot: str = "- [x]",
+                                 env: dict[str, str] | None = None,
+                                 ) -> tuple[list[types.Command], object]:
+    """Open a questionnaire in `mdgrill lsp`, take the code action on the first line that
+    starts with `slot`, run its command; (the actions offered, the command's answer)."""
     client = BaseLanguageClient("mdgrill-tests", "1")
-    await client.start_io(MDGRILL[0], *MDGRILL[1:], "lsp", "--stdio")
+    await client.start_io(MDGRILL[0], *MDGRILL[1:], "lsp", "--stdio", env=env,
+                          cwd=str(questions.parent))
     await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities()))
     client.initialized(types.InitializedParams())
     uri, text = questions.as_uri(), questions.read_text(encoding="utf-8")
     client.text_document_did_open(types.DidOpenTextDocumentParams(
         text_document=types.TextDocumentItem(uri=uri, language_id="markdown", version=1,
                                              text=text)))
-    at = next(i for i, line in enumerate(text.split("\n")) if line.startswith("- [x]"))
+    at = next(i for i, line in enumerate(text.split("\n")) if line.startswith(slot))
     where = types.Range(types.Position(at, 0), types.Position(at, 0))
     actions = await client.text_document_code_action_async(types.CodeActionParams(
         text_document=types.TextDocumentIdentifier(uri=uri), range=where,
         context=types.CodeActionContext(diagnostics=[])))
-    assert actions, "no code action on a ticked box"
+    assert actions, f"no code action on a `{slot}` line"
     action = actions[0]
     assert isinstance(action, types.Command)
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
@@ -160,7 +165,7 @@ def test_a_code_action_records_the_saved_questionnaire(tmp_path: Path) -> None:
     questions = repo / SPEC / "questions.md"
     questions.write_text(questions.read_text(encoding="utf-8").replace("- [ ] Yes", "- [x] Yes"),
                          encoding="utf-8")
-    actions, result = asyncio.run(_collect(questions))
+    actions, result = asyncio.run(collect_by_code_action(questions))
     assert actions[0].title.startswith("mdgrill: record")
     assert "recorded D2 -> Yes" in str(result)
     assert "- Decisions: D2 -> Yes" in path.read_text(encoding="utf-8")

@@ -106,9 +106,15 @@ def test_a_control_only_answer_stays_open_and_is_reported(tmp_path: Path) -> Non
     path = repo / QUESTIONS
     path.write_text(path.read_text(encoding="utf-8").replace("- Other: ", "- Other: ok", 1),
                     encoding="utf-8")
-    done = ok(repo, env, "collect", SPEC)
-    assert done["recorded"] == {} or "D1" not in done["recorded"]  # type: ignore[operator]
+    before = (repo / SPEC / ".progress.md").read_bytes()
+    code, done = run(repo, env, "collect", SPEC)
+    # refused as `answer` refuses it (exit 3, the same code), and nothing is written
+    assert code == 3 and done["recorded"] == {}
+    assert done["refused"]["D1"]["code"] == "CONTROL_ONLY_ANSWER"  # type: ignore[index]
     assert "D1" in done["open"]  # type: ignore[operator]
+    assert (repo / SPEC / ".progress.md").read_bytes() == before
+    # the person's words stay in the file, beside the questions still open (nothing lost)
+    assert "- Other: ok" in path.read_text(encoding="utf-8")
 
 
 def test_the_whole_interview_answered_from_the_file(tmp_path: Path) -> None:
@@ -123,14 +129,14 @@ def test_the_whole_interview_answered_from_the_file(tmp_path: Path) -> None:
     assert done["next"] == "await-confirmation" and not path.exists()  # nothing left to ask
 
 
-def test_watch_records_a_saved_questionnaire(tmp_path: Path) -> None:
-    # "When the file is saved — by watch [...] — every filled slot is [...] recorded"
+def save_under_watch(repo: Path, env: dict[str, str], path: Path, text: str,
+                     kind: str = "recorded") -> dict[str, object]:
+    """Start `mdgrill watch` on `repo`, save `text` to `path` as an editor does (a temporary
+    file renamed over it), and return the first report of `kind` that follows."""
     import queue
     import threading
     import time
 
-    repo, env = spec(tmp_path)
-    ok(repo, env, "questionnaire", SPEC)
     proc = subprocess.Popen([*MDGRILL, "--json", "watch", str(repo)], cwd=repo, env=env,
                             text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     reports: queue.Queue[dict[str, object]] = queue.Queue()
@@ -141,25 +147,32 @@ def test_watch_records_a_saved_questionnaire(tmp_path: Path) -> None:
             reports.put(json.loads(line))
     threading.Thread(target=pump, daemon=True).start()
 
-    def wait(kind: str) -> dict[str, object]:
-        end = time.monotonic() + 20
+    def wait(wanted: str) -> dict[str, object]:
+        end = time.monotonic() + 30
         while True:
             report = reports.get(timeout=max(end - time.monotonic(), 0.01))
-            if report["kind"] == kind:
+            if report["kind"] == wanted:
                 return report
     try:
         wait("started")
-        path = repo / QUESTIONS
-        text = path.read_text(encoding="utf-8").replace("- [ ] First", "- [x] First", 1)
-        temp = path.with_name(".questions.md.tmp")
+        temp = path.with_name(f".{path.name}.tmp")
         temp.write_text(text, encoding="utf-8")
         temp.replace(path)  # an editor's save
-        recorded = wait("recorded")
-        assert recorded["recorded"] == {"D1": "First"}
-        assert recorded["open"] == ["D2", "D3"]
+        return wait(kind)
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_watch_records_a_saved_questionnaire(tmp_path: Path) -> None:
+    # "When the file is saved — by watch [...] — every filled slot is [...] recorded"
+    repo, env = spec(tmp_path)
+    ok(repo, env, "questionnaire", SPEC)
+    path = repo / QUESTIONS
+    text = path.read_text(encoding="utf-8").replace("- [ ] First", "- [x] First", 1)
+    recorded = save_under_watch(repo, env, path, text)
+    assert recorded["recorded"] == {"D1": "First"}
+    assert recorded["open"] == ["D2", "D3"]
     log = (repo / SPEC / ".progress.md").read_text(encoding="utf-8")
     assert log.count("- Decisions: D1 -> First") == 1  # recorded once, not per event
 

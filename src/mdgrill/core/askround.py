@@ -201,11 +201,11 @@ def unread_lines(asked: list[dict[str, object]], reply: str) -> list[str]:
     numbered (in a round of several), numbered past its last question, or empty after the
     number. A reply `match` reads whole has none."""
     lines = [line.strip() for line in reply.splitlines() if line.strip()]
-    numbered = [(_NUMBERED.match(line), line) for line in lines]
+    numbered = [(_numbered(line), line) for line in lines]
     if not all(m is not None for m, _ in numbered):
         return [] if len(asked) == 1 else [line for m, line in numbered if m is None]
     return [line for m, line in numbered
-            if m is not None and not (1 <= int(m.group(1)) <= len(asked) and m.group(2).strip())]
+            if m is not None and not (1 <= m[0] <= len(asked) and m[1].strip())]
 
 
 def option_of(node: Node, answer: str) -> str | None:

@@ -48,6 +48,20 @@ def render(spec: str, interview: str, round_number: int, goal: str, nodes: list[
     return "\n".join(lines).rstrip() + "\n"
 
 
+def without(text: str, decision_ids: set[str]) -> str:
+    """The questionnaire with these decisions' sections taken out, the rest kept as the
+    person left it (a refused answer stays in the file, to be fixed and collected again)."""
+    kept: list[str] = []
+    dropping = False
+    for line in text.split("\n"):
+        head = _QUESTION.match(line)
+        if head is not None:
+            dropping = head.group(2) in decision_ids
+        if not dropping:
+            kept.append(line)
+    return "\n".join(kept)
+
+
 class Filled:
     """What the file says: answers by decision ID, the questions left untouched, and the
     problems (line, message) that stop the whole file from being recorded."""

@@ -189,3 +189,14 @@ def check_interview(iv: dict[str, object], mode: object) -> list[Problem]:  # no
             problems.append(Problem("QUICK_NOT_AUTHORIZED", "bypassed_quick needs `mode: quick`, "
                                     "which only `mdgrill mode --quick` sets", "interview"))
     return problems
+
+
+def require_spec_name(name: str) -> str:
+    """A folder name usable as a spec's name (an ID, or one that starts with digits as
+    spec-kit's `001-feature` folders do)."""
+    from mdgrill.errors import InputError
+
+    if not (is_id(name) or (name[:1].isdigit() and is_id("x" + name))):
+        raise InputError("INVALID_ID", f"`{name}` is not a usable spec name: use letters, "
+                         "digits, `.`, `_` or `-`")
+    return name

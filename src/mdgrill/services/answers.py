@@ -1,15 +1,16 @@
-"""Recording a whole reply to the open round: one answer per decision, each exactly as
-`record-answer` records it (same round, same log, same seal). `answer` (the question tool's
-result), `collect` (the questionnaire file) and `watch` all come through here."""
+"""Recording a whole reply to the open round: one answer per decision, each through
+`services.interview.record_answer`, the function `record-answer` calls (same owners rule, same
+freshness check, same round, log and seal). `answer` (the question tool's result), `collect`
+(the questionnaire file), `watch` and the LSP's code action all come through here."""
 
 from __future__ import annotations
 
 from mdgrill.core import machine
 from mdgrill.core.questionnaire import Filled
 from mdgrill.errors import GateRefusal, MdgrillError
-from mdgrill.formats.progress import Change, Node, Progress
+from mdgrill.formats.progress import Node, Progress
 from mdgrill.shell import store
-from mdgrill.shell.session import load, transaction
+from mdgrill.shell.session import load
 
 
 class Recorded:
@@ -51,7 +52,7 @@ def record_reply(spec: store.Spec, answers: dict[str, str], person: str | None,
     become `Other`), in the order given; a refusal leaves that decision open."""
     from mdgrill.core import askround
     from mdgrill.model.replies import SUBSTANTIVE, classify
-    from mdgrill.shell.people import signed
+    from mdgrill.services.interview import record_answer
 
     prog = load(spec)
     nodes = {n.id: n for n in pending_nodes(prog, pending)}
@@ -61,13 +62,9 @@ def record_reply(spec: store.Spec, answers: dict[str, str], person: str | None,
         option = askround.option_of(node, answer)
         options, recommended = node.choices()
         other = option is None and classify(answer, options, recommended).kind == SUBSTANTIVE
-
-        def step(p: Progress, d: str = decision, a: str = option or answer,
-                 o: bool = other) -> tuple[Change, dict[str, object]]:
-            return machine.record_answer(p.data, p, d, a, None, o)
-
-        try:
-            result = transaction(spec, signed(step, person, decision))
+        try:  # the route `record-answer` takes: owners, freshness, signature, transaction
+            result = record_answer(spec, decision_id=decision, answer=option or answer,
+                                   by=person, other=other)
         except MdgrillError as exc:
             done.refused[decision] = {"code": exc.code, "message": exc.message}
             continue
@@ -163,7 +160,13 @@ def collect(spec: store.Spec, person: str | None, source: str | None = None) -> 
     out.done = record_reply(spec, filled.answers, person, pending)
     if source is not None:
         return out
-    rest = questionnaire_text(spec)
+    if out.done.refused:
+        # keep what was refused as the person wrote it: taking it out would lose their answer
+        from mdgrill.core.questionnaire import without
+
+        rest: str | None = without(text, set(out.done.recorded))
+    else:
+        rest = questionnaire_text(spec)
     if not store.still(path, raw):
         return out  # saved again meanwhile: that save is the person's, and is kept
     if rest is None:

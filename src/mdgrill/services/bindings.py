@@ -271,7 +271,7 @@ def _dependents(prog: Progress, decision: str) -> list[str]:
     from mdgrill.model.tree import ledger_of, prerequisites
 
     children: dict[str, list[str]] = {}
-    for node in prog.node_index():
+    for node in prog.nodes:
         for parent in prerequisites(node):
             children.setdefault(parent, []).append(node.id)
     answered = ledger_of(prog).answers

@@ -60,18 +60,6 @@ def refuse_invalid(data: bytes, shown: str) -> list[Diagnostic]:
     return found
 
 
-def require_spec_name(name: str) -> str:
-    """A folder name usable as a spec's name (an ID, or one that starts with digits as
-    spec-kit's `001-feature` folders do)."""
-    from mdgrill.errors import InputError
-    from mdgrill.model.record import is_id
-
-    if not (is_id(name) or (name[:1].isdigit() and is_id("x" + name))):
-        raise InputError("INVALID_ID", f"`{name}` is not a usable spec name: use letters, "
-                         "digits, `.`, `_` or `-`")
-    return name
-
-
 def missing_extra(verb: str, extra: str, needs: str) -> InputError:
     """MISSING_EXTRA for a verb whose optional dependency this Python lacks: no index serves
     mdgrill, so the fix names this very interpreter and an install from the clone."""

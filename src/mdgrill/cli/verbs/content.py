@@ -1,20 +1,14 @@
-"""Content verbs: `init`, `node add`, `frontier`, `term add`."""
+"""Content verbs: `init`, `node add`, `frontier` (the work is `services.content`')."""
 
 from __future__ import annotations
 
 import argparse
-import os
-import time
 
-from mdgrill.cli.verbs import Outcome, require_spec_name, spec_of
-from mdgrill.core.machine import require_id
-from mdgrill.errors import InputError
-from mdgrill.formats.frontmatter import render_entry
-from mdgrill.formats.progress import Change, Progress, single_line
-from mdgrill.model.record import BLOCK_LISTS, PHASES
-from mdgrill.model.tree import new_node_id, render_node, spec_frontier
-from mdgrill.shell import store
-from mdgrill.shell.session import display, load, transaction
+from mdgrill.cli.verbs import Outcome, spec_of
+from mdgrill.formats.progress import single_line
+from mdgrill.model.record import PHASES
+from mdgrill.services import content
+from mdgrill.shell.session import display
 
 MAX_OPTIONS = 4
 
@@ -73,94 +67,25 @@ def run(args: argparse.Namespace) -> Outcome:
 
 
 def _init(args: argparse.Namespace) -> Outcome:
-    spec = store.resolve_spec(args.spec, args.root, must_exist=False)
-    goal = single_line(args.goal, "--goal")
-    if os.path.lexists(spec.progress):
-        raise InputError("ALREADY_EXISTS", f"{display(spec.progress)} already exists: mdgrill "
-                         "never overwrites an interview")
-    name = os.path.basename(os.path.normpath(spec.folder))
-    require_spec_name(name)
-    title = single_line(args.title, "--title") if args.title else \
-        name.replace("-", " ").replace("_", " ").capitalize()
-    sections = [single_line(s, "--required-section") for s in args.required_section]
-    front: list[str] = []
-    for key, value in (("mdgrill", 1), ("spec", name), ("goal", goal), ("phase", args.phase),
-                       ("mode", "interactive"), ("required_sections", sections),
-                       ("interview", None), ("skills", [])):
-        front.extend(render_entry(key, value, 0, BLOCK_LISTS))
-    from importlib.resources import files
-
-    template = files("mdgrill.templates").joinpath("progress.md").read_text(encoding="utf-8")
-    text = template.replace("{{front_matter}}", "\n".join(front)).replace(
-        "{{title}}", title).replace("{{goal}}", goal)
-    # Checked before creating anything: realpath resolves a symlinked parent of a folder
-    # that does not exist yet, and makedirs would follow it out of the repository.
-    if not store.is_inside(spec.folder, spec.root):
-        raise InputError("PATH_OUTSIDE_REPOSITORY", f"{args.spec} is outside the repository")
-    os.makedirs(spec.folder, exist_ok=True)
-    with store.Lock(spec.folder):
-        if os.path.lexists(spec.progress):
-            raise InputError("ALREADY_EXISTS", f"{display(spec.progress)} already exists")
-        store.atomic_write(spec.progress, text.encode("utf-8"))
-    from mdgrill.services.approvals import ignored_warning
-
-    ignored = ignored_warning(spec)
-    return Outcome({"spec": spec.rel_folder, "path": spec.rel_progress, "written": True,
-                    "warnings": [ignored] if ignored else []},
-                   f"created {display(spec.progress)}" + (f"\nwarning: {ignored}" if ignored
-                                                          else ""))
+    spec, done = content.init(args.spec, goal=args.goal, title=args.title,
+                              required_sections=args.required_section, phase=args.phase,
+                              root=args.root)
+    return Outcome(done.data, f"created {display(spec.progress)}"
+                   + "".join(f"\nwarning: {w}" for w in done.warnings))
 
 
 def _node_add(args: argparse.Namespace) -> Outcome:
-    spec = spec_of(args)
-    given = require_id(args.id, "node ID") if args.id is not None else None
-    title = single_line(args.title, "--title")
-    deps = [require_id(d, "dependency ID") for d in args.depends_on]
-    parent = require_id(args.spawned_by, "parent ID") if args.spawned_by else None
-    options = [single_line(o, "--option") for o in args.option]
-    if options and not 2 <= len(options) <= MAX_OPTIONS:
-        raise InputError("INVALID_OPTIONS", f"a node has 2 to {MAX_OPTIONS} options, not "
-                         f"{len(options)}")
-    if args.recommend is not None and not 1 <= args.recommend <= len(options):
-        raise InputError("INVALID_OPTIONS", f"--recommend {args.recommend} names no option "
-                         f"(there are {len(options)})")
-    if any("(recommended)" in o.lower() for o in options):
-        raise InputError("INVALID_OPTIONS", "mark the recommended option with --recommend N, "
-                         "not in its text")
-    extra = [(key, single_line(value, f"--{key.lower()}")) for key, value in
-             (("Evidence", args.evidence), ("Investigating", args.investigating),
-              ("Recommendation", args.recommendation), ("Rationale", args.rationale),
-              ("Tradeoffs", args.tradeoffs), ("Consequences", args.consequences)) if value]
-
-    # who adds it, and when: two branches do not both draw the same ID (asked only when needed)
-    from mdgrill.git.identity import git_identity
-
-    salt = f"{git_identity(spec.root) or ''}\0{time.time_ns()}" if given is None else ""
-
-    def step(prog: Progress) -> tuple[Change, dict[str, object]]:
-        known = set(prog.node_ids())
-        node_id = given if given is not None else new_node_id(title, salt, known)
-        if node_id in known:
-            raise InputError("DUPLICATE_ID", f"the design tree already has {node_id}: IDs are "
-                             "stable forever, pick a new one")
-        missing = [d for d in deps + ([parent] if parent else []) if d not in known]
-        if missing:
-            raise InputError("NOT_FOUND", f"{', '.join(missing)} "
-                             f"{'is' if len(missing) == 1 else 'are'} not in the design tree: "
-                             "add the node first or fix the reference")
-        change = Change()
-        change.insert_nodes.append(render_node(node_id, title, args.section, deps, parent,
-                                               options, args.recommend, extra))
-        return change, {"node": node_id}
-
-    result = transaction(spec, step)
-    return Outcome(result, f"added {result['node']}: {title}")
+    done = content.add_node(
+        spec_of(args), node_id=args.id, title=args.title, section=args.section,
+        depends_on=args.depends_on, spawned_by=args.spawned_by, options=args.option,
+        recommend=args.recommend, evidence=args.evidence, investigating=args.investigating,
+        recommendation=args.recommendation, rationale=args.rationale,
+        tradeoffs=args.tradeoffs, consequences=args.consequences)
+    return Outcome(done.data, f"added {done['node']}: {single_line(args.title, '--title')}")
 
 
 def _frontier(args: argparse.Namespace) -> Outcome:
-    spec = spec_of(args)
-    prog = load(spec)
-    result = spec_frontier(prog, args.group == "section").to_json()
+    result = content.frontier(spec_of(args), group=args.group).data
     lines = []
     batches = result["batches"]
     assert isinstance(batches, list)

@@ -13,7 +13,7 @@ from mdgrill.diagnostics import Diagnostic, format_diagnostic, has_errors, sort_
 from mdgrill.errors import InputError, MdgrillError
 from mdgrill.formats.progress import Progress
 from mdgrill.shell import store
-from mdgrill.shell.session import display, load
+from mdgrill.shell.session import display
 
 if TYPE_CHECKING:
     from mdgrill.formats.glossary import Glossary
@@ -40,130 +40,44 @@ def run(args: argparse.Namespace) -> Outcome:
     if args.verb == "lint":
         return _lint(args)
     spec = spec_of(args)
-    prog = load(spec, check=False)
+    if args.verb == "status":
+        return _status(spec)
     if args.verb == "tree":
-        return _tree(prog, args)
-    if args.verb == "ledger":
-        return _ledger(prog, args)
-    return _status(spec, prog)
+        return _tree(spec, args)
+    return _ledger(spec, args)
 
 
 def use_color() -> bool:
     return sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
-def _tree(prog: Progress, args: argparse.Namespace) -> Outcome:
-    _, frontier = reports.frontier_of(prog)
-    nodes = [{"id": n.id, "title": n.title, "section": n.section,
-              "status": frontier.statuses.get(n.id), "depends_on": n.depends_on,
-              "spawned_by": n.spawned_by, "line": n.line + 1} for n in prog.nodes]
-    if args.format == "mermaid":
-        text = reports.tree_mermaid(prog)
-    else:
-        text = reports.tree_text(prog, use_color() and not getattr(args, "json", False))
-    return Outcome({"format": args.format, "nodes": nodes, "text": text}, text)
+def _tree(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    from mdgrill.services.status import tree
+
+    done = tree(spec, format=args.format,
+                color=use_color() and not getattr(args, "json", False))
+    return Outcome(done.data, str(done["text"]))
 
 
-def _ledger(prog: Progress, args: argparse.Namespace) -> Outcome:
-    entries = reports.ledger_entries(prog)
-    shown = reports.new_entries(prog, entries) if args.new else entries
-    text = reports.ledger_text(shown, outline=not args.new)
-    if args.new and not shown:
-        text = "the last round settled no decision"
-    return Outcome({"entries": [e.to_json() for e in shown], "new": bool(args.new),
-                    "outline": reports.outline_lines(shown) if shown else []}, text)
+def _ledger(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    from mdgrill.services.status import ledger
+
+    done = ledger(spec, new=bool(args.new))
+    data = done.to_json()
+    text = str(data.pop("text"))  # the JSON stays as it was: entries, new, outline
+    return Outcome(data, text)
 
 
-def _status(spec: store.Spec, prog: Progress) -> Outcome:
-    from mdgrill.shell.session import check_loaded
+def _status(spec: store.Spec) -> Outcome:
+    from mdgrill.services.status import status
 
-    problems: list[str] = []
-    try:
-        check_loaded(prog)
-    except MdgrillError as exc:
-        problems.append(f"{exc.code}: {exc.message}")
-    iv = prog.data.get("interview")
-    iv = iv if isinstance(iv, dict) else None
-    pending = iv.get("pending") if iv else []
-    _, frontier = reports.frontier_of(prog)
-    view: dict[str, object] = {
-        "spec": spec.rel_folder, "goal": prog.data.get("goal"), "phase": prog.data.get("phase"),
-        "mode": prog.data.get("mode", "interactive"), "interview": iv,
-        "pending": reports.pending_questions(prog, [str(p) for p in pending]
-                                             if isinstance(pending, list) else []),
-        "frontier": frontier.to_json(), "context": _context_state(spec, prog, iv),
-        "approval": _last_approval(spec), "problems": problems,
-        "artifact": _artifact_state(spec, prog),
-        "reopenings": [{"phase": b.phase, "from_phase": b.first("From phase"),
-                        "reason": b.first("Reason"), "by": b.first("By"), "line": b.line + 1}
-                       for b in prog.blocks if b.kind == "reopened"],
-        "approved_changed": _approved_changed(spec, prog),
-    }
+    view = status(spec).data
+    problems = view["problems"]
+    assert isinstance(problems, list)
     text = reports.status_text(view, use_color())
     for problem in problems:
         text += f"\nproblem: {problem}"
     return Outcome(view, text)
-
-
-def _approved_changed(spec: store.Spec, prog: Progress) -> list[dict[str, object]]:
-    from mdgrill.shell.drift import changed_approvals
-
-    try:
-        found = changed_approvals(prog, spec.root)
-    except MdgrillError:
-        return []
-    return [{"phase": s.phase, "path": s.path, "approved": s.sha256, "now": now}
-            for s, now in found]
-
-
-def _artifact_state(spec: store.Spec, prog: Progress) -> dict[str, object] | None:
-    """The artifact gate, with whether the file still has the bytes that were submitted."""
-    art = prog.data.get("artifact")
-    if not isinstance(art, dict):
-        return None
-    state: dict[str, object] = dict(art)
-    path = os.path.join(spec.root, str(art.get("path", "")))
-    try:
-        from mdgrill.model.digest import file_sha256
-
-        now = file_sha256(store.read_file(path, str(art.get("path")), spec.root))
-    except MdgrillError:
-        now = None
-    state["changed"] = now != art.get("sha256")
-    return state
-
-
-def _context_state(spec: store.Spec, prog: Progress,
-                   iv: dict[str, object] | None) -> dict[str, object]:
-    if iv is None:
-        return {"state": "no interview"}
-    from mdgrill.shell.context import context_sources
-
-    try:
-        digest, _ = context_sources(prog, spec, str(iv.get("phase")))
-    except MdgrillError as exc:
-        return {"state": "unavailable", "reason": exc.message}
-    recorded = iv.get("context_digest")
-    return {"state": "current" if digest == recorded else "stale", "recorded": recorded,
-            "current": digest}
-
-
-def _last_approval(spec: store.Spec) -> dict[str, object]:
-    if not store.in_repository(spec.root):
-        return {"sha": None, "reason": "not a git repository"}
-    try:
-        from mdgrill.git import vcs
-
-        commits = vcs.approval_commits(spec.root, spec.rel_folder)
-    except (ImportError, AttributeError):
-        return {"sha": None, "reason": "git history is not available in this build"}
-    except MdgrillError as exc:
-        return {"sha": None, "reason": exc.message}
-    if not commits:
-        return {"sha": None, "reason": "no approval commit yet"}
-    last = commits[0]
-    return {"sha": last.sha, "subject": last.subject, "date": last.date,
-            "transition": last.trailers.get("Mdgrill-Transition")}
 
 
 # -- lint -------------------------------------------------------------------------------------

@@ -11,7 +11,6 @@ from mdgrill.cli.verbs import (
     Outcome,
     add_dry_run,
     refuse_invalid,
-    require_spec_name,
     spec_of,
     unified_diff,
 )
@@ -21,7 +20,7 @@ from mdgrill.formats.progress import Progress, single_line, with_record
 from mdgrill.formats.schema import HEADING_WORD
 from mdgrill.formats.textfile import TextFile, decode
 from mdgrill.integrations import speckit
-from mdgrill.model.record import PHASES
+from mdgrill.model.record import PHASES, require_spec_name
 from mdgrill.shell import store
 from mdgrill.shell.session import display
 

@@ -3,7 +3,6 @@ log's normalized text and digest."""
 
 from __future__ import annotations
 
-import re
 from hashlib import sha256
 
 from mdgrill.formats.progress.lines import (

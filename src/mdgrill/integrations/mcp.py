@@ -1,0 +1,407 @@
+"""The MCP server: `mdgrill.Spec`'s methods as tools, in one long-lived process over stdio.
+
+Each tool calls the `Spec` method of its verb (`METHOD_OF`) with its arguments as values:
+nothing is parsed as a flag, nothing is printed or captured, no file is written on the way.
+A tool answers what `mdgrill --json <verb>` prints: `{"ok": true, …}`, or `{"ok": false,
+"error": {"code", "message"}}` for a refusal, bad input, or a defect of ours (`INTERNAL`),
+so no call can stop the server. A spec, a file or a resource named by a call must lie inside
+the server's repository (after symlinks), else `PATH_OUTSIDE_REPOSITORY`.
+
+Every argument of the `Spec` method is a tool argument, under the name the tool has always
+had (`RENAMED`), except those `WITHHELD` from an agent on purpose; `tests/test_mcp_api.py`
+holds the tools to the methods' signatures. Needs the `mcp` extra (`pip install
+'mdgrill[mcp]'`).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from mdgrill.errors import InputError, MdgrillError
+
+try:  # the `mcp` extra; `mdgrill mcp` says when it is missing. The SDK reads the tools'
+    # annotations at run time, so `Context` (ask_approval's argument) must be a real name here.
+    from mcp.server.mcpserver import Context, MCPServer
+except ImportError:  # pragma: no cover - the dev install has the extra
+    Context = MCPServer = None  # type: ignore[assignment,misc]
+
+if TYPE_CHECKING:
+    from mdgrill.api import Spec
+    from mdgrill.services.result import Result
+
+Tool = TypeVar("Tool", bound=Callable[..., Any])
+
+# tool -> the Spec method it calls (the others have the same name)
+METHOD_OF = {"node_add": "add_node"}
+# tool -> {its argument: the method's name for it} (the tools kept the CLI flags' names)
+RENAMED: dict[str, dict[str, str]] = {
+    "node_add": {"option": "options"}, "open_frontier": {"decision_id": "decision_ids"},
+    "revise": {"decision_id": "decision_ids"}, "skip": {"assumption": "assumptions"},
+    "init": {"spec": "path", "required_section": "required_sections"},
+    "classify_reply": {"option": "options"},
+}
+# method arguments no tool offers, and why: each is the user's own decision, not an agent's
+WITHHELD: dict[str, dict[str, str]] = {
+    "init": {"root": "the root is the server's repository"},
+    "mode": {"quick": "quick mode bypasses the interview: only the user's own `mdgrill mode "
+                      "--quick` authorizes it",
+             "interactive": "the mode is set by the user's own `mdgrill mode`"},
+    "confirm": {"source": "always approve-and-delegate, the one approval there is",
+                "no_commit": "the approval is a commit: an agent does not skip it"},
+    "begin_interview": {"no_commit": "a quick bypass is a commit: an agent does not skip it"},
+    "reopen": {"no_commit": "a reopening is a commit: an agent does not skip it"},
+}
+
+
+class Workspace:
+    """The repository the server serves: every path a call names must lie inside it."""
+
+    __slots__ = ("root",)
+
+    def __init__(self, root: str) -> None:
+        self.root = os.path.realpath(root)
+
+    def inside(self, path: str) -> str:
+        """`path` (relative to the server's folder) as an absolute path inside the root."""
+        from mdgrill.shell import store
+
+        if "\0" in path:
+            raise InputError("INVALID_INPUT", "a path holds a NUL character")
+        full = os.path.abspath(path)
+        if not store.is_inside(full, self.root):
+            raise InputError("PATH_OUTSIDE_REPOSITORY", f"{path} resolves outside the "
+                             f"repository {self.root} this server serves: name a spec inside "
+                             "it")
+        return full
+
+    def spec(self, path: str) -> Spec:
+        from mdgrill.api import Spec
+
+        return Spec.open(self.inside(path))
+
+
+def _refuse_nul(values: object) -> None:
+    """A NUL character in any text argument: refused before anything reads it."""
+    if isinstance(values, str) and "\0" in values:
+        raise InputError("INVALID_INPUT", "an argument holds a NUL character")
+    if isinstance(values, (list, tuple)):
+        for value in values:
+            _refuse_nul(value)
+    if isinstance(values, dict):
+        for value in values.values():
+            _refuse_nul(value)
+
+
+def failure(exc: BaseException) -> dict[str, object]:
+    """A tool's answer for an exception: its code, or INTERNAL for a defect of ours."""
+    if isinstance(exc, MdgrillError):
+        return {"ok": False, "error": exc.to_json()}
+    return {"ok": False, "error": {"code": "INTERNAL", "message": f"mdgrill failed on this "
+                                   f"call ({type(exc).__name__}: {exc}); the server keeps "
+                                   "serving. Please report this."}}
+
+
+def guarded(tool: Tool) -> Tool:
+    """`tool`, answering every exception as a tool result, so no call stops the server."""
+    if inspect.iscoroutinefunction(tool):
+        @functools.wraps(tool)
+        async def run_async(*args: Any, **kwargs: Any) -> dict[str, object]:
+            try:
+                _refuse_nul([*args, kwargs])
+                result: dict[str, object] = await tool(*args, **kwargs)
+                return result
+            except Exception as exc:  # every failure is the call's answer
+                return failure(exc)
+        return run_async  # type: ignore[return-value]
+
+    @functools.wraps(tool)
+    def run(*args: Any, **kwargs: Any) -> dict[str, object]:
+        try:
+            _refuse_nul([*args, kwargs])
+            result: dict[str, object] = tool(*args, **kwargs)
+            return result
+        except Exception as exc:  # every failure is the call's answer
+            return failure(exc)
+    return run  # type: ignore[return-value]
+
+
+def ok(result: Result, success: bool = True) -> dict[str, object]:
+    return {"ok": success, **result.to_json()}
+
+
+def tools(ws: Workspace) -> list[Callable[..., object]]:  # noqa: C901 - one closure a tool
+    """The tools, each calling one `Spec` method for a spec inside `ws`."""
+
+    def status(spec: str) -> dict[str, object]:
+        """One screen on a spec: phase, interview, pending questions, frontier, approvals."""
+        return ok(ws.spec(spec).status())
+
+    def frontier(spec: str, group: str | None = None) -> dict[str, object]:
+        """The open, unblocked decisions of the design tree, in batches of at most four."""
+        return ok(ws.spec(spec).frontier(group=group))
+
+    def ledger(spec: str, new: bool = False) -> dict[str, object]:
+        """The settled decisions, E1 … En, as the elicitation ledger."""
+        return ok(ws.spec(spec).ledger(new=new))
+
+    def validate(path: str | None = None) -> dict[str, object]:
+        """Check a spec (its folder or .progress.md), a CONTEXT.md, or every spec and
+        glossary under a folder (default: the whole repository)."""
+        from mdgrill.diagnostics import sort_diagnostics
+        from mdgrill.services.status import validate_glossary, validate_repository
+
+        full = ws.inside(path) if path is not None else ws.root
+        if os.path.isdir(full):  # a spec folder is one of the folders it walks
+            found = validate_repository(ws.root, full)
+        elif os.path.basename(full) == "CONTEXT.md":
+            found = validate_glossary(full, ws.root)
+        else:
+            found = ws.spec(full).validate()
+        found = sort_diagnostics(found)
+        errors = sum(1 for d in found if d.is_error)
+        return {"ok": errors == 0, "diagnostics": [d.to_json() for d in found],
+                "errors": errors, "warnings": len(found) - errors}
+
+    def node_add(spec: str, title: str, node_id: str | None = None, section: str | None = None,
+                 depends_on: list[str] | None = None, spawned_by: str | None = None,
+                 option: list[str] | None = None, recommend: int | None = None,
+                 evidence: str | None = None, investigating: str | None = None,
+                 recommendation: str | None = None, rationale: str | None = None,
+                 tradeoffs: str | None = None,
+                 consequences: str | None = None) -> dict[str, object]:
+        """Add a decision to the design tree, with 2–4 options and the recommended one."""
+        return ok(ws.spec(spec).add_node(
+            node_id, title=title, section=section, depends_on=depends_on,
+            spawned_by=spawned_by, options=option, recommend=recommend, evidence=evidence,
+            investigating=investigating, recommendation=recommendation, rationale=rationale,
+            tradeoffs=tradeoffs, consequences=consequences))
+
+    def begin_interview(spec: str, phase: str, interview_id: str, round: int | None = None,
+                        discovery_revision: str | None = None) -> dict[str, object]:
+        """Begin (or resume) the phase's interview; records the context digest."""
+        return ok(ws.spec(spec).begin_interview(phase=phase, interview_id=interview_id,
+                                                round=round,
+                                                discovery_revision=discovery_revision))
+
+    def ask(spec: str) -> dict[str, object]:
+        """Open the round the gate requires and give it as AskUserQuestion's payload."""
+        return ok(ws.spec(spec).ask())
+
+    def answer(spec: str, tool_result: str, by: str | None = None) -> dict[str, object]:
+        """Record what the question tool returned (its JSON) or the user's plain reply."""
+        done = ws.spec(spec).answer(tool_result, by=by)
+        return ok(done, bool(done.recorded) or not done.refused)
+
+    def record_answer(spec: str, decision_id: str, answer: str, by: str | None = None,
+                      other: bool = False, assumption: str | None = None) -> dict[str, object]:
+        """Record the user's answer to one pending decision (`other`: the user chose Other
+        and wrote this; `assumption`: what it assumes)."""
+        return ok(ws.spec(spec).record_answer(decision_id, answer, by=by, other=other,
+                                              assumption=assumption))
+
+    def record_fact(spec: str, text: str, decision_id: str | None = None,
+                    by: str | None = None) -> dict[str, object]:
+        """Record a fact found in the code or docs (it resolves the decision it names)."""
+        return ok(ws.spec(spec).record_fact(text, decision_id=decision_id, by=by))
+
+    def await_confirmation(spec: str, decision_id: str, approach: str,
+                           brief_file: str | None = None) -> dict[str, object]:
+        """Close the rounds and present the approach (and the brief file) for approval."""
+        brief = ws.inside(brief_file) if brief_file is not None else None
+        return ok(ws.spec(spec).await_confirmation(decision_id=decision_id, approach=approach,
+                                                   brief_file=brief))
+
+    def confirm(spec: str, decision_id: str, reply: str | None = None,
+                by: str | None = None) -> dict[str, object]:
+        """Record the user's explicit approval (`Approve and delegate`) and commit it."""
+        return ok(ws.spec(spec).confirm(decision_id=decision_id, reply=reply, by=by))
+
+    def check_delegation(spec: str, phase: str, interview_id: str,
+                         context_digest: str | None = None,
+                         discovery_revision: str | None = None) -> dict[str, object]:
+        """Whether the agent may delegate: only for an approved, current interview."""
+        return ok(ws.spec(spec).check_delegation(phase=phase, interview_id=interview_id,
+                                                 context_digest=context_digest,
+                                                 discovery_revision=discovery_revision))
+
+    def init(spec: str, goal: str, title: str | None = None,
+             required_section: list[str] | None = None,
+             phase: str | None = None) -> dict[str, object]:
+        """Create a spec's `.progress.md` from the template."""
+        from mdgrill.services import content
+
+        _, made = content.init(ws.inside(spec), goal=goal, title=title,
+                               required_sections=required_section, phase=phase or "start")
+        return ok(made)
+
+    def open_frontier(spec: str, round: int, decision_id: list[str]) -> dict[str, object]:
+        """Open the current or next round for these decisions and record its Asked line."""
+        return ok(ws.spec(spec).open_frontier(round=round, decision_ids=decision_id))
+
+    def out_of_scope(spec: str, decision_id: str, reply: str,
+                     by: str | None = None) -> dict[str, object]:
+        """Record that the user placed an asked decision out of scope (`reply`: their
+        words)."""
+        return ok(ws.spec(spec).out_of_scope(decision_id, reply=reply, by=by))
+
+    def record_stop(spec: str, choice: str, section: str | None = None) -> dict[str, object]:
+        """Record the user's answer to `Ready to build?`: ship, keep-asking or refine."""
+        return ok(ws.spec(spec).record_stop(choice=choice, section=section))
+
+    def classify_reply(text: str, spec: str | None = None, decision_id: str | None = None,
+                       option: list[str] | None = None,
+                       recommend: int | None = None) -> dict[str, object]:
+        """What a reply is: substantive, control_only, bare_skip, stop, skip_decision, …"""
+        from mdgrill.services.interview import classify_reply as classify
+        from mdgrill.shell import store
+
+        where = store.resolve_spec(ws.inside(spec)) if spec is not None else None
+        return ok(classify(text, spec=where, decision_id=decision_id, options=option,
+                           recommend=recommend))
+
+    def skip(spec: str, reason: str, assumption: list[str] | None = None,
+             decision_id: str | None = None, by: str | None = None) -> dict[str, object]:
+        """Skip the remaining decisions with recorded assumptions (confirm follows)."""
+        return ok(ws.spec(spec).skip(reason=reason, assumptions=assumption or [],
+                                     decision_id=decision_id or "skip-confirmation", by=by))
+
+    def revise(spec: str, decision_id: list[str]) -> dict[str, object]:
+        """Reopen decisions (and their answered dependents) after the brief."""
+        return ok(ws.spec(spec).revise(decision_ids=decision_id))
+
+    def cancel(spec: str, reply: str | None = None, by: str | None = None) -> dict[str, object]:
+        """Record the user's Cancel: the interview stays open, nothing is delegated."""
+        return ok(ws.spec(spec).cancel(reply=reply, by=by))
+
+    def amend(spec: str, decision_id: str, answer: str, reason: str,
+              by: str | None = None) -> dict[str, object]:
+        """Correct a recorded answer's wording (an Amended block; the log stays
+        append-only)."""
+        return ok(ws.spec(spec).amend(decision_id, answer=answer, reason=reason, by=by))
+
+    def reopen(spec: str, phase: str, reason: str, by: str | None = None) -> dict[str, object]:
+        """Go back to an earlier phase, setting aside the approvals since (committed)."""
+        return ok(ws.spec(spec).reopen(phase=phase, reason=reason, by=by))
+
+    def digest(spec: str, phase: str | None = None,
+               compat: str | None = None) -> dict[str, object]:
+        """The context digest the spec's phase would record now."""
+        return ok(ws.spec(spec).digest(phase=phase, compat=compat))
+
+    def tree(spec: str, format: str = "text") -> dict[str, object]:
+        """The design tree as text or as a Mermaid diagram."""
+        return ok(ws.spec(spec).tree(format=format))
+
+    def mode(spec: str) -> dict[str, object]:
+        """The spec's mode. Setting it is left to the user's own `mdgrill mode`: quick mode
+        is a bypass only the user authorizes."""
+        return ok(ws.spec(spec).mode())
+
+    async def ask_approval(spec: str, decision_id: str, ctx: Context) -> dict[str, object]:
+        """Ask the user the final approval question directly (MCP elicitation), so their
+        selection reaches mdgrill without passing through the model; it is journaled as the
+        approval's evidence, and `Approve and delegate` is then confirmed and committed,
+        `Cancel` recorded. `Revise decisions` comes back for the agent to ask which ones."""
+        return await approval_by_elicitation(ws.spec(spec), decision_id, ctx)
+
+    return [guarded(t) for t in (
+        status, frontier, ledger, validate, node_add, begin_interview, ask, answer,
+        record_answer, record_fact, await_confirmation, confirm, check_delegation, init,
+        open_frontier, out_of_scope, record_stop, classify_reply, skip, revise, cancel, amend,
+        reopen, digest, tree, mode, ask_approval)]
+
+
+async def approval_by_elicitation(spec: Spec, decision_id: str,
+                                  ctx: Context) -> dict[str, object]:
+    """The approval question as an elicitation; what the user picked, acted on."""
+    from typing import Literal
+
+    from mcp.types import ClientCapabilities, ElicitationCapability, FormElicitationCapability
+    from pydantic import BaseModel, Field
+
+    from mdgrill.core.approval import APPROVE_AND_DELEGATE, CANCEL, approval_choice
+    from mdgrill.shell import journal
+
+    asked = spec.ask()
+    if asked.kind != "approval":
+        return failure(InputError("ILLEGAL_TRANSITION", "the interview is not awaiting "
+                                  "confirmation: present the approach with await_confirmation "
+                                  "first"))
+    if not ctx.session.check_client_capability(
+            ClientCapabilities(elicitation=ElicitationCapability(form=FormElicitationCapability()))):
+        return failure(InputError("ELICITATION_UNSUPPORTED", "this client cannot ask the user "
+                                  "directly: ask the approval question with ask's payload and "
+                                  "call confirm with the user's exact selection"))
+    questions = asked["questions"]
+    assert isinstance(questions, list)
+    labels = [str(o["label"]) for o in questions[0]["options"]]
+
+    class Approval(BaseModel):
+        choice: Literal[tuple(labels)] = Field(  # type: ignore[valid-type]
+            description="Approve and delegate hands the work on; Revise decisions reopens "
+            "some; Cancel stops without delegating")
+
+    reply = await ctx.elicit("The approach is ready. Approve and delegate?", Approval)
+    if reply.action != "accept" or reply.data is None:
+        return {"ok": True, "choice": None, "action": reply.action, "recorded": False,
+                "next": "nothing was recorded; ask again when the user is ready"}
+    picked = str(reply.data.choice)
+    # the user's selection, kept outside the model's reach before anything acts on it
+    journal.append(spec.root, "MCPElicitation", picked)
+    choice = approval_choice(picked)
+    if choice == APPROVE_AND_DELEGATE:
+        result = ok(spec.confirm(decision_id=decision_id, reply=picked))
+    elif choice == CANCEL:
+        result = ok(spec.cancel(reply=picked))
+    else:
+        result = {"ok": True, "next": "ask which decisions to revise, then revise"}
+    return {**result, "choice": picked, "action": "accept"}
+
+
+INSTRUCTIONS = (
+    "The grill: ask the user the open decisions of a spec round by round and delegate only "
+    "after their explicit approval. Loop: status, node_add, begin_interview, ask (pass its "
+    "batches to the question tool), answer (the tool's result), until answer says "
+    "await_confirmation; then ask for the approval question, confirm with the user's exact "
+    "selection (or ask_approval, which asks the user directly where the client can), "
+    "check_delegation before delegating.")
+
+
+def server(root: str | None = None) -> MCPServer:
+    """The server for the repository around `root` (default: the working directory)."""
+    from mdgrill.shell import store
+
+    if MCPServer is None:
+        raise ImportError("mcp")
+    ws = Workspace(store.find_root(root or os.getcwd()))
+    app = MCPServer("mdgrill", instructions=INSTRUCTIONS)
+    for tool in tools(ws):
+        app.add_tool(tool)
+
+    def progress(spec: str) -> str:
+        """A spec's `.progress.md` as it is on disk."""
+        from mcp.server.mcpserver.exceptions import ResourceError
+
+        try:
+            found = ws.spec(spec.replace("~", "/"))
+            return store.read_file(found.progress, os.path.basename(found.progress),
+                                   found.root).decode("utf-8", "replace")
+        except MdgrillError as exc:  # the SDK passes a ResourceError's words on as they are
+            raise ResourceError(f"{exc.code}: {exc.message}") from None
+
+    def ledger_resource(spec: str) -> str:
+        """A spec's elicitation ledger (E1 … En), as the `ledger` verb's JSON."""
+        try:
+            answer = ok(ws.spec(spec.replace("~", "/")).ledger())
+        except Exception as exc:  # every failure is the call's answer
+            answer = failure(exc)
+        return json.dumps(answer, ensure_ascii=False)
+
+    app.resource("mdgrill://spec/{spec}/progress", mime_type="text/markdown")(progress)
+    app.resource("mdgrill://spec/{spec}/ledger", mime_type="application/json")(ledger_resource)
+    return app

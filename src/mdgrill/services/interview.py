@@ -1,0 +1,367 @@
+"""The interview operations, each with its whole rule set around the write.
+
+One function per interview verb (docs/contract.md), its keyword arguments the verb's flags.
+Each applies, in this one place, who is acting (`by`, else git's identity) and the owners map
+of `.mdgrill.yaml`, the freshness of the context digest, the approval evidence, the `- By:`
+signature, the lock–read–check–write transaction and the approval commit with its retry.
+Every entry point (the CLI verbs, `answer`, `collect`, `watch`, the LSP, the MCP server and
+`mdgrill.Spec`) records through these functions, so a rule that holds on one holds on all.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mdgrill.core import machine
+from mdgrill.errors import GateRefusal, InputError
+from mdgrill.model.record import PHASES
+from mdgrill.services.result import Result
+from mdgrill.shell import store
+from mdgrill.shell.context import context_sources
+from mdgrill.shell.people import phase_rule, section_rule, signed, who
+from mdgrill.shell.session import load, transaction
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from mdgrill.formats.progress import Change, Progress
+    from mdgrill.shell.project import Owners
+
+    Step = Callable[[Progress], tuple[Change, dict[str, object]]]
+
+
+def fresh(spec: store.Spec, verb: str, step: Step) -> Step:
+    """`step`, after the context digest is recomputed: "the helper re-reads those sources and
+    recomputes the digest at every gate"."""
+    def checked(prog: Progress) -> tuple[Change, dict[str, object]]:
+        iv = prog.data.get("interview")
+        if isinstance(iv, dict) and iv.get("phase") in PHASES:
+            digest, context = context_sources(prog, spec, str(iv["phase"]))
+            machine.require_fresh(prog.data, digest, context, verb)
+        return step(prog)
+    return checked
+
+
+def acting(spec: store.Spec, by: str | None) -> tuple[str | None, Owners]:
+    """Who this operation speaks for (`by`, else git's identity), and the project's owners."""
+    from mdgrill.shell.project import owners
+
+    return who(spec, by), owners(spec.root)
+
+
+def retry_command(spec: store.Spec, verb: str, *, phase: str = "", interview_id: str = "",
+                  decision_id: str | None = None) -> str:
+    """The command that, run again, commits an approval whose commit failed."""
+    import shlex
+
+    where = shlex.quote(spec.rel_folder)
+    if verb == "begin-interview":
+        return (f"mdgrill begin-interview {where} --phase {shlex.quote(phase)} "
+                f"--interview-id {shlex.quote(interview_id)}")
+    return (f"mdgrill confirm {where} --decision-id {shlex.quote(decision_id or 'CID')} "
+            "--source approve-and-delegate")
+
+
+def _interview_phase(prog: Progress) -> object:
+    iv = prog.data.get("interview")
+    return iv.get("phase") if isinstance(iv, dict) else None
+
+
+# -- the operations -----------------------------------------------------------------------
+
+def mode(spec: store.Spec, *, quick: bool = False, interactive: bool = False) -> Result:
+    """The spec's mode; with `quick` or `interactive`, set it (quick mode resets nothing
+    else: only this explicit choice authorizes the bypass)."""
+    if quick and interactive:
+        raise InputError("USAGE", "quick and interactive are exclusive: choose one")
+    if not quick and not interactive:
+        return Result("mode", {"mode": str(load(spec).data.get("mode", "interactive")),
+                               "written": False})
+    from datetime import datetime, timezone
+
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return Result("mode", transaction(spec, lambda prog: machine.set_mode(prog.data, prog,
+                                                                          quick, now)))
+
+
+def record_skill_load(spec: store.Spec, *, input: str) -> Result:
+    """Record the skill-load manifest (`input`: a JSON file, or - for stdin)."""
+    from mdgrill.shell.skills import read_manifest
+
+    header, skills = read_manifest(input, spec)
+    return Result("record-skill-load", transaction(
+        spec, lambda prog: machine.record_skill_load(prog.data, header, skills)))
+
+
+def begin_interview(spec: store.Spec, *, phase: str, interview_id: str,
+                    round: int | None = None, discovery_revision: str | None = None,
+                    no_commit: bool = False) -> Result:
+    """Begin (or resume) the phase's interview, recording the context digest; a quick-mode
+    bypass is committed (or its failed commit retried)."""
+    from mdgrill.services.approvals import commit_transition, ignored_warning, retry_bypass
+    from mdgrill.shell.context import skills_stale
+
+    def step(prog: Progress) -> tuple[Change, dict[str, object]]:
+        from mdgrill.core.artifact_gate import check_phase_order
+        from mdgrill.core.gate import quick_authorized
+        from mdgrill.shell.drift import guard_begin
+
+        check_phase_order(prog.data, prog.blocks, phase, interview_id)
+        guard_begin(spec, prog, phase)
+        warnings = machine.check_skills(prog.data, phase, interview_id, discovery_revision,
+                                        skills_stale(prog.data, spec))
+        digest, context = context_sources(prog, spec, phase)
+        change, result = machine.begin_interview(prog.data, phase, interview_id, round,
+                                                 discovery_revision, digest, context,
+                                                 quick_authorized(prog))
+        result["warnings"] = warnings
+        return change, result
+
+    retry = retry_command(spec, "begin-interview", phase=phase, interview_id=interview_id)
+    try:
+        result = transaction(spec, step)
+    except GateRefusal as exc:
+        # A quick bypass whose commit failed: the same begin-interview retries the commit.
+        retried = None if exc.code != "INTERVIEW_TERMINAL" or no_commit else \
+            retry_bypass(spec, phase, interview_id, retry=retry)
+        if retried is None:
+            raise
+        return Result("begin-interview", retried, already_recorded=True)
+    warnings = result["warnings"]
+    ignored = ignored_warning(spec)
+    if ignored is not None and isinstance(warnings, list):
+        warnings.append(ignored)
+    if result["status"] == "bypassed_quick" and not result["resumed"]:
+        result.update(commit_transition(spec, "bypass", no_commit=no_commit, retry=retry))
+    return Result("begin-interview", result)
+
+
+def open_frontier(spec: store.Spec, *, round: int, decision_ids: list[str]) -> Result:
+    """Open the current or next round for these decisions and record its Asked line."""
+    return Result("open-frontier", transaction(spec, fresh(
+        spec, "open-frontier", lambda prog: machine.open_frontier(
+            prog.data, prog, round, list(decision_ids), spec.rel_folder))))
+
+
+def record_answer(spec: store.Spec, *, decision_id: str, answer: str, by: str | None = None,
+                  other: bool = False, assumption: str | None = None) -> Result:
+    """Record the user's answer to one pending decision: the one route every reply takes
+    (`record-answer`, `answer`, `collect`, `watch`, the LSP, the MCP tools, `Spec`)."""
+    if not answer.strip():
+        raise InputError("EMPTY_ANSWER", "--answer is empty: record what the user decided")
+    person, own = acting(spec, by)
+    return Result("record-answer", transaction(spec, fresh(spec, "record-answer", signed(
+        lambda prog: machine.record_answer(prog.data, prog, decision_id, answer, assumption,
+                                           other),
+        person, decision_id, section_rule(own, person, decision_id, "record-answer")))))
+
+
+def record_fact(spec: store.Spec, *, text: str, decision_id: str | None = None,
+                by: str | None = None) -> Result:
+    """Record a fact found in the code or docs (it resolves the decision it names)."""
+    person = who(spec, by)
+    return Result("record-fact", transaction(spec, fresh(spec, "record-fact", signed(
+        lambda prog: machine.record_fact(prog.data, prog, text, decision_id),
+        person, decision_id))))
+
+
+def out_of_scope(spec: store.Spec, *, decision_id: str, reply: str,
+                 by: str | None = None) -> Result:
+    """Record that the user placed an asked decision out of scope (`reply`: their words)."""
+    person, own = acting(spec, by)
+    return Result("out-of-scope", transaction(spec, fresh(spec, "out-of-scope", signed(
+        lambda prog: machine.out_of_scope(prog.data, prog, decision_id, reply),
+        person, decision_id, section_rule(own, person, decision_id, "out-of-scope")))))
+
+
+def record_stop(spec: store.Spec, *, choice: str, section: str | None = None) -> Result:
+    """Record the user's answer to `Ready to build?`: ship, keep-asking or refine."""
+    return Result("record-stop", transaction(spec, fresh(
+        spec, "record-stop", lambda prog: machine.record_stop(prog.data, prog, choice,
+                                                              section))))
+
+
+def cancel(spec: store.Spec, *, reply: str | None = None, by: str | None = None) -> Result:
+    """Record the user's Cancel: the interview stays open, nothing is delegated."""
+    person = who(spec, by)
+    return Result("cancel", transaction(spec, signed(
+        lambda prog: machine.cancel(prog.data, reply), person)))
+
+
+def await_confirmation(spec: store.Spec, *, decision_id: str, approach: str,
+                       brief_file: str | None = None) -> Result:
+    """Close the rounds and present the approach (and the brief, quoted) for approval."""
+    brief: list[str] = []
+    if brief_file:
+        from mdgrill.formats.textfile import decode
+
+        raw = store.read_file(brief_file, brief_file)
+        brief = [line.rstrip("\r") for line in decode(raw, brief_file).text.split("\n")]
+        while brief and not brief[-1].strip():
+            brief.pop()
+    return Result("await-confirmation", transaction(spec, fresh(
+        spec, "await-confirmation", lambda prog: machine.await_confirmation(
+            prog.data, prog, decision_id, approach, brief))))
+
+
+def approval_evidence(spec: store.Spec, reply: str | None) -> tuple[str, str] | None:
+    """(the user's words, their sha256) from the reply journal when the repository keeps one
+    (or the project requires one); None when the approval rests on `reply`."""
+    from mdgrill.formats.progress import single_line
+    from mdgrill.shell import journal
+    from mdgrill.shell.project import requires_evidence
+
+    found = journal.entries(spec.root)
+    if found is None and not requires_evidence(spec.root):
+        return None
+    iv = load(spec).data.get("interview")
+    interview = str(iv.get("id")) if isinstance(iv, dict) else ""
+    entry = journal.last_reply_while_awaiting(spec.root, spec.rel_folder, interview)
+    if entry is None:
+        raise GateRefusal("APPROVAL_NOT_EVIDENCED",
+                          f"no reply of the user was captured while interview {interview} "
+                          "awaited confirmation (the plugin's UserPromptSubmit and "
+                          "AskUserQuestion hooks keep them): ask the approval question "
+                          "(`mdgrill ask SPEC`) and let the user answer; nothing was written")
+    words = single_line(journal.reply_words(entry), "the captured reply")
+    if reply is not None and single_line(reply, "--reply") != words:
+        raise GateRefusal("APPROVAL_NOT_EVIDENCED",
+                          f"--reply `{reply}` is not what the user said last (captured: "
+                          f"`{words}`): record the user's own reply; nothing was written")
+    return words, str(entry.get("sha256"))
+
+
+def confirm(spec: store.Spec, *, decision_id: str, source: str = "approve-and-delegate",
+            reply: str | None = None, by: str | None = None, no_commit: bool = False) -> Result:
+    """Record the user's explicit approval and commit it (a failed commit is retried by the
+    same call); the owners of the phase and the captured reply are checked first."""
+    from mdgrill.services.approvals import commit_transition, retry_confirm
+
+    retry = retry_command(spec, "confirm", decision_id=decision_id)
+    person: str | None = None
+    try:
+        person, own = acting(spec, by)
+        evidence = approval_evidence(spec, reply)
+        said = evidence[0] if evidence else reply
+
+        def step(prog: Progress) -> tuple[Change, dict[str, object]]:
+            change, result = machine.confirm(prog.data, prog, decision_id, source, said)
+            if evidence is not None:  # the Confirmed block names the captured reply
+                heading, lines = change.new_blocks[-1]
+                change.new_blocks[-1] = (heading, [*lines, f"- Reply sha256: {evidence[1]}"])
+                result["reply_sha256"] = evidence[1]
+            return change, result
+
+        result = transaction(spec, fresh(spec, "confirm", signed(
+            step, person, None, phase_rule(own, person, _interview_phase, "confirm"))))
+    except GateRefusal as exc:
+        # Already confirmed but its commit failed: the same confirm retries just the commit.
+        retried = None if exc.code != "ILLEGAL_TRANSITION" or no_commit else \
+            retry_confirm(spec, decision_id, source, person=person, retry=retry)
+        if retried is None:
+            raise
+        return Result("confirm", retried, already_recorded=True)
+    if not no_commit:
+        result.update(commit_transition(spec, "approve", person=person, retry=retry,
+                                        reply_sha256=evidence[1] if evidence else None))
+    return Result("confirm", result)
+
+
+def skip(spec: store.Spec, *, reason: str, assumptions: list[str],
+         decision_id: str = "skip-confirmation", by: str | None = None) -> Result:
+    """Skip the remaining decisions with recorded assumptions (confirm follows)."""
+    person = who(spec, by)
+    return Result("skip", transaction(spec, fresh(spec, "skip", signed(
+        lambda prog: machine.skip(prog.data, prog, reason, list(assumptions), decision_id),
+        person))))
+
+
+def reopen(spec: store.Spec, *, phase: str, reason: str, by: str | None = None,
+           no_commit: bool = False) -> Result:
+    """Go back to an earlier phase, setting aside the approvals since (committed)."""
+    from mdgrill.core.artifact_gate import reopen as reopen_phase
+
+    person, own = acting(spec, by)
+    result = transaction(spec, signed(
+        lambda prog: reopen_phase(prog.data, prog.blocks, phase, reason), person, None,
+        phase_rule(own, person, lambda prog: phase, "reopen")))
+    if no_commit:
+        result.update({"commit": None, "commit_skipped": "--no-commit"})
+    else:
+        from mdgrill.services.approvals import commit_reopen
+
+        result.update(commit_reopen(spec, result, person))
+    return Result("reopen", result)
+
+
+def amend(spec: store.Spec, *, decision_id: str, answer: str, reason: str,
+          by: str | None = None) -> Result:
+    """Correct a recorded answer's wording (an Amended block; the log stays append-only)."""
+    person = who(spec, by)
+    return Result("amend", transaction(spec, signed(
+        lambda prog: machine.amend(prog.data, prog, decision_id, answer, reason),
+        person, decision_id)))
+
+
+def revise(spec: store.Spec, *, decision_ids: list[str]) -> Result:
+    """Reopen decisions (and their answered dependents) after the brief."""
+    return Result("revise", transaction(spec, fresh(spec, "revise", lambda prog: machine.revise(
+        prog.data, prog, list(decision_ids)))))
+
+
+def check_delegation(spec: store.Spec, *, phase: str, interview_id: str,
+                     context_digest: str | None = None,
+                     discovery_revision: str | None = None) -> Result:
+    """Allow delegation only for an approved, current interview (refusals raise)."""
+    from mdgrill.services.delegation import check_delegation as check
+
+    result, _ = check(spec, phase, interview_id, context_digest, discovery_revision)
+    return Result("check-delegation", result)
+
+
+def digest(spec: store.Spec, *, phase: str | None = None, compat: str | None = None) -> Result:
+    """The context digest the spec's phase would record now (and whether it went stale)."""
+    prog = load(spec, check=False)
+    iv = prog.data.get("interview")
+    chosen = phase or (iv.get("phase") if isinstance(iv, dict) else None) or \
+        prog.data.get("phase")
+    if not isinstance(chosen, str) or chosen not in PHASES:
+        raise InputError("INVALID_PHASE", "the spec has no phase: pass --phase")
+    if compat == "ralph":
+        from mdgrill.shell.context import ralph_digest
+
+        value, sources = ralph_digest(prog, spec, chosen)
+        return Result("digest", {"phase": chosen, "context_digest": value, "compat": "ralph",
+                                 "sources": sources})
+    if compat is not None:
+        raise InputError("USAGE", f"unknown compat `{compat}`: the one known is ralph")
+    value, context = context_sources(prog, spec, chosen)
+    recorded = iv.get("context_digest") if isinstance(iv, dict) and iv.get("phase") == chosen \
+        else None
+    return Result("digest", {"phase": chosen, "context_digest": value, "sources": context,
+                             "recorded": recorded,
+                             "stale": recorded is not None and recorded != value})
+
+
+def classify_reply(text: str, *, spec: store.Spec | None = None,
+                   decision_id: str | None = None, options: list[str] | None = None,
+                   recommend: int | None = None) -> Result:
+    """What a reply is (substantive, control_only, bare_skip, stop, ...), split by question."""
+    from mdgrill.model.replies import classify, overall, split_by_question
+
+    chosen: list[str] = list(options or [])
+    recommended = recommend
+    if spec is not None:
+        if decision_id is None:
+            raise InputError("USAGE", "--spec goes with --decision-id (the decision answered)")
+        node = load(spec).node(machine.require_id(decision_id))
+        if node is not None:
+            chosen, recommended = node.choices()
+    result = classify(text, chosen, recommended).to_json()
+    parts = split_by_question(text)
+    if len(parts) > 1:
+        classified = [(n, classify(part)) for n, part in parts]
+        result["parts"] = [{"question": n, "text": part, **r.to_json()}
+                           for (n, r), (_, part) in zip(classified, parts, strict=True)]
+        result["classification"] = overall([r.kind for _, r in classified])
+    return Result("classify-reply", result)

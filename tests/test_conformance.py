@@ -1,0 +1,392 @@
+"""One rule, every way in (issue 29): each gate rule gives the same refusal code, and writes
+nothing, through every entry point that records what a person said.
+
+"A rule lives in exactly one function of `services/`, and every entry point [...] reaches it
+through that function. If two entry points can give different answers to the same input, the
+design is wrong, not the test." (CONVENTIONS.md). The table below is rule x entry point; an
+entry point found in the code without a row fails `test_every_entry_point_has_a_row`.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+from test_reliability import MDGRILL, make_repo
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+SRC = CHECKOUT / "src" / "mdgrill"
+SPEC = "specs/a"
+QUESTION = "Q1 - D1: Who?"  # how `ask` words D1 for the question tool
+
+
+class Op(NamedTuple):
+    """What the entry point is asked to do: record `answer` to `decision` (kind `record`),
+    place it out of scope with `answer` as the user's words, confirm the approval `decision`
+    with `answer` as the user's reply, or begin the interview."""
+
+    kind: str
+    decision: str = "D1"
+    answer: str = ""
+
+
+class Rule(NamedTuple):
+    code: str
+    base: str  # "fresh": no interview yet; "asked": D1 asked in round 1; "awaiting": approval
+    prepare: Callable[[Path], None]
+    op: Op
+
+
+def _owners(repo: Path) -> None:
+    (repo / ".mdgrill.yaml").write_text("owners:\n  sections:\n    Money: [carol@example.com]\n",
+                                        encoding="utf-8")
+
+
+def _context_changed(repo: Path) -> None:
+    (repo / SPEC / "research.md").write_text("# Research\nOpaque sessions after all.\n",
+                                             encoding="utf-8")
+
+
+def _quick_by_hand(repo: Path) -> None:
+    progress = repo / SPEC / ".progress.md"
+    progress.write_text(progress.read_text(encoding="utf-8").replace("mode: interactive",
+                                                                      "mode: quick"),
+                        encoding="utf-8")
+
+
+def _evidence_required(repo: Path) -> None:
+    (repo / ".mdgrill.yaml").write_text("approval: evidence\n", encoding="utf-8")
+
+
+def _nothing(repo: Path) -> None:
+    pass
+
+
+RULES: dict[str, Rule] = {
+    # `.mdgrill.yaml` owners: "`owners.sections.<section>`" (docs/contract.md)
+    "owners": Rule("NOT_AN_OWNER", "asked", _owners, Op("record", "D1", "Everyone")),
+    # "the helper re-reads those sources and recomputes the digest at every gate"
+    "freshness": Rule("CONTEXT_STALE", "asked", _context_changed,
+                      Op("record", "D1", "Everyone")),
+    # an answer to a decision of the frontier that this round did not ask
+    "frontier not asked": Rule("DECISION_NOT_PENDING", "asked", _nothing,
+                               Op("record", "D2", "Now")),
+    # "a control-only reply [...] is not an answer"
+    "control-only reply": Rule("CONTROL_ONLY_ANSWER", "asked", _nothing,
+                               Op("record", "D1", "ok")),
+    # "Only exact `--quick` authorization may bypass the interview"
+    "quick mode not authorized": Rule("QUICK_NOT_AUTHORIZED", "fresh", _quick_by_hand,
+                                      Op("begin")),
+    # out of scope is the user's call: their own words, not a control reply
+    "out of scope needs the user's words": Rule("CONTROL_ONLY_ANSWER", "asked", _nothing,
+                                                Op("out_of_scope", "D1", "ok")),
+    # `approval: evidence`: an approval is a reply the hooks captured, not the agent's word
+    "approval needs evidence": Rule("APPROVAL_NOT_EVIDENCED", "awaiting", _evidence_required,
+                                    Op("confirm", "C1", "Approve and delegate")),
+}
+
+# The entry points that record what a person said, and the modules that are them: a module
+# that reaches the recording services (or runs the CLI in-process) must be listed here.
+ENTRY_MODULES: dict[str, set[str]] = {
+    "mdgrill.cli.verbs.interview": {"cli"},
+    "mdgrill.cli.verbs.rounds": {"answer", "collect"},
+    "mdgrill.services.watch.engine": {"watch"},
+    "mdgrill.integrations.lsp": {"lsp"},
+    "mdgrill.integrations.mcp": {"mcp", "mcp answer"},
+    "mdgrill.api": {"library"},
+}
+ENTRY_POINTS = sorted(set().union(*ENTRY_MODULES.values()))
+# Modules that reach them but are no entry point of their own, and why.
+NOT_ENTRY_POINTS = {
+    "mdgrill.cli.verbs.demo": "it runs the CLI's own verbs (cli.main) on a scripted, "
+                              "throw-away repository: the `cli` row covers them",
+}
+
+# The services an entry point records through, and the modules that are that layer itself.
+RECORDING = ("mdgrill.services.interview", "mdgrill.services.rounds",
+             "mdgrill.services.answers", "mdgrill.api", "mdgrill.cli.main")
+LAYER = {"mdgrill.services.interview", "mdgrill.services.rounds", "mdgrill.services.answers",
+         "mdgrill.services.status", "mdgrill.cli.main", "mdgrill.__main__", "mdgrill"}
+
+# A cell without a case says why the entry point cannot express the operation at all.
+_ROUND_ONLY = "it answers only the questions of the open round: it cannot name another"
+_ROUND_ENTRIES = ("answer", "collect", "watch", "lsp", "mcp answer")
+_NO_VERB = "it records answers only; it has no way to {}"
+NOT_APPLICABLE: dict[tuple[str, str], str] = {
+    **{("frontier not asked", e): _ROUND_ONLY for e in _ROUND_ENTRIES},
+    **{("quick mode not authorized", e): _NO_VERB.format("begin an interview")
+       for e in _ROUND_ENTRIES},
+    **{("out of scope needs the user's words", e): _NO_VERB.format("place a decision out of "
+                                                                    "scope")
+       for e in _ROUND_ENTRIES},
+    **{("approval needs evidence", e): _NO_VERB.format("approve")
+       for e in _ROUND_ENTRIES},
+}
+CASES = [(rule, entry) for rule in RULES for entry in ENTRY_POINTS
+         if (rule, entry) not in NOT_APPLICABLE]
+
+
+# -- the registry ---------------------------------------------------------------------------
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    return found
+
+
+def entry_modules_in_code() -> set[str]:
+    """Every module outside the recording layer that reaches it (function-level imports too)."""
+    return {_module_name(p) for p in SRC.rglob("*.py")
+            if _module_name(p) not in LAYER and _imports(p) & set(RECORDING)}
+
+
+def test_every_entry_point_has_a_row() -> None:
+    # a new way in (a hook that records, a second server) fails here until the table has it
+    assert entry_modules_in_code() == set(ENTRY_MODULES) | set(NOT_ENTRY_POINTS)
+    for rule in RULES:
+        for entry in ENTRY_POINTS:
+            assert (rule, entry) in CASES or (rule, entry) in NOT_APPLICABLE, (rule, entry)
+    assert len(CASES) == len(RULES) * len(ENTRY_POINTS) - len(NOT_APPLICABLE)
+
+
+def test_no_second_route_to_the_state_machine() -> None:
+    # "there is no second route to `machine.record_answer`" (issue 29)
+    callers = {_module_name(p) for p in SRC.rglob("*.py")
+               if re.search(r"machine\.(record_answer|out_of_scope)\(",
+                            p.read_text(encoding="utf-8"))}
+    assert callers == {"mdgrill.services.interview"}
+
+
+# -- the bases ------------------------------------------------------------------------------
+
+def _mdgrill(repo: Path, env: dict[str, str], *argv: str,
+             stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*MDGRILL, "--json", *argv], cwd=repo, env=env, input=stdin,
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def bases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, dict[str, str]]]:
+    made: dict[str, tuple[Path, dict[str, str]]] = {}
+    for name in ("fresh", "asked", "awaiting"):
+        repo, env = make_repo(tmp_path_factory.mktemp(name))
+        steps = [["init", SPEC, "--goal", "Promo codes"],
+                 ["node", "add", SPEC, "D1", "--title", "Who?", "--section", "Money",
+                  "--option", "Everyone", "--option", "Members", "--recommend", "1"],
+                 ["node", "add", SPEC, "D2", "--title", "When?", "--option", "Now",
+                  "--option", "Later", "--recommend", "1"]]
+        if name != "fresh":
+            steps += [["begin-interview", SPEC, "--phase", "requirements", "--interview-id",
+                       "r1"],
+                      ["open-frontier", SPEC, "--round", "1", "--decision-id", "D1"],
+                      ["questionnaire", SPEC]]
+        if name == "awaiting":
+            steps += [["record-answer", SPEC, "--decision-id", "D1", "--answer", "Everyone"],
+                      ["open-frontier", SPEC, "--round", "1", "--decision-id", "D2"],
+                      ["record-answer", SPEC, "--decision-id", "D2", "--answer", "Now"],
+                      ["await-confirmation", SPEC, "--decision-id", "C1", "--approach", "All"]]
+        (repo / SPEC).mkdir(parents=True)
+        (repo / SPEC / "research.md").write_text("# Research\nJWT sessions.\n",
+                                                 encoding="utf-8")
+        for argv in steps:
+            proc = _mdgrill(repo, env, *argv)
+            assert proc.returncode == 0, (argv, proc.stdout, proc.stderr)
+        made[name] = repo, env
+    return made
+
+
+def _copy(base: tuple[Path, dict[str, str]], into: Path) -> tuple[Path, dict[str, str]]:
+    repo, env = base
+    target = into / "repo"
+    shutil.copytree(repo, target, symlinks=True)
+    return target, env
+
+
+def _filled_text(repo: Path, answer: str) -> str:
+    """questions.md with `answer` written as D1's `Other:` (the person's own words)."""
+    text = (repo / SPEC / "questions.md").read_text(encoding="utf-8")
+    assert "- Other:" in text
+    return re.sub(r"(?m)^- Other:.*$", f"- Other: {answer}", text, count=1)
+
+
+def _filled(repo: Path, answer: str) -> Path:
+    path = repo / SPEC / "questions.md"
+    path.write_text(_filled_text(repo, answer), encoding="utf-8")
+    return path
+
+
+# -- the entry points -----------------------------------------------------------------------
+
+def _error_code(proc: subprocess.CompletedProcess[str]) -> str:
+    payload = json.loads(proc.stdout)
+    assert payload["ok"] is False, payload
+    return str(payload["error"]["code"])
+
+
+def _refused_code(payload: dict[str, object], decision: str) -> str:
+    refused = payload["refused"]
+    assert isinstance(refused, dict) and decision in refused, payload
+    assert payload["recorded"] == {}, payload
+    return str(refused[decision]["code"])
+
+
+def via_cli(repo: Path, env: dict[str, str], op: Op) -> str:
+    if op.kind == "record":
+        argv = ["record-answer", SPEC, "--decision-id", op.decision, "--answer", op.answer]
+    elif op.kind == "out_of_scope":
+        argv = ["out-of-scope", SPEC, "--decision-id", op.decision, "--reply", op.answer]
+    elif op.kind == "confirm":
+        argv = ["confirm", SPEC, "--decision-id", op.decision, "--source",
+                "approve-and-delegate", "--reply", op.answer]
+    else:
+        argv = ["begin-interview", SPEC, "--phase", "requirements", "--interview-id", "r1"]
+    proc = _mdgrill(repo, env, *argv)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    return _error_code(proc)
+
+
+def via_answer(repo: Path, env: dict[str, str], op: Op) -> str:
+    proc = _mdgrill(repo, env, "answer", SPEC, "--tool-result", "-",
+                    stdin=json.dumps({"answers": {QUESTION: op.answer}}))
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    return _refused_code(json.loads(proc.stdout), op.decision)
+
+
+def via_collect(repo: Path, env: dict[str, str], op: Op) -> str:
+    _filled(repo, op.answer)
+    proc = _mdgrill(repo, env, "collect", SPEC)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    return _refused_code(json.loads(proc.stdout), op.decision)
+
+
+def via_watch(repo: Path, env: dict[str, str], op: Op) -> str:
+    from test_questionnaire import save_under_watch
+
+    report = save_under_watch(repo, env, repo / SPEC / "questions.md",
+                              _filled_text(repo, op.answer))
+    return _refused_code(report, op.decision)
+
+
+def _mcp_call(repo: Path, env: dict[str, str], name: str,
+              arguments: dict[str, object]) -> dict[str, object]:
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    async def call() -> dict[str, object]:
+        params = StdioServerParameters(command=MDGRILL[0], args=[*MDGRILL[1:], "mcp"],
+                                       env=env, cwd=str(repo))
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            reply = await session.call_tool(name, arguments)
+            text = next(c.text for c in reply.content if getattr(c, "type", "") == "text")
+            result: dict[str, object] = json.loads(text)
+            return result
+
+    return asyncio.run(call())
+
+
+def via_mcp_answer(repo: Path, env: dict[str, str], op: Op) -> str:
+    payload = _mcp_call(repo, env, "answer", {
+        "spec": SPEC, "tool_result": json.dumps({"answers": {QUESTION: op.answer}})})
+    assert payload["ok"] is False, payload
+    return _refused_code(payload, op.decision)
+
+
+def via_mcp(repo: Path, env: dict[str, str], op: Op) -> str:
+    if op.kind == "record":
+        name, arguments = "record_answer", {"spec": SPEC, "decision_id": op.decision,
+                                            "answer": op.answer}
+    elif op.kind == "out_of_scope":
+        name, arguments = "out_of_scope", {"spec": SPEC, "decision_id": op.decision,
+                                           "reply": op.answer}
+    elif op.kind == "confirm":
+        name, arguments = "confirm", {"spec": SPEC, "decision_id": op.decision,
+                                      "reply": op.answer}
+    else:
+        name, arguments = "begin_interview", {"spec": SPEC, "phase": "requirements",
+                                              "interview_id": "r1"}
+    payload = _mcp_call(repo, env, name, arguments)
+    assert payload["ok"] is False, payload
+    return str(payload["error"]["code"])  # type: ignore[index]
+
+
+def via_lsp(repo: Path, env: dict[str, str], op: Op) -> str:
+    from test_lsp import collect_by_code_action
+
+    path = _filled(repo, op.answer)
+    _, result = asyncio.run(collect_by_code_action(path, "- Other:", env))
+    found = re.search(rf"not recorded {op.decision}: ([A-Z_]+):", str(result))
+    assert found is not None, result
+    return found.group(1)
+
+
+def via_library(repo: Path, env: dict[str, str], op: Op) -> str:
+    import mdgrill
+
+    spec = mdgrill.Spec.open(repo / SPEC)
+    with pytest.raises(mdgrill.GateRefusal) as refused:
+        if op.kind == "record":
+            spec.record_answer(op.decision, op.answer)
+        elif op.kind == "out_of_scope":
+            spec.out_of_scope(op.decision, reply=op.answer)
+        elif op.kind == "confirm":
+            spec.confirm(decision_id=op.decision, reply=op.answer)
+        else:
+            spec.begin_interview(phase="requirements", interview_id="r1")
+    return refused.value.code
+
+
+RUNNERS: dict[str, Callable[[Path, dict[str, str], Op], str]] = {
+    "cli": via_cli, "answer": via_answer, "collect": via_collect, "watch": via_watch,
+    "mcp": via_mcp, "mcp answer": via_mcp_answer, "lsp": via_lsp, "library": via_library}
+
+
+def test_every_entry_point_has_a_runner() -> None:
+    assert sorted(RUNNERS) == ENTRY_POINTS
+
+
+@pytest.mark.parametrize(("rule", "entry"), CASES, ids=[f"{r}|{e}" for r, e in CASES])
+def test_the_rule_holds_on_every_way_in(rule: str, entry: str, tmp_path: Path,
+                                        bases: dict[str, tuple[Path, dict[str, str]]],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    if entry.startswith("mcp"):
+        pytest.importorskip("mcp", reason="the MCP SDK is the `mcp` extra (.[dev])")
+    if entry == "lsp":
+        pytest.importorskip("pygls", reason="pygls is the `lsp` extra (.[dev])")
+    case = RULES[rule]
+    repo, env = _copy(bases[case.base], tmp_path)
+    case.prepare(repo)
+    if entry == "library":  # the library runs here: the same clean git environment
+        for name in [k for k in os.environ if k.startswith("GIT_")]:
+            monkeypatch.delenv(name)
+        for name in ("HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM"):
+            monkeypatch.setenv(name, env[name])
+    progress = repo / SPEC / ".progress.md"
+    before = progress.read_bytes()
+
+    code = RUNNERS[entry](repo, env, case.op)
+
+    assert code == case.code
+    assert progress.read_bytes() == before  # nothing written
+    questions = repo / SPEC / "questions.md"
+    if entry in ("collect", "watch", "lsp"):  # the refused answer is kept for the person
+        assert f"- Other: {case.op.answer}" in questions.read_text(encoding="utf-8")
