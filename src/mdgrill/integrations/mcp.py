@@ -346,7 +346,8 @@ async def approval_by_elicitation(spec: Spec, decision_id: str,
             description="Approve and delegate hands the work on; Revise decisions reopens "
             "some; Cancel stops without delegating")
 
-    reply = await ctx.elicit("The approach is ready. Approve and delegate?", Approval)
+    # the form carries what is approved: the approach and the decisions it rests on
+    reply = await ctx.elicit(str(questions[0]["question"]), Approval)
     if reply.action != "accept" or reply.data is None:
         return {"ok": True, "choice": None, "action": reply.action, "recorded": False,
                 "next": "nothing was recorded; ask again when the user is ready"}
