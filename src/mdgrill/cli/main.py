@@ -121,6 +121,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
                                  "request-revision", "approve-artifact", "reopen")),
     ("the design tree and the glossary", ("node", "tree", "ledger", "term", "lint")),
     ("review and history", ("review", "report", "log", "verify")),
+    ("decisions bound to the code", ("bind", "drift", "reaffirm", "why")),
     ("files and checks", ("validate", "watch", "restore", "merge", "install-merge-driver",
                           "merge-file")),
     ("integrations", ("hook", "mcp", "lsp", "import-ralph", "import-speckit",
@@ -137,8 +138,9 @@ answer says await-confirmation; confirm the user's explicit `Approve and delegat
 check-delegation before handing work on. `mdgrill demo` shows it; `mdgrill VERB --help`
 explains every option.
 
-exit codes: 0 done/allowed/valid, 1 files have errors (validate, verify, lint),
-2 bad input (nothing written), 3 refused by the gate."""
+exit codes: 0 done/allowed/valid, 1 files have errors (validate, verify, lint) or a bound
+target drifted (drift), 2 bad input (nothing written), 3 refused by the gate, 70 a defect of
+mdgrill (its traceback is logged)."""
 
 
 class _Append(argparse.Action):

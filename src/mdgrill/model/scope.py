@@ -55,6 +55,8 @@ def _node_text(node: Node | None) -> list[str]:
         return ["(no node)"]
     out = [node.title.strip()]
     for entry in node.entries:
+        if entry.key.strip().lower() == "binds":  # where it is carried out, not what was asked
+            continue
         out.append(f"{entry.key.strip().lower()}: {entry.value.strip()}")
         out.extend(f"  {text.strip()}" for text, _ in entry.children)
     return out
