@@ -30,6 +30,7 @@ import re
 from mdgrill.core.merge_lines import Clash, LineMerge, markers, merge_lines
 from mdgrill.core.restore import LogBlock
 from mdgrill.errors import InputError
+from mdgrill.formats.frontmatter.block import top_key
 from mdgrill.formats.progress import (
     LOG,
     TREE,
@@ -144,7 +145,12 @@ PLACE = "\0mdgrill:"  # a line no decoded file holds (a NUL is refused on read)
 # stand in the YAML front matter, as a comment)
 CLASH = "\u2060mdgrill-conflict "
 COMPUTED_KEYS = ("interview", "log")  # the record and the seal: recomputed, not line-merged
-_TOP_KEY = re.compile(r"([^\s#:-][^:]*?)\s*:")
+
+
+def _top_key(line: str) -> str | None:
+    """The key a top-level front-matter line sets (not a list item's), read by hand as the
+    front matter's own reader does: a lazy key before optional blanks was quadratic."""
+    return None if line[:1] == "-" else top_key(line)
 
 
 class _Skeleton:
@@ -163,13 +169,13 @@ class _Skeleton:
         self.lines: list[str] = []
         i = 0
         while i < len(lines):
-            top = _TOP_KEY.match(lines[i]) if 0 < i < fm_last else None
-            if top is not None and top.group(1) in COMPUTED_KEYS:
+            top = _top_key(lines[i]) if 0 < i < fm_last else None
+            if top is not None and top in COMPUTED_KEYS:
                 j = i + 1
                 while j < fm_last and lines[j][:1] in (" ", "\t", "-") and \
                         not lines[j].startswith("---"):
                     j += 1
-                end, key = j, top.group(1)
+                end, key = j, top
             elif i in spans:  # the section's own lines; blank lines around them stay here
                 end, key = spans.pop(i)
                 while i < end and not lines[i].strip():
@@ -195,7 +201,7 @@ class _Skeleton:
 def _unite(ours: list[str], theirs: list[str]) -> bool:
     """Two additions at one place stand one after the other unless both set one key."""
     def keys(lines: list[str]) -> set[str]:
-        return {m.group(1) for line in lines if (m := _TOP_KEY.match(line))}
+        return {key for line in lines if (key := _top_key(line)) is not None}
     return not keys(ours) & keys(theirs)
 
 

@@ -28,7 +28,11 @@ BLOCK_HEADING = re.compile(
 LEGACY_HEADING = re.compile(r"(?P<phase>[A-Za-z]+) Interview(?: \(from [^)]*\))?\Z")
 # Greedy groups, trimmed by the caller: a lazy `(.*?)[ \t]*\Z` backtracks once per character
 # (the key can only differ by trailing spaces, since neither `:` nor `*` may be in it).
-_KEY = r"[-*+][ \t]+(?:\*\*)?([A-Za-z][A-Za-z0-9 /_-]*)(?:\*\*)?[ \t]*:(?:\*\*)?"
+# a key's words are separated by blanks that a word follows, so the blanks before the colon
+# can be read one way only (a class holding the blank, then `[ \t]*`, was quadratic on a
+# bullet of 100 KB of spaces with no colon)
+_KEY = (r"[-*+][ \t]+(?:\*\*)?([A-Za-z][A-Za-z0-9/_-]*(?: +[A-Za-z0-9/_-]+)*)(?:\*\*)?"
+        r"[ \t]*:(?:\*\*)?")
 BULLET = re.compile(_KEY + r"(?:[ \t]+(.*))?\Z")
 SUB_BULLET = re.compile(r"([ \t]+)[-*+][ \t]+(.*)\Z")
 # The grammar of a line under a `###` heading, as one pattern so a part is read in one
