@@ -195,3 +195,17 @@ def test_only_bound_files_are_followed(bound: Path) -> None:
         "src/pricing.py::discount"]
     assert files.on("src/other.py") == [] and files.on("README.md") == []
     assert not files.update(SPEC, standing_bindings(load(spec), SPEC))  # same: nothing rebuilt
+
+
+def test_a_reaffirmation_is_reported_as_fixed(watching: Watch, bound: Path,
+                                              mdgrill: Run) -> None:
+    assert watching.report()["kind"] == "started"
+    save(bound / "src" / "pricing.py", PRICING.replace("0.9", "0.8"))
+    assert watching.report()["code"] == "BINDING_BROKEN"
+    git(bound, "commit", "-qam", "Twenty percent off")
+    ok(mdgrill, bound, "reaffirm", SPEC, "--decision-id", "D1", "--reply", "Still holds")
+    fixed = watching.report()
+    assert (fixed["kind"], fixed["code"], fixed["target"]) == (
+        "fixed", "BINDING_BROKEN", "src/pricing.py::discount")
+    assert "no longer bound as it was: decision D1 was reaffirmed or released" in str(
+        fixed["message"])
