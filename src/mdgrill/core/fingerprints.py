@@ -164,6 +164,12 @@ def _tree_digest(node: ast.AST) -> str:
     return _digest(PYTHON, canonical(_NoDocstrings().visit(node)))
 
 
+def tree_fingerprint(node: ast.AST) -> str:
+    """The `python-ast-1` fingerprint of a parsed module or definition (for a caller that
+    parsed the file once for several things; the node's docstrings are dropped in place)."""
+    return _tree_digest(node)
+
+
 def _named(body: list[ast.stmt]) -> Iterable[tuple[str, ast.stmt]]:
     for stmt in body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -400,4 +406,4 @@ __all__ = ["FILE", "FINGERPRINTERS", "GLOB", "MARKDOWN", "PYTHON", "Target", "ca
            "heading_at", "is_test_path", "kind_of", "markdown_fingerprint", "parse_python",
            "parse_target",
            "python_fingerprint", "same_section", "section_count", "section_span", "slug",
-           "symbol_at", "symbol_line", "symbols", "target_kind"]
+           "symbol_at", "symbol_line", "symbols", "target_kind", "tree_fingerprint"]

@@ -8,6 +8,7 @@ file is fingerprinted only when it is bound and was saved. The comparison is `dr
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 from typing import NamedTuple
@@ -97,9 +98,11 @@ class BoundFiles:
         return found
 
 
-def check(root: str, one: Bound, shown: str) -> Check | None:
+def check(root: str, one: Bound, shown: str,
+          parsed: dict[str, ast.Module | None] | None = None) -> Check | None:
     """The saved target against its binding (the work tree, as `drift` reads it); None when
-    it cannot be told (a Python file that does not parse while being edited)."""
+    it cannot be told (a Python file that does not parse while being edited). `parsed`
+    keeps each file's tree for the next binding on it, within one save."""
     from mdgrill.services.bound_targets import glob_files, work_bytes
 
     b, target = one.binding, one.target
@@ -110,15 +113,28 @@ def check(root: str, one: Bound, shown: str) -> Check | None:
         now = fp.glob_fingerprint(files) if files else None
     else:
         data = work_bytes(root, target.path)
-        now = fp.fingerprint(target, data, fp.kind_of(b.fingerprint)) \
-            if data is not None else None
-        if data is not None and target.symbol is not None:
-            if fp.parse_python(data) is None:
+        if data is not None and target.symbol is not None and \
+                fp.kind_of(b.fingerprint) == fp.PYTHON:
+            # one parse for the symbol's fingerprint and line (a big module takes ~0.1 s)
+            if parsed is None:
+                parsed = {}
+            if target.path not in parsed:
+                parsed[target.path] = fp.parse_python(data)
+            tree = parsed[target.path]
+            if tree is None:
                 return None  # mid-edit: the next save that parses tells
-            line = fp.symbol_line(data, target.symbol) or 1
-        elif data is not None and target.section is not None:
-            span = fp.section_span(data, target.section)
-            line = span[2] if span is not None else 1
+            node = fp.find_symbol(tree, target.symbol)
+            now = None
+            if node is not None:
+                decorators: list[ast.expr] = getattr(node, "decorator_list", [])
+                line = min([node.lineno, *(d.lineno for d in decorators)])
+                now = fp.tree_fingerprint(node)
+        else:
+            now = fp.fingerprint(target, data, fp.kind_of(b.fingerprint)) \
+                if data is not None else None
+            if data is not None and target.section is not None:
+                span = fp.section_span(data, target.section)
+                line = span[2] if span is not None else 1
     what = f"{b.decision} '{b.answer}'"
     healed = error(shown, line, BINDING_BROKEN,
                    f"`{b.target}` matches the binding of {what} again")

@@ -18,6 +18,7 @@ from mdgrill.shell.drift import changed_diagnostic, sha_now, stale_approval, sta
 from mdgrill.shell.walk import skipped_folder
 
 if TYPE_CHECKING:
+    import ast
 
     from watchdog.events import FileSystemEventHandler
 
@@ -450,8 +451,9 @@ class Watcher:
     def _check_bound(self, rel: str) -> None:
         """A bound file was saved: report each binding it breaks, or heals."""
         shown = display(os.path.join(self.root, *rel.split("/")))
+        parsed: dict[str, ast.Module | None] = {}  # one parse of the file for all its bindings
         for one in self._bound.on(rel):
-            got = check(self.root, one, shown)
+            got = check(self.root, one, shown, parsed)
             if got is None:
                 continue
             extra = {"spec": one.spec, "decision": one.binding.decision,
