@@ -164,6 +164,12 @@ def _tree_digest(node: ast.AST) -> str:
     return _digest(PYTHON, canonical(_NoDocstrings().visit(node)))
 
 
+def tree_fingerprint(node: ast.AST) -> str:
+    """The `python-ast-1` fingerprint of a parsed module or definition (for a caller that
+    parsed the file once for several things; the node's docstrings are dropped in place)."""
+    return _tree_digest(node)
+
+
 def _named(body: list[ast.stmt]) -> Iterable[tuple[str, ast.stmt]]:
     for stmt in body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -226,6 +232,23 @@ def symbol_line(data: bytes, symbol: str) -> int | None:
     return min([node.lineno, *(d.lineno for d in decorators)])
 
 
+def symbol_at(data: bytes, line: int) -> str | None:
+    """The qualified name of the innermost definition whose header (its decorators down to
+    the line before its body) holds the 1-based `line`: what an editor's cursor names."""
+    tree = parse_python(data)
+    if tree is None:
+        return None
+    found: str | None = None
+    for name, node in symbols(tree).items():
+        decorators: list[ast.expr] = getattr(node, "decorator_list", [])
+        first = min([node.lineno, *(d.lineno for d in decorators)])
+        body: list[ast.stmt] = getattr(node, "body", [])
+        last = max(body[0].lineno - 1, node.lineno) if body else (node.end_lineno or node.lineno)
+        if first <= line <= last:
+            found = name  # a class's members come after it: the innermost wins
+    return found
+
+
 # -- Markdown ------------------------------------------------------------------------------
 
 
@@ -261,6 +284,19 @@ def section_span(data: bytes, section: str) -> tuple[int, int, int] | None:
                 break
         return heading.offset, end, heading.line + 1
     return None
+
+
+def heading_at(data: bytes, line: int) -> str | None:
+    """The text of the heading on the 1-based `line`, if one is there."""
+    from mdgrill.formats.markdown import scan_headings
+
+    return next((h.text for h in scan_headings(_text(data)) if h.line + 1 == line), None)
+
+
+def same_section(a: str, b: str) -> bool:
+    """Whether two section names (a heading's text, any case and spacing, or its anchor)
+    name the same heading."""
+    return _squeeze(a).casefold() == _squeeze(b).casefold() or slug(a) == b or slug(b) == a
 
 
 def section_count(data: bytes, section: str) -> int:
@@ -367,6 +403,7 @@ def glob_pattern(glob: str) -> re.Pattern[str]:
 __all__ = ["FILE", "FINGERPRINTERS", "GLOB", "MARKDOWN", "PYTHON", "Target", "canonical",
            "file_fingerprint",
            "file_kind", "find_symbol", "fingerprint", "glob_fingerprint", "glob_pattern",
-           "is_test_path", "kind_of", "markdown_fingerprint", "parse_python", "parse_target",
-           "python_fingerprint", "section_count", "section_span", "slug", "symbol_line", "symbols",
-           "target_kind"]
+           "heading_at", "is_test_path", "kind_of", "markdown_fingerprint", "parse_python",
+           "parse_target",
+           "python_fingerprint", "same_section", "section_count", "section_span", "slug",
+           "symbol_at", "symbol_line", "symbols", "target_kind", "tree_fingerprint"]

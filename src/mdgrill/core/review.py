@@ -115,9 +115,35 @@ class TermView:
         self.change = change  # added | changed | removed
 
 
+class BoundView:
+    """A decision bound to code as the review lists it: drifted now (what `drift` reports),
+    or reaffirmed by its owner after a change (a Reaffirmed block)."""
+
+    __slots__ = ("spec", "decision", "answer", "target", "detail", "anchor", "new")
+
+    def __init__(self, spec: str, decision: str, answer: str, target: str, detail: str,
+                 anchor: str = "", new: bool = False) -> None:
+        self.spec = spec
+        self.decision = decision
+        self.answer = answer
+        self.target = target
+        self.detail = detail  # what changed (drifted), or the selection and reply
+        self.anchor = anchor  # the Reaffirmed block's, on the page
+        self.new = new  # recorded since the base revision
+
+    def to_json(self) -> dict[str, object]:
+        return {"spec": self.spec, "decision": self.decision, "answer": self.answer,
+                "target": self.target, "detail": self.detail}
+
+
+def reaffirmed_of(review: SpecReview) -> list[BoundView]:
+    """The reaffirmations a review shows: those since its base revision, or all of them."""
+    return [r for r in review.reaffirmed if r.new or review.since is None]
+
+
 class SpecReview:
     __slots__ = ("spec", "title", "goal", "phase", "nodes", "blocks", "approvals", "counts",
-                 "since", "stamped")
+                 "since", "stamped", "reaffirmed")
 
     def __init__(self, spec: str, title: str, goal: str, phase: str) -> None:
         self.spec = spec
@@ -132,6 +158,7 @@ class SpecReview:
         # the longest run of answers that took the recommendation unchanged: (length, the
         # anchors of its first and last rounds); flagged at RUBBER_STAMP_RUN
         self.stamped: tuple[int, str, str] = (0, "", "")
+        self.reaffirmed: list[BoundView] = []  # the owners' rulings after a bound change
 
     def node(self, node_id: str) -> NodeView | None:
         return next((n for n in self.nodes if n.id == node_id), None)
@@ -155,11 +182,25 @@ def spec_review(spec: str, new: Progress, old: Progress | None = None) -> SpecRe
         presented = block.first("Approach")
         if presented:
             approach[str(block.phase)] = presented
+        if block.kind == "reaffirmed":
+            review.reaffirmed.append(_reaffirmed(spec, block, anchors[i], i >= first_new))
     reopened = {node_id.strip() for b in blocks[first_new:] if b.kind == "revised"
                 for e in b.get("Reopened") for node_id in e.value.split(",")}
     _nodes(review, new, old, blocks, anchors, reopened)
     _how_decided(review, new, blocks)
     return review
+
+
+def _reaffirmed(spec: str, block: Block, anchor: str, new: bool) -> BoundView:
+    decision, _, answer = (block.first("Decision") or "").partition(" -> ")
+    targets = [e.value.rpartition(" -> ")[0] or e.value for e in block.get("Target")]
+    moved = [e.value.replace(" -> ", " → ") for e in block.get("Moved")]
+    reply = (block.first("Reply") or "").strip().strip('"')
+    by = block.first("By")
+    detail = (f"{block.first('Selection') or '?'}" + (f" (reply: “{reply}”)" if reply else "")
+              + (f", by {by}" if by else "") + (f"; moved {', '.join(moved)}" if moved else ""))
+    return BoundView(spec, decision.strip(), answer.strip(), ", ".join(targets) or "—",
+                     detail, anchor, new)
 
 
 def _how_decided(review: SpecReview, prog: Progress, blocks: list[Block]) -> None:

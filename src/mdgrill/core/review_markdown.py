@@ -9,14 +9,16 @@ tag, and `[`, `]` are escaped, so it makes no link and no image (which GitHub wo
 
 from __future__ import annotations
 
-from mdgrill.core.review import STATUSES, SpecReview, TermView
+from mdgrill.core.review import STATUSES, BoundView, SpecReview, TermView, reaffirmed_of
 
 
 def comment(title: str, reviews: list[SpecReview], subtitle: str = "",
-            glossaries: list[tuple[str, list[TermView]]] | None = None) -> str:
+            glossaries: list[tuple[str, list[TermView]]] | None = None,
+            drifted: list[BoundView] | None = None) -> str:
     out = [f"## {title}", ""]
     if subtitle:
         out += [subtitle, ""]
+    out += _bindings(drifted, [r for review in reviews for r in reaffirmed_of(review)])
     if not reviews and not glossaries:
         out.append("No spec changed in this range.")
     for review in reviews:
@@ -70,6 +72,38 @@ def _spec(review: SpecReview) -> list[str]:
                 out.extend(f"  - {_text(c)}" for c in children)
             out += ["", "</details>", ""]
     return out
+
+
+def _bindings(drifted: list[BoundView] | None, reaffirmed: list[BoundView]) -> list[str]:
+    """Decisions bound to code: drifted now (first: they wait on their owner), reaffirmed."""
+    if drifted is None and not reaffirmed:
+        return []
+    out = ["### Decisions bound to code", ""]
+    if drifted is not None:
+        if not drifted:
+            out += ["**Drifted:** none: every bound target is as it was bound.", ""]
+        else:
+            out += [f"**Drifted ({len(drifted)}):** changed in substance since the decision "
+                    "was bound (`mdgrill drift`); the owner answers with `mdgrill reaffirm`.",
+                    "", "| decision | answer | target | what changed |", "|---|---|---|---|"]
+            out += [_bound_row(b) for b in drifted]
+            out.append("")
+    if reaffirmed:
+        out += [f"**Reaffirmed ({len(reaffirmed)}):**", "",
+                "| decision | answer | target | the owner's selection |", "|---|---|---|---|"]
+        out += [_bound_row(b) for b in reaffirmed]
+        out.append("")
+    return out
+
+
+def _bound_row(b: BoundView) -> str:
+    return (f"| `{b.decision}` ({_cell(b.spec)}) | {_cell(b.answer)} | {_code(b.target)} | "
+            f"{_cell(b.detail)} |")
+
+
+def _code(value: str) -> str:
+    """A target in a table cell: as code, without a backtick or a bar to break out of it."""
+    return "`" + " ".join(value.split()).replace("`", "'").replace("|", "\\|") + "`"
 
 
 def _text(value: str) -> str:

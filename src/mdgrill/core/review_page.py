@@ -16,11 +16,13 @@ from typing import Any
 from mdgrill.core.review import (
     RUBBER_STAMP_RUN,
     STATUSES,
+    BoundView,
     Decided,
     NodeView,
     SpecReview,
     TermView,
     layers,
+    reaffirmed_of,
     slug,
 )
 
@@ -65,12 +67,16 @@ CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
 
 
 def page(title: str, reviews: list[SpecReview], subtitle: str = "",
-         glossaries: list[tuple[str, list[TermView]]] | None = None) -> str:
-    """The HTML page of one or more specs' reviews, and the glossaries' changes."""
+         glossaries: list[tuple[str, list[TermView]]] | None = None,
+         drifted: list[BoundView] | None = None) -> str:
+    """The HTML page of one or more specs' reviews, the glossaries' changes, and the bound
+    decisions that drifted (None: no decision is bound) or were reaffirmed."""
     md = _markdown()
     body = [f"<h1>{escape(title)}</h1>"]
     if subtitle:
         body.append(f'<p class="muted">{escape(subtitle)}</p>')
+    body.extend(_bindings(drifted, [r for review in reviews for r in reaffirmed_of(review)],
+                          md))
     if not reviews and not glossaries:
         body.append("<p>No spec changed in this range.</p>")
     for review in reviews:
@@ -124,6 +130,40 @@ def _spec(review: SpecReview, md: Any) -> list[str]:
                    f"<strong>{escape(block.title)}</strong></summary>{decided}"
                    f"<ul>{items}</ul></details>")
     return out
+
+
+def _bindings(drifted: list[BoundView] | None, reaffirmed: list[BoundView],
+              md: Any) -> list[str]:
+    """Decisions bound to code: those whose target drifted (now), those reaffirmed."""
+    if drifted is None and not reaffirmed:
+        return []
+    out = ['<h2 id="bindings">Decisions bound to code</h2>']
+    if drifted is not None:
+        out.append(f'<h3 id="drifted">Drifted ({len(drifted)})</h3>')
+        if not drifted:
+            out.append('<p class="muted">No bound decision has drifted: every bound target is '
+                       "as it was bound.</p>")
+        else:
+            out.append('<p class="muted">A bound target changed in substance since its '
+                       "decision was bound to it (what <code>mdgrill drift</code> reports now): "
+                       "the decision's owner answers with <code>mdgrill reaffirm</code>.</p>")
+            out.append(_bound_table(drifted, "what changed", md))
+    if reaffirmed:
+        out.append(f'<h3 id="reaffirmed">Reaffirmed ({len(reaffirmed)})</h3>')
+        out.append(_bound_table(reaffirmed, "the owner's selection", md))
+    return out
+
+
+def _bound_table(rows: list[BoundView], last: str, md: Any) -> str:
+    out = [f"<table><tr><th>decision</th><th>answer</th><th>target</th><th>{last}</th></tr>"]
+    for b in rows:
+        where = f' <a href="#{escape(b.anchor)}">block</a>' if b.anchor else ""
+        out.append(f'<tr class="bound"><td><code>{escape(b.decision)}</code> '
+                   f'<span class="muted">{escape(b.spec)}</span></td><td>{md(b.answer)}</td>'
+                   f"<td><code>{escape(b.target)}</code></td>"
+                   f"<td>{escape(b.detail)}{where}</td></tr>")
+    out.append("</table>")
+    return "".join(out)
 
 
 def _decided(d: Decided) -> str:

@@ -6,8 +6,11 @@ buffer on open and on every change; a decision ID is hovered with its question, 
 answer and what it waits on (the review's reading of the tree) and leads to its node; the
 outline lists the tree's nodes and the log's rounds; `Depends on:` and `Spawned by:` lines
 complete with the tree's IDs; a filled questionnaire slot offers a code action that records
-the saved questionnaire, as `mdgrill collect` does. Nothing else writes: a recorded round
-being changed shows as `validate`'s ROUND_EDITED, in the editor before anything is saved.
+the saved questionnaire, as `mdgrill collect` does; in any other file, the first line of a
+bound file, the header of a bound Python definition and the heading of a bound Markdown
+section are hovered with the decisions bound to them (what `mdgrill why` says). Nothing
+else writes: a recorded round being changed shows as `validate`'s ROUND_EDITED, in the
+editor before anything is saved.
 Needs the `lsp` extra (pygls 2): `pip install '.[mcp,lsp]'` from a clone.
 """
 
@@ -144,11 +147,66 @@ def term_at(uri: str, text: str, position: types.Position) -> TermHit | None:
     return None
 
 
+def bound_target_at(uri: str, text: str, line: int) -> tuple[str, str] | None:
+    """(the repository root, the target the 0-based `line` names): the file on its first
+    line, a Python definition on its header, a Markdown section on its heading."""
+    from mdgrill.core import fingerprints as fp
+    from mdgrill.shell import store
+
+    path = _path(uri)
+    if os.path.basename(path) in SPEC_FILES + GLOSSARIES:
+        return None
+    root = store.repository(path)
+    rel = os.path.relpath(path, root)
+    if rel.startswith(".."):
+        return None
+    rel = rel.replace(os.sep, "/")
+    if line == 0:
+        return root, rel
+    data = text.encode("utf-8", "surrogatepass")
+    if path.endswith((".py", ".pyi")):
+        symbol = fp.symbol_at(data, line + 1)
+        return (root, f"{rel}::{symbol}") if symbol else None
+    if path.endswith((".md", ".markdown", ".mdx")):
+        heading = fp.heading_at(data, line + 1)
+        return (root, f"{rel}#{heading}") if heading else None
+    return None
+
+
+def bindings_hover(uri: str, text: str, position: types.Position) -> types.Hover | None:
+    """On a bound file's first line, a bound definition's header or a bound section's
+    heading: the decisions bound to it, their answers and who approved them (`why`'s)."""
+    from mdgrill.services.bindings import why
+
+    at = bound_target_at(uri, text, position.line)
+    if at is None:
+        return None
+    root, target = at
+    try:
+        found = why(root, target)
+    except MdgrillError:
+        return None
+    if not found:
+        return None
+    lines = [f"**Decisions bound to** `{target}`"]
+    for r in found:
+        b = r.binding
+        lines.append(f"- **{b.decision}** ({r.spec}): {b.answer}; bound as `{b.target}` at "
+                     f"{b.at[:12]} by {b.by or 'unnamed'}; approved by "
+                     f"{r.approved_by or 'not approved yet'}")
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
+                                                    value="\n".join(lines)))
+
+
 def hover_of(uri: str, text: str, position: types.Position) -> types.Hover | None:
     """A decision ID under the cursor: its question, status, answer and what it waits on;
-    a glossary term (or a word it avoids): its definition and canonical name."""
+    a glossary term (or a word it avoids): its definition and canonical name; a bound file,
+    definition or section: the decisions bound to it."""
     from mdgrill.core.review import spec_review
 
+    bound = bindings_hover(uri, text, position)
+    if bound is not None:
+        return bound
     word = word_at(text, position)
     prog = _progress_of(uri, text)
     node = spec_review("spec", prog).node(word) if word is not None and prog is not None \

@@ -12,7 +12,8 @@ the approach, every decision the log had settled when the brief was shown (its a
 reads now, amendments included; out of scope; defaulted by a skip) together with its design-
 tree node (title, every `- Key: value` line and nested option) and the nodes it depends on or
 was spawned by, and the skip's reason and assumptions. Outside: everything else — other
-sections, prose, decisions settled later, the front matter's own fields.
+sections, prose, decisions settled later, the front matter's own fields, and a node's
+`- Binds:` lines (what carries the decision out; `drift` holds those to account).
 """
 
 from __future__ import annotations
@@ -55,7 +56,9 @@ def _node_text(node: Node | None) -> list[str]:
         return ["(no node)"]
     out = [node.title.strip()]
     for entry in node.entries:
-        if entry.key.strip().lower() == "binds":  # where it is carried out, not what was asked
+        if entry.key.strip().lower() == "binds":
+            # what carries the decision out, not what the user approved: a `- Binds:` key
+            # may be written after the approval (issue 36), and drift holds it to account
             continue
         out.append(f"{entry.key.strip().lower()}: {entry.value.strip()}")
         out.extend(f"  {text.strip()}" for text, _ in entry.children)

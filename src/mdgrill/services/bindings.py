@@ -328,7 +328,11 @@ def _covers(bound: fp.Target, asked: fp.Target) -> bool:
         return False
     if asked.symbol is None and asked.section is None:
         return True  # the whole file: every binding in it
-    return bound.text == asked.text or (bound.symbol is None and bound.section is None)
+    if bound.symbol is None and bound.section is None:
+        return True  # the whole file is bound, so is every part of it
+    if asked.section is not None and bound.section is not None:
+        return fp.same_section(bound.section, asked.section)
+    return bound.symbol == asked.symbol
 
 
 def _approver(prog: Progress, binding: rules.Binding) -> str | None:

@@ -423,6 +423,29 @@ def question_text(f: Finding) -> str:
     return f"`{b.target}` {change}: does {b.decision} '{b.answer}' still hold?{ruling}"
 
 
+def drifted_now(root: str, folders: list[str] | None = None) -> list[Finding] | None:
+    """The red findings of every spec in the repository (or of these spec folders), as
+    `drift` reports them now; None when no spec has a binding (or there is no git)."""
+    from mdgrill.errors import MdgrillError
+    from mdgrill.shell.session import load
+
+    if not store.in_repository(root):
+        return None
+    candidates = all_specs(root) if folders is None else \
+        [store.Spec(os.path.join(root, *f.split("/")), root) for f in folders]
+    specs: list[store.Spec] = []
+    for spec in candidates:
+        try:
+            blocks = load(spec, check=False).blocks
+        except (MdgrillError, OSError):
+            continue  # a spec that does not read is `validate`'s to report, not the review's
+        if any(b.kind in ("bound", "reaffirmed") for b in blocks):
+            specs.append(spec)
+    if not specs:
+        return None
+    return [f for f in drift(specs, root) if f.red]
+
+
 def drift_questions(spec: store.Spec) -> list[dict[str, object]]:
     """The spec's drifted decisions the owner has not ruled on, as question-tool questions
     (one per decision, its first drifted target; `reaffirm` records the selection)."""
@@ -446,5 +469,5 @@ def drift_questions(spec: store.Spec) -> list[dict[str, object]]:
 
 
 __all__ = ["CHANGED", "Finding", "MISSING", "MOVED", "OK", "PENDING", "RED", "all_specs",
-           "commit_binding", "drift", "drift_questions", "fingerprint_at_head", "glob_files",
-           "is_dirty", "question_text", "require_git", "resolve_target", "work_bytes"]
+           "commit_binding", "drift", "drift_questions", "drifted_now", "fingerprint_at_head",
+           "glob_files", "is_dirty", "question_text", "require_git", "resolve_target", "work_bytes"]

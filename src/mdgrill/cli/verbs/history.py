@@ -22,7 +22,7 @@ from mdgrill.shell import store
 from mdgrill.shell.session import display
 
 if TYPE_CHECKING:
-    from mdgrill.core.review import SpecReview, TermView
+    from mdgrill.core.review import BoundView, SpecReview, TermView
     from mdgrill.git.vcs import TransitionCommit
 
 GLOSSARY_NAMES = ("CONTEXT.md",)
@@ -203,7 +203,8 @@ def _review(args: argparse.Namespace, root: str) -> Outcome:
                                                      terms_of(blobs[(b, rel)], rel)))]
         title = f"Grill review {a[:10]}..{b[:10]}"
         text = _pages(args, title, "What the interview recorded in this range.",
-                      [r for r in reviews if r is not None], changed_terms, result) or text
+                      [r for r in reviews if r is not None], changed_terms, result,
+                      _drifted(root, None)) or text
     return Outcome(result, text)
 
 
@@ -229,8 +230,10 @@ def _report(args: argparse.Namespace, root: str) -> Outcome:
                                  "decisions": len(review.nodes), "rounds": len(review.blocks),
                                  "approvals": len(review.approvals)}
     counts = ", ".join(f"{n} {s}" for s, n in review.counts.items() if n) or "no decisions"
+    drifted = _drifted(root, [spec.rel_folder]) if args.html or args.format == "github" \
+        else None
     text = _pages(args, f"Grill report: {review.title}", f"The whole interview of "
-                  f"{spec.rel_folder}.", [review], [], result) or \
+                  f"{spec.rel_folder}.", [review], [], result, drifted) or \
         f"{spec.rel_folder}: {len(review.nodes)} decisions ({counts}), {len(review.blocks)} " \
         f"blocks, {len(review.approvals)} approvals\n"
     return Outcome(result, text)
@@ -266,19 +269,41 @@ def _spec_review(root: str, rel: str, new: bytes | None, old: bytes | None, head
     return review
 
 
+def _drifted(root: str, folders: list[str] | None) -> list[BoundView] | None:
+    """The bound decisions that drifted, as `drift` finds them now (None: nothing bound)."""
+    from mdgrill.core.review import BoundView
+    from mdgrill.services.bound_targets import MOVED, drifted_now, question_text
+
+    found = drifted_now(root, folders)
+    if found is None:
+        return None
+    return [BoundView(f.spec, f.binding.decision, f.binding.answer,
+                      f.binding.target + (f" → {f.now}" if f.status == MOVED else ""),
+                      f"{f.status}: {question_text(f)}") for f in found]
+
+
 def _pages(args: argparse.Namespace, title: str, subtitle: str, reviews: list[SpecReview],
-           glossaries: list[tuple[str, list[TermView]]], result: dict[str, object]) -> str | None:
-    """Write the HTML page (--html) and give the GitHub comment (--format github)."""
+           glossaries: list[tuple[str, list[TermView]]], result: dict[str, object],
+           drifted: list[BoundView] | None = None) -> str | None:
+    """Write the HTML page (--html) and give the GitHub comment (--format github), with the
+    bound decisions that drifted and those reaffirmed."""
+    from mdgrill.core.review import reaffirmed_of
+
+    if drifted is not None:
+        result["drifted"] = [d.to_json() for d in drifted]
+    reaffirmed = [r.to_json() for review in reviews for r in reaffirmed_of(review)]
+    if reaffirmed:
+        result["reaffirmed"] = reaffirmed
     if args.html:
         from mdgrill.core.review_page import page
 
-        html = page(title, reviews, subtitle, glossaries)
+        html = page(title, reviews, subtitle, glossaries, drifted)
         store.atomic_write(os.path.abspath(args.html), html.encode("utf-8"))
         result["html"] = os.path.abspath(args.html)
     if args.format == "github":
         from mdgrill.core.review_markdown import comment
 
-        markdown = comment(title, reviews, subtitle, glossaries)
+        markdown = comment(title, reviews, subtitle, glossaries, drifted)
         result["markdown"] = markdown
         return markdown
     return f"wrote {display(os.path.abspath(args.html))}\n" if args.html else None

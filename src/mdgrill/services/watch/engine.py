@@ -18,14 +18,18 @@ from mdgrill.shell.drift import changed_diagnostic, sha_now, stale_approval, sta
 from mdgrill.shell.walk import skipped_folder
 
 if TYPE_CHECKING:
+    import ast
 
     from watchdog.events import FileSystemEventHandler
 
     from mdgrill.formats.progress import Progress
     from mdgrill.services.watch.output import Report, Sink
+from mdgrill.services.watch.bound import BoundFiles, check, relative, standing_bindings
 from mdgrill.services.watch.checking import BlockCache, _key, _ready, validate_progress
 from mdgrill.services.watch.targets import (
+    BOUND,
     DIR,
+    JB_SUFFIXES,
     MAP,
     MAX_BLOCK_CACHES,
     MISSING_GRACE,
@@ -87,6 +91,8 @@ class Watcher:
         self._stopping = False
         self._worker: threading.Thread | None = None
         self._observer: object | None = None
+        self._bound = BoundFiles()  # the files settled decisions are bound to
+        self._broken: dict[tuple[str, str, str, str], Diagnostic] = {}
 
     # -- life cycle ------------------------------------------------------------------
 
@@ -100,11 +106,13 @@ class Watcher:
         observer.start()
         self._observer = observer
         targets = find_targets(self.top)
-        self._emit({"kind": "started", "dir": display(self.top),
-                    "specs": sum(1 for k, _ in targets if k == SPEC),
-                    "glossaries": sum(1 for k, _ in targets if k != SPEC)})
         for target in targets:  # events meanwhile wait in the heap for the worker
             self._check(target)
+        # after the first checks: from here on a save of a bound file is seen as one
+        self._emit({"kind": "started", "dir": display(self.top),
+                    "specs": sum(1 for k, _ in targets if k == SPEC),
+                    "glossaries": sum(1 for k, _ in targets if k != SPEC),
+                    "bound": self._bound.count()})
         self._worker = threading.Thread(target=self._run, name="mdgrill-watch", daemon=True)
         self._worker.start()
 
@@ -148,6 +156,12 @@ class Watcher:
         target = target_of(path, self.top)
         if target is not None:
             self._schedule(target, self.debounce)
+        if self._bound.by_spec:
+            for suffix in JB_SUFFIXES:
+                path = path.removesuffix(suffix)
+            rel = relative(path, self.root)
+            if rel is not None and self._bound.on(rel):
+                self._schedule((BOUND, rel), self.debounce)
 
     def notify_dir(self, path: str) -> None:
         """A folder appeared (created or moved in): look for targets inside it."""
@@ -209,6 +223,8 @@ class Watcher:
             self._check_spec(path)
         elif kind == QUESTIONS:
             self._collect(path)
+        elif kind == BOUND:
+            self._check_bound(path)
         else:
             self._check_glossary(kind, path)
 
@@ -282,6 +298,7 @@ class Watcher:
                 self._edits(state, spec, prog, diags)
                 lost = self._went_back(state, spec, prog, diags)
                 state.standing = standing_approvals(log_blocks(prog, STANDING_KINDS))
+                self._bindings(spec, prog, shown)
         state.sha = sha
         self._artifacts(state, spec, shown)
         if state.data is not None:
@@ -415,6 +432,40 @@ class Watcher:
             if key not in state.drift:
                 self._emit({"kind": "problem", **d.to_json(), **extra})
         state.drift = now
+
+    def _bindings(self, spec: store.Spec, prog: Progress, shown: str) -> None:
+        """Follow the spec's standing bindings; a broken one that is no longer bound as it
+        was (reaffirmed, released) is reported fixed."""
+        bound = standing_bindings(prog, spec.rel_folder)
+        if not self._bound.update(spec.rel_folder, bound):
+            return
+        standing = {(spec.rel_folder, b.binding.decision, b.binding.target, b.binding.fingerprint)
+                    for b in bound}
+        for key in [k for k in self._broken if k[0] == spec.rel_folder and k not in standing]:
+            d = self._broken.pop(key)
+            self._emit({"kind": "fixed", **d.to_json(), "spec": key[0], "decision": key[1],
+                        "target": key[2],
+                        "message": f"`{key[2]}` is no longer bound as it was: decision {key[1]} "
+                                   f"was reaffirmed or released in {shown}"})
+
+    def _check_bound(self, rel: str) -> None:
+        """A bound file was saved: report each binding it breaks, or heals."""
+        shown = display(os.path.join(self.root, *rel.split("/")))
+        parsed: dict[str, ast.Module | None] = {}  # one parse of the file for all its bindings
+        for one in self._bound.on(rel):
+            got = check(self.root, one, shown, parsed)
+            if got is None:
+                continue
+            extra = {"spec": one.spec, "decision": one.binding.decision,
+                     "answer": one.binding.answer, "target": one.binding.target}
+            old = self._broken.get(got.key)
+            if got.broken is not None:
+                if old is None or old.message != got.broken.message:
+                    self._emit({"kind": "problem", **got.broken.to_json(), **extra})
+                self._broken[got.key] = got.broken
+            elif old is not None:
+                del self._broken[got.key]
+                self._emit({"kind": "fixed", **got.healed.to_json(), **extra})
 
     def _stale(self, state: TargetState, spec: store.Spec, shown: str) -> None:
         assert state.data is not None

@@ -49,8 +49,9 @@ def format_report(report: Report) -> str:
     if kind == "error":
         return f"{path}: error {report['code']}: {report['message']}"
     if kind == "started":
+        bound = f", {report['bound']} bindings" if report.get("bound") else ""
         return (f"watching {report['dir']} ({report['specs']} specs, {report['glossaries']} "
-                "glossaries); Ctrl-C stops")
+                f"glossaries{bound}); Ctrl-C stops")
     if kind == "stopped":
         return "stopped"
     return str(report)

@@ -13,6 +13,7 @@ GLOSSARY = "CONTEXT.md"
 CONTEXT_MAP = "CONTEXT-MAP.md"
 JB_SUFFIXES = ("___jb_tmp___", "___jb_old___")
 SPEC, GLOSS, MAP, DIR, QUESTIONS = "spec", "glossary", "map", "dir", "questions"
+BOUND = "bound"  # a file a settled decision is bound to (its key: the repository path)
 QUESTIONNAIRE = "questions.md"  # core/questionnaire.FILE: a spec's round, answered in a file
 MAX_BLOCK_CACHES = 8  # parsed logs kept for the specs checked most recently
 MISSING_GRACE = 0.15  # a rename-save leaves the name absent for a moment: look again once
