@@ -229,3 +229,18 @@ def test_status_on_a_conflicted_spec_names_merge(three: tuple[Path, dict[str, st
     # and the command it names does that
     code, _, err = run(repo, env, "merge", f"{SPEC}/.progress.md", json_out=False)
     assert code == 1 and "conflict on D3: ours `Some`, theirs `All`" in err + _
+
+
+def test_an_approval_with_no_captured_reply_names_the_spec_to_ask(
+        one: tuple[Path, dict[str, str]]) -> None:
+    repo, env = one
+    (repo / ".mdgrill.yaml").write_text("approval: evidence\n", encoding="utf-8")
+    ok(repo, env, "answer", SPEC, "--tool-result", "-", stdin="a")
+    ok(repo, env, "await-confirmation", SPEC, "--decision-id", "C1", "--approach", "All")
+    code, out, _ = run(repo, env, "confirm", SPEC, "--decision-id", "C1", "--source",
+                       "approve-and-delegate", "--reply", "Approve and delegate")
+    assert code == 3
+    error = json.loads(out)["error"]
+    assert error["code"] == "APPROVAL_NOT_EVIDENCED"
+    assert error["message"].endswith(f"ask the approval question (`mdgrill ask {SPEC}`) and let "
+                                     "the user answer; nothing was written")
