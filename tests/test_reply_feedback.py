@@ -244,3 +244,27 @@ def test_an_approval_with_no_captured_reply_names_the_spec_to_ask(
     assert error["code"] == "APPROVAL_NOT_EVIDENCED"
     assert error["message"].endswith(f"ask the approval question (`mdgrill ask {SPEC}`) and let "
                                      "the user answer; nothing was written")
+
+
+def test_the_tools_result_lands_on_the_decision_its_question_names(tmp_path: Path) -> None:
+    """Once part of a round is answered the rest is numbered again from 1 (`ask` shows it
+    so); a tool result from the first `ask` still names its decision in each question's text,
+    and that ID wins over the number: `Q2 - D2` was recorded against D4 before."""
+    repo, env = make_repo(tmp_path)
+    ok(repo, env, "init", SPEC, "--goal", "Promo codes")
+    for i in (1, 2, 3, 4):
+        ok(repo, env, "node", "add", SPEC, f"D{i}", "--title", f"Question {i}?", "--option",
+           "All", "--option", "Some", "--recommend", "1")
+    ok(repo, env, "begin-interview", SPEC, "--phase", "requirements", "--interview-id", "r1")
+    first = ok(repo, env, "ask", SPEC)["decisions"]
+    assert isinstance(first, dict)
+    by_id = {v: k for k, v in first.items()}
+    ok(repo, env, "answer", SPEC, "--tool-result", "-", stdin=json.dumps(
+        {"answers": {by_id["D1"]: "All", by_id["D3"]: "All"}}))
+    # the same first call's answers again, and the one left: D1 names no pending question
+    done = ok(repo, env, "answer", SPEC, "--tool-result", "-", stdin=json.dumps(
+        {"answers": {by_id["D1"]: "Some", by_id["D2"]: "Some (Recommended)"}}))
+    assert done["recorded"] == {"D2": "Some"} and done["open"] == ["D4"]
+    assert done["unread"] == ["Q1 - D1: Question 1?"]
+    text_now = (repo / SPEC / ".progress.md").read_text(encoding="utf-8")
+    assert "- Decisions: D2 -> Some\n" in text_now and "D4 -> Some" not in text_now

@@ -16,6 +16,7 @@ from typing import NamedTuple
 from mdgrill.core.machine import APPROVAL_OPTIONS
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Node, Progress
+from mdgrill.formats.schema import is_id
 
 MAX_PER_CALL = 4  # the tool takes at most four questions at once
 HEADER_CHARS = 12  # the tool's chip label
@@ -166,18 +167,27 @@ class _Keys(NamedTuple):
 
     by_text: dict[str, str]
     by_number: dict[int, str]
+    ids: frozenset[str]
 
 
 def _keys(asked: list[dict[str, object]]) -> _Keys:
     return _Keys({str(q["question"]): str(q["decision_id"]) for q in asked},
-                 {i: str(q["decision_id"]) for i, q in enumerate(asked, 1)})
+                 {i: str(q["decision_id"]) for i, q in enumerate(asked, 1)},
+                 frozenset(str(q["decision_id"]) for q in asked))
 
 
 def _decision_of(keys: _Keys, question: str) -> str | None:
-    """The decision a tool answer's key names: the question's text or its `Q<n>` number."""
+    """The decision a tool answer's key names: the question's text, the decision ID that text
+    names, or its `Q<n>` number."""
     decision = keys.by_text.get(question)
     if decision is None:
         m = _numbered(question)
+        # `Q2 - D2: …` as an earlier `ask` numbered it: once part of the round is answered the
+        # rest is numbered again from 1, and the number would name another decision; the ID
+        # the question text carries does not change (and one answered already names none)
+        named = m[1].partition(":")[0].strip() if m and ":" in m[1] else ""
+        if named and is_id(named):
+            return named if named in keys.ids else None
         bare = _BARE_NUMBER.fullmatch(question[:12]) if m is None else None
         number = m[0] if m else int(bare.group(1)) if bare else None
         decision = keys.by_number.get(number) if number is not None else None
