@@ -163,7 +163,10 @@ def test_the_approval_selection_given_to_answer_names_confirm(
     repo, env = one
     ok(repo, env, "answer", SPEC, "--tool-result", "-", stdin="a")
     ok(repo, env, "await-confirmation", SPEC, "--decision-id", "C1", "--approach", "All")
-    question = ok(repo, env, "ask", SPEC)["questions"][0]["question"]  # type: ignore[index]
+    approval = ok(repo, env, "ask", SPEC)
+    assert approval["next_command"] == (f"mdgrill confirm {SPEC} --decision-id C1 --source "
+                                        "approve-and-delegate --reply <the user's selection>")
+    question = approval["questions"][0]["question"]  # type: ignore[index]
     progress = repo / SPEC / ".progress.md"
     before = progress.read_bytes()
     selection = {"answers": {question: "Approve and delegate (Recommended)"}}

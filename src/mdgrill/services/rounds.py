@@ -87,7 +87,10 @@ def ask(spec: store.Spec) -> Asked:
         brief = askround.approval_brief(prog)
         return Asked({"kind": "approval", "questions": [askround.approval_question(brief)],
                       "markdown": askround.approval_markdown(brief),
-                      "next": "confirm --reply with the user's selection", "written": False})
+                      "next": "confirm --reply with the user's selection",
+                      "next_command": f"mdgrill confirm {spec_hint(spec)} --decision-id "
+                      f"{brief.confirmation_id or 'CID'} --source approve-and-delegate "
+                      "--reply <the user's selection>", "written": False})
     if status in TERMINAL:
         from mdgrill.services.bound_targets import drift_questions
 
