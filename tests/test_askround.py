@@ -158,4 +158,10 @@ def test_a_reply_it_cannot_place_is_named_line_by_line() -> None:
     assert askround.unread_lines(asked, "sounds good\nQ1: a") == ["sounds good"]
     assert askround.unread_lines(asked[:1], "anything at all") == []
     assert askround.match(asked, "Q1: a\nQ3: b") == {"D1": "a"}  # the readable part stands
+    # a line that is not numbered no longer sinks the numbered ones: they record, it is named
+    assert askround.match(asked, "sounds good\nQ2: b") == {"D2": "b"}
+    # the tool's answers keyed by a bare `Q2` (or `2`) name that question; others are named
+    reply = {"Q2": "b", "2 ": "c", "Which colour?": "Blue", "Q - D1: Who?": "a"}
+    assert askround.match(asked, reply) == {"D2": "c"}
+    assert askround.unread_lines(asked, reply) == ["Which colour?", "Q - D1: Who?"]
     assert "`Q1: a`" in askround.REPLY_SHAPES and "JSON" in askround.REPLY_SHAPES

@@ -47,8 +47,10 @@ def test_conflict_markers_in_progress_are_one_error_and_block_every_write(
     diagnostics = payload["diagnostics"]
     assert isinstance(diagnostics, list)
     assert [(d["code"], d["line"]) for d in diagnostics] == [("MERGE_CONFLICT", marker)]
-    # a conflict between two answers names the decision; any other says how to resolve it
-    expected = "D1 was answered differently" if where == "log" else "resolve the conflict"
+    # a conflict between two answers names the decision; any other names the verb that
+    # merges the two sides again (issue 35, point 5)
+    expected = "D1 was answered differently" if where == "log" else \
+        f"run `mdgrill merge {PROGRESS}`: it merges the two sides again"
     assert expected in str(diagnostics[0]["message"])
     before = snapshot(repo)
     for argv in (["record-answer", SPEC, "--decision-id", "D1", "--answer", "Plain words"],

@@ -530,8 +530,12 @@ def test_await_quotes_brief_then_confirm(cli: Cli, spec: Path) -> None:
     assert [b.kind for b in prog.blocks] == ["round", "awaiting"]
     cli.refused("ILLEGAL_TRANSITION", 3, "record-answer", SPEC, "--decision-id", "C1",
                 "--answer", "Looks right to me")
-    cli.refused("INVALID_CONFIRMATION_SOURCE", 3, "confirm", SPEC, "--decision-id", "C1",
-                "--source", "yes", "--no-commit")
+    # --source has one legal value, and the parser says which (the gate's own
+    # INVALID_CONFIRMATION_SOURCE stays for the API and MCP ways in)
+    wrong = cli.refused("USAGE", 2, "confirm", SPEC, "--decision-id", "C1", "--source", "yes",
+                        "--no-commit")
+    assert "invalid choice: 'yes' (choose from 'approve-and-delegate')" in wrong.out
+    assert spec.read_text() == text  # nothing written
     cli.refused("CONFIRMATION_ID_MISMATCH", 3, "confirm", SPEC, "--decision-id", "C2",
                 "--source", "approve-and-delegate", "--no-commit")
     done = cli.ok("confirm", SPEC, "--decision-id", "C1", "--source", "approve-and-delegate",

@@ -391,17 +391,22 @@ def test_the_launcher_skips_an_mdgrill_without_the_mcp_extra(tmp_path: Path) -> 
     assert "no `mdgrill` with the `mcp` extra is on PATH" in proc.stderr
 
 
+@pytest.mark.parametrize(("verb", "module", "needs"), [
+    ("lsp", "pygls", "pygls (the `lsp` extra)"),
+    ("mcp", "mcp", "the MCP SDK (the `mcp` extra)"),
+])
 def test_a_missing_extra_names_this_python_and_the_install_from_the_clone(
-        tmp_path: Path) -> None:
+        tmp_path: Path, verb: str, module: str, needs: str) -> None:
     """No index serves mdgrill: MISSING_EXTRA names the interpreter running mdgrill and the
-    install from a clone, never `pip install 'mdgrill[lsp]'`."""
+    install from a clone, never `pip install 'mdgrill[lsp]'` (issue 35, points 2 and 5)."""
     repo, env = make_repo(tmp_path)
-    blocked = "import sys; sys.modules['pygls'] = None; from mdgrill.cli.main import main; " \
-              "sys.exit(main(sys.argv[1:]))"
-    proc = subprocess.run([sys.executable, "-c", blocked, "--json", "lsp"], cwd=repo, env=env,
+    blocked = f"import sys; sys.modules['{module}'] = None; from mdgrill.cli.main import " \
+              "main; sys.exit(main(sys.argv[1:]))"
+    proc = subprocess.run([sys.executable, "-c", blocked, "--json", verb], cwd=repo, env=env,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2, proc.stderr
     error = json.loads(proc.stdout)["error"]
     assert error["code"] == "MISSING_EXTRA"
+    assert error["message"].startswith(f"`mdgrill {verb}` needs {needs}")
     assert f"{sys.executable} -m pip install '.[mcp,lsp]'" in error["message"]
     assert "mdgrill[" not in error["message"]

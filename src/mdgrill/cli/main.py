@@ -120,6 +120,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
                                  "cancel", "skip", "resolve-approval", "await-artifact-approval",
                                  "request-revision", "approve-artifact", "reopen")),
     ("the design tree and the glossary", ("node", "tree", "ledger", "term", "lint")),
+    ("decisions bound to the code", ("bind", "why", "drift", "reaffirm")),
     ("review and history", ("review", "report", "log", "verify")),
     ("decisions bound to the code", ("bind", "drift", "reaffirm", "why")),
     ("files and checks", ("validate", "watch", "restore", "merge", "install-merge-driver",

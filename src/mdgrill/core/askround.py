@@ -16,6 +16,7 @@ from typing import NamedTuple
 from mdgrill.core.machine import APPROVAL_OPTIONS
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Node, Progress
+from mdgrill.formats.schema import is_id
 
 MAX_PER_CALL = 4  # the tool takes at most four questions at once
 HEADER_CHARS = 12  # the tool's chip label
@@ -161,32 +162,62 @@ def _label(answer: str) -> str:
     return answer[:-len(RECOMMENDED)].strip() if answer.endswith(RECOMMENDED) else answer
 
 
+class _Keys(NamedTuple):
+    """How a tool answer names its question: by the question's text or its number."""
+
+    by_text: dict[str, str]
+    by_number: dict[int, str]
+    ids: frozenset[str]
+
+
+def _keys(asked: list[dict[str, object]]) -> _Keys:
+    return _Keys({str(q["question"]): str(q["decision_id"]) for q in asked},
+                 {i: str(q["decision_id"]) for i, q in enumerate(asked, 1)},
+                 frozenset(str(q["decision_id"]) for q in asked))
+
+
+def _decision_of(keys: _Keys, question: str) -> str | None:
+    """The decision a tool answer's key names: the question's text, the decision ID that text
+    names, or its `Q<n>` number."""
+    decision = keys.by_text.get(question)
+    if decision is None:
+        m = _numbered(question)
+        # `Q2 - D2: …` as an earlier `ask` numbered it: once part of the round is answered the
+        # rest is numbered again from 1, and the number would name another decision; the ID
+        # the question text carries does not change (and one answered already names none)
+        named = m[1].partition(":")[0].strip() if m and ":" in m[1] else ""
+        if named and is_id(named):
+            return named if named in keys.ids else None
+        bare = _BARE_NUMBER.fullmatch(question[:12]) if m is None else None
+        number = m[0] if m else int(bare.group(1)) if bare else None
+        decision = keys.by_number.get(number) if number is not None else None
+    return decision
+
+
+_BARE_NUMBER = re.compile(r"\s*(?:Q\s*)?(\d{1,3})\s*", re.I)  # a key that is `Q2` or `2` alone
+
+
 def match(asked: list[dict[str, object]], reply: dict[str, str] | str) -> dict[str, str]:
     """One answer per decision ID, from the tool's answers (keyed by question text or its
-    `Q<n>` number) or from a numbered plain reply (`1. …`, `Q2: …`); a plain reply that is
-    not numbered answers the only question of a one-question round."""
-    by_text = {str(q["question"]): str(q["decision_id"]) for q in asked}
-    by_number = {i: str(q["decision_id"]) for i, q in enumerate(asked, 1)}
+    `Q<n>` number) or from the numbered lines of a plain reply (`1. …`, `Q2: …`; the other
+    lines answer nothing); a plain reply that is not numbered answers the only question of a
+    one-question round."""
+    keys = _keys(asked)
     out: dict[str, str] = {}
     if isinstance(reply, dict):
         for question, answer in reply.items():
-            decision = by_text.get(question)
-            if decision is None:
-                m = _numbered(question)
-                decision = by_number.get(m[0]) if m else None
+            decision = _decision_of(keys, question)
             if decision is not None and answer.strip():
                 out[decision] = _label(answer.strip())
         return out
     numbered = [_numbered(line) for line in reply.splitlines() if line.strip()]
-    if numbered and all(m is not None for m in numbered):
-        for m in numbered:
-            assert m is not None
-            decision = by_number.get(m[0])
-            if decision is not None and m[1].strip():
-                out[decision] = _label(m[1].strip())
-        return out
-    if len(asked) == 1:
+    if len(asked) == 1 and not all(m is not None for m in numbered):
         out[str(asked[0]["decision_id"])] = _label(reply.strip())
+        return out
+    for m in numbered:  # a line that names no question is `unread_lines`' to name back
+        decision = keys.by_number.get(m[0]) if m is not None else None
+        if m is not None and decision is not None and m[1].strip():
+            out[decision] = _label(m[1].strip())
     return out
 
 
@@ -196,16 +227,20 @@ REPLY_SHAPES = ("one line per question, `Q1: a` (the letter or number shown), `Q
                 "bare reply; or the question tool's JSON result as it came")
 
 
-def unread_lines(asked: list[dict[str, object]], reply: str) -> list[str]:
+def unread_lines(asked: list[dict[str, object]], reply: dict[str, str] | str) -> list[str]:
     """The lines of a plain reply that `match` places under no question of the round: not
     numbered (in a round of several), numbered past its last question, or empty after the
-    number. A reply `match` reads whole has none."""
+    number; of the tool's answers, the keys that name no question. A reply `match` reads
+    whole has none."""
+    if isinstance(reply, dict):
+        keys = _keys(asked)
+        return [q for q in reply if _decision_of(keys, q) is None]
     lines = [line.strip() for line in reply.splitlines() if line.strip()]
     numbered = [(_numbered(line), line) for line in lines]
-    if not all(m is not None for m, _ in numbered):
-        return [] if len(asked) == 1 else [line for m, line in numbered if m is None]
+    if len(asked) == 1 and not all(m is not None for m, _ in numbered):
+        return []  # the bare reply to a one-question round: `match` reads it whole
     return [line for m, line in numbered
-            if m is not None and not (1 <= m[0] <= len(asked) and m[1].strip())]
+            if m is None or not (1 <= m[0] <= len(asked) and m[1].strip())]
 
 
 def option_of(node: Node, answer: str) -> str | None:

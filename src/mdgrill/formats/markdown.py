@@ -268,14 +268,18 @@ def refuse_conflict(text: str, path: str) -> None:
     """Raise MERGE_CONFLICT when `text` still holds git's conflict markers."""
     line = conflict_line(text)
     if line is not None:
+        import shlex
+
         from mdgrill.errors import InputError
 
         ids = _answered_in_conflict(text, line)
         what = (f"{' and '.join(ids)} {'was' if len(ids) == 1 else 'were'} answered "
                 "differently on the two sides: keep one answer between the markers, then run "
                 "`mdgrill merge` (it reseals the log)") if ids else \
-            ("resolve the conflict (keep what both sides meant, remove the <<<<<<< ======= "
-             ">>>>>>> lines), then run `mdgrill validate`")
+            (f"run `mdgrill merge {shlex.quote(path)}`: it merges the two sides again and "
+             "leaves between markers only what you must choose (keep what both sides meant, "
+             "remove the <<<<<<< ======= >>>>>>> lines, then run `mdgrill merge` again: it "
+             "reseals the log)")
         raise InputError("MERGE_CONFLICT", f"{path}:{line}:1: git conflict markers: {what}; "
                          "nothing reads or writes this file until then", path=path, line=line)
 

@@ -9,8 +9,8 @@ the server's repository (after symlinks), else `PATH_OUTSIDE_REPOSITORY`.
 
 Every argument of the `Spec` method is a tool argument, under the name the tool has always
 had (`RENAMED`), except those `WITHHELD` from an agent on purpose; `tests/test_mcp_api.py`
-holds the tools to the methods' signatures. Needs the `mcp` extra (`pip install
-'mdgrill[mcp]'`).
+holds the tools to the methods' signatures. Needs the `mcp` extra (from a clone: `pip install
+'.[mcp,lsp]'`; `mdgrill mcp` says so when it is missing, with the interpreter to use).
 """
 
 from __future__ import annotations

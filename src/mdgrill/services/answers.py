@@ -10,25 +10,56 @@ from mdgrill.core.questionnaire import Filled
 from mdgrill.errors import GateRefusal, MdgrillError
 from mdgrill.formats.progress import Node, Progress
 from mdgrill.shell import store
-from mdgrill.shell.session import load
+from mdgrill.shell.session import load, spec_hint
 
 
 class Recorded:
     """What a reply did: recorded answers, refused ones (code, message), the decisions left
-    open, those answered in the user's own words (the gate wants their follow-up), next."""
+    open, those answered in the user's own words (the gate wants their follow-up), the
+    reply's lines that named no question, and the next step (`next`, as a command: `command`)."""
 
-    __slots__ = ("recorded", "refused", "open", "others", "next")
+    __slots__ = ("recorded", "refused", "open", "others", "owed", "unread", "next", "spec",
+                 "confirmation_id", "round", "asked")
 
-    def __init__(self) -> None:
+    def __init__(self, spec: str) -> None:
         self.recorded: dict[str, str] = {}
         self.refused: dict[str, dict[str, str]] = {}
         self.open: list[str] = []
         self.others: list[str] = []
+        self.owed: list[str] = []  # every `Other` of the interview still without its follow-up
+        self.unread: list[str] = []
         self.next = "ask"
+        self.spec = spec  # as a hint names it (`session.spec_hint`)
+        self.confirmation_id = "C1"  # the ID the next `await-confirmation` takes
+        self.round = 0
+        self.asked = 0  # how many questions the round asked
+
+    def command(self) -> str:
+        """The next step as a command to run."""
+        if self.next == "await-confirmation":
+            return f"mdgrill await-confirmation {self.spec} --decision-id " \
+                f"{self.confirmation_id} --approach TEXT"
+        if self.next == "node add":
+            return f"mdgrill node add {self.spec} ID --title T --spawned-by {self.owed[0]}"
+        return f"mdgrill {self.next} {self.spec}"
 
     def to_json(self) -> dict[str, object]:
         return {"recorded": self.recorded, "refused": self.refused, "open": self.open,
-                "other": self.others, "next": self.next, "written": bool(self.recorded)}
+                "other": self.others, "owed_followup": self.owed, "unread": self.unread,
+                "next": self.next, "next_command": self.command(),
+                "written": bool(self.recorded)}
+
+
+def unread_message(line: str, round_number: int, asked: int) -> str:
+    """What `answer` says of a line of the reply it placed under no question."""
+    from mdgrill.core.askround import REPLY_SHAPES
+
+    shown = line if len(line) <= UNREAD_CHARS else line[:UNREAD_CHARS - 1] + "…"
+    numbers = "Q1" if asked == 1 else f"Q1–Q{asked}"
+    return f"`{shown}` names no question of round {round_number} ({numbers}): {REPLY_SHAPES}"
+
+
+UNREAD_CHARS = 80  # a line quoted back is cut here: a pasted page stays one readable line
 
 
 def pending_of(prog: Progress) -> list[str]:
@@ -56,7 +87,8 @@ def record_reply(spec: store.Spec, answers: dict[str, str], person: str | None,
 
     prog = load(spec)
     nodes = {n.id: n for n in pending_nodes(prog, pending)}
-    done = Recorded()
+    done = Recorded(spec_hint(spec))
+    done.asked = len(pending)
     for decision, answer in answers.items():
         node = nodes[decision]
         option = askround.option_of(node, answer)
@@ -72,8 +104,15 @@ def record_reply(spec: store.Spec, answers: dict[str, str], person: str | None,
         if other:
             done.others.append(decision)
     done.open = [d for d in pending if d not in done.recorded]
+    after = load(spec)
+    iv = machine.interview_of(after.data)
+    done.round = int(str(iv["round"]))
+    done.confirmation_id = machine.next_confirmation_id(iv)
     done.next = "ask" if done.open or not _closed(spec) else "await-confirmation"
-    if done.others:  # the gate wants the follow-up an `Other` leads to before it moves on
+    from mdgrill.core.gate import others_without_followup
+
+    done.owed = [d for d, _ in others_without_followup(after, str(iv["phase"]))]
+    if done.owed:  # the gate wants the follow-up an `Other` leads to before it moves on
         done.next = "node add"
     return done
 
@@ -90,16 +129,17 @@ def _closed(spec: store.Spec) -> bool:
 
 
 def report_lines(done: Recorded) -> list[str]:
+    """What a reply did, line by line, ending with the next step as a command."""
     lines = [f"recorded {d} -> {t}" for d, t in done.recorded.items()]
     lines += [f"not recorded {d}: {r['code']}: {r['message']}" for d, r in done.refused.items()]
-    lines += [f"{d} was answered in the user's own words: add the decision it leads to "
-              f"(`mdgrill node add SPEC ID --title T --spawned-by {d}`)" for d in done.others]
+    lines += [unread_message(line, done.round, done.asked) for line in done.unread]
+    lines += [f"{d} was answered in the user's own words"
+              f"{'' if d in done.others else ' (in an earlier reply)'}: add the decision it "
+              f"leads to (`mdgrill node add {done.spec} ID --title T --spawned-by {d}`)"
+              for d in done.owed]
     lines.append(f"still open: {', '.join(done.open)}" if done.open else "every question of "
                  "the round has its answer")
-    lines.append(f"next: mdgrill {done.next} SPEC" + {
-        "await-confirmation": " --decision-id CID --approach TEXT",
-        "node add": " ID --title T --spawned-by " + (done.others[0] if done.others else "ID"),
-    }.get(done.next, ""))
+    lines.append(f"next: {done.command()}")
     return lines
 
 
@@ -146,7 +186,7 @@ def collect(spec: store.Spec, person: str | None, source: str | None = None) -> 
     out = Collected(path)
     if not os.path.exists(path):
         raise InputError("NOT_FOUND", f"no {FILE} in {spec.rel_folder}: write one with "
-                         "`mdgrill questionnaire SPEC`" if source is None else
+                         f"`mdgrill questionnaire {spec_hint(spec)}`" if source is None else
                          f"{source} does not exist")
     raw = store.read_file(path, os.path.basename(path), spec.root)
     text = decode(raw, os.path.basename(path)).text

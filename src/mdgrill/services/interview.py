@@ -19,7 +19,7 @@ from mdgrill.services.result import Result
 from mdgrill.shell import store
 from mdgrill.shell.context import context_sources
 from mdgrill.shell.people import phase_rule, section_rule, signed, who
-from mdgrill.shell.session import load, transaction
+from mdgrill.shell.session import load, spec_hint, transaction
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -222,7 +222,8 @@ def approval_evidence(spec: store.Spec, reply: str | None) -> tuple[str, str] | 
                           f"no reply of the user was captured while interview {interview} "
                           "awaited confirmation (the plugin's UserPromptSubmit and "
                           "AskUserQuestion hooks keep them): ask the approval question "
-                          "(`mdgrill ask SPEC`) and let the user answer; nothing was written")
+                          f"(`mdgrill ask {spec_hint(spec)}`) and let the user answer; nothing "
+                          "was written")
     words = single_line(journal.reply_words(entry), "the captured reply")
     if reply is not None and single_line(reply, "--reply") != words:
         raise GateRefusal("APPROVAL_NOT_EVIDENCED",

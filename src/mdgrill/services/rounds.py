@@ -17,7 +17,7 @@ from mdgrill.services import interview
 from mdgrill.services.answers import Recorded, pending_nodes, pending_of
 from mdgrill.services.result import Result
 from mdgrill.shell import store
-from mdgrill.shell.session import load
+from mdgrill.shell.session import load, spec_hint
 
 
 class Asked(Result):
@@ -87,7 +87,10 @@ def ask(spec: store.Spec) -> Asked:
         brief = askround.approval_brief(prog)
         return Asked({"kind": "approval", "questions": [askround.approval_question(brief)],
                       "markdown": askround.approval_markdown(brief),
-                      "next": "confirm --reply with the user's selection", "written": False})
+                      "next": "confirm --reply with the user's selection",
+                      "next_command": f"mdgrill confirm {spec_hint(spec)} --decision-id "
+                      f"{brief.confirmation_id or 'CID'} --source approve-and-delegate "
+                      "--reply <the user's selection>", "written": False})
     if status in TERMINAL:
         from mdgrill.services.bound_targets import drift_questions
 
@@ -96,7 +99,8 @@ def ask(spec: store.Spec) -> Asked:
             payload = askround.tool_payload(drifted)
             return Asked({"kind": "drift", "questions": payload["questions"],
                           "decisions": {str(q["question"]): q["decision_id"] for q in drifted},
-                          "next": "reaffirm SPEC --decision-id ID --reply <the selection>",
+                          "next": f"reaffirm {spec_hint(spec)} --decision-id ID --reply "
+                          "<the selection>",
                           "written": False})
         return Asked({"kind": "none", "questions": [], "written": False, "status": status})
     opened = open_round(spec)
@@ -104,8 +108,9 @@ def ask(spec: store.Spec) -> Asked:
     iv = machine.interview_of(prog.data)
     pending = pending_of(prog)
     if not pending:
-        return Asked({"kind": "none", "questions": [], "written": False,
-                      "next": "await-confirmation"})
+        step, command = closing_step(spec)
+        return Asked({"kind": "none", "questions": [], "written": False, "next": step,
+                      "next_command": command})
     asked = askround.questions(pending_nodes(prog, pending))
     calls = [askround.tool_payload(b) for b in askround.batches(asked)]
     return Asked({"kind": "round", "round": iv["round"], "questions": calls[0]["questions"],
@@ -116,25 +121,80 @@ def ask(spec: store.Spec) -> Asked:
 
 def answer(spec: store.Spec, *, tool_result: str, by: str | None = None) -> Answered:
     """Record what the question tool returned (its JSON, as text) or the user's plain reply,
-    each answer as `record-answer` records it."""
+    each answer as `record-answer` records it; every line that names no question is named
+    back (`unread`), whether or not the others recorded."""
     from mdgrill.model.replies import classify
     from mdgrill.services.answers import record_reply
     from mdgrill.shell.people import who
 
     reply = askround.read_reply(tool_result)
     prog = load(spec)
+    iv = machine.interview_of(prog.data)
+    if str(iv["status"]) == "awaiting_confirmation":
+        raise _approval_is_no_answer(spec, iv, reply)
     pending = pending_of(prog)
     if not pending:
-        raise GateRefusal("NOTHING_ASKED", "no decision is pending: run `mdgrill ask SPEC` "
-                          "and pass its questions to the user first")
+        raise GateRefusal("NOTHING_ASKED", f"no decision is pending: run `mdgrill ask "
+                          f"{spec_hint(spec)}` and pass its questions to the user first")
     asked = askround.questions(pending_nodes(prog, pending))
     answers = askround.match(asked, reply)
-    if isinstance(reply, str) and not answers:
-        return Answered({"recorded": {}, "refused": {}, "open": pending,
-                         "classification": classify(reply).kind, "next": "ask",
-                         "written": False})
+    unread = askround.unread_lines(asked, reply)
+    if not answers:
+        data: dict[str, object] = {
+            "recorded": {}, "refused": {}, "open": pending, "unread": unread,
+            "round": int(str(iv["round"])), "asked": len(asked), "next": "ask",
+            "next_command": f"mdgrill ask {spec_hint(spec)}", "written": False}
+        if isinstance(reply, str):
+            data["classification"] = classify(reply).kind
+        return Answered(data)
     done = record_reply(spec, answers, who(spec, by), pending)
+    done.unread = unread
     return Answered(done.to_json(), done)
+
+
+def _approval_is_no_answer(spec: store.Spec, iv: dict[str, object],
+                           reply: dict[str, str] | str) -> GateRefusal:
+    """`answer` given the approval question's selection: the verb that records it."""
+    import shlex
+
+    from mdgrill.core.approval import APPROVE_AND_DELEGATE, CANCEL, REVISE, approval_choice
+
+    hint = spec_hint(spec)
+    pending = iv.get("pending")
+    cid = str(pending[0]) if isinstance(pending, list) and pending else "CID"
+    values = list(reply.values()) if isinstance(reply, dict) else [reply]
+    words = " ".join(values[0].split()) if len(values) == 1 else ""
+    choice = approval_choice(words) if words else None
+    if choice == APPROVE_AND_DELEGATE:
+        how = (f"this is the approval: run `mdgrill confirm {hint} --decision-id {cid} "
+               f"--source approve-and-delegate --reply {shlex.quote(words)}`")
+    elif choice == REVISE:
+        how = ("this asks to revise: ask which decisions to change, then run `mdgrill revise "
+               f"{hint} --decision-id ID` (repeat --decision-id for each)")
+    elif choice == CANCEL:
+        how = f"this cancels: run `mdgrill cancel {hint} --reply {shlex.quote(words)}`"
+    else:
+        how = (f"ask the approval question (`mdgrill ask {hint}`) and record the user's "
+               f"selection with `mdgrill confirm {hint} --decision-id {cid} --source "
+               "approve-and-delegate --reply …`, `mdgrill revise` or `mdgrill cancel`")
+    return GateRefusal("ILLEGAL_TRANSITION",
+                       f"interview {iv['id']} awaits the user's approval of its approach, not "
+                       f"answers to questions; nothing was recorded: {how}")
+
+
+def closing_step(spec: store.Spec) -> tuple[str, str]:
+    """What comes once nothing is pending, as (`next`, the command): the follow-up an `Other`
+    answer still owes, else presenting the approach under a free confirmation ID."""
+    from mdgrill.core.gate import others_without_followup
+
+    prog = load(spec)
+    iv = machine.interview_of(prog.data)
+    hint = spec_hint(spec)
+    owed = others_without_followup(prog, str(iv["phase"]))
+    if owed:
+        return "node add", f"mdgrill node add {hint} ID --title T --spawned-by {owed[0][0]}"
+    return "await-confirmation", (f"mdgrill await-confirmation {hint} --decision-id "
+                                  f"{machine.next_confirmation_id(iv)} --approach TEXT")
 
 
 def questionnaire(spec: store.Spec) -> Result:
@@ -148,12 +208,14 @@ def questionnaire(spec: store.Spec) -> Result:
         old = decode(store.read_file(path, FILE, spec.root), FILE).text
         if read(old, pending_of(load(spec))).answers:
             raise InputError("NOT_EMPTY", f"{spec.rel_folder}/{FILE} holds answers not yet "
-                             "recorded: run `mdgrill collect SPEC` first; nothing was written")
+                             f"recorded: run `mdgrill collect {spec_hint(spec)}` first; "
+                             "nothing was written")
     opened = open_round(spec)
     text = questionnaire_text(spec)
     if text is None:
-        return Result("questionnaire", {"written": False, "next": "await-confirmation",
-                                        **opened})
+        step, command = closing_step(spec)
+        return Result("questionnaire", {"written": False, "next": step,
+                                        "next_command": command, **opened})
     store.atomic_write(path, text.encode("utf-8"))
     return Result("questionnaire", {"written": True, "path": f"{spec.rel_folder}/{FILE}",
                                     "questions": pending_of(load(spec)), **opened})

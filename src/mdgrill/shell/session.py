@@ -37,6 +37,13 @@ def display(path: str) -> str:
     return path if rel.startswith("..") and os.path.isabs(path) else rel
 
 
+def spec_hint(spec: store.Spec) -> str:
+    """The spec as a next-step hint names it: its folder as shown, quoted for a shell."""
+    from mdgrill.core.hints import spec_arg
+
+    return spec_arg(display(spec.progress))
+
+
 # An editor that saves by truncating and rewriting in place leaves the file empty or cut
 # short for a moment; a read that lands there is retried until two reads agree.
 SETTLE_TRIES = 20

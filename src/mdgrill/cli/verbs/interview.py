@@ -35,22 +35,27 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:  # noqa: C901 - on
         p.add_argument("--input", required=True, metavar="FILE", help="manifest JSON file, or - "
                        "for stdin")
     elif verb == "begin-interview":
-        p.add_argument("--phase", required=True, choices=PHASES)
-        p.add_argument("--interview-id", required=True, metavar="ID")
+        p.add_argument("--phase", required=True, choices=PHASES, help="the phase asked about")
+        p.add_argument("--interview-id", required=True, metavar="ID", help="a new ID per "
+                       "interview (r1, design-1); the same ID resumes it")
         p.add_argument("--round", type=int, metavar="N", help="round to begin at (default 1)")
-        p.add_argument("--discovery-revision", metavar="R")
+        p.add_argument("--discovery-revision", metavar="R", help="the skill-discovery revision "
+                       "this interview was begun at")
         p.add_argument("--no-commit", action="store_true", help="in quick mode, do not commit "
                        "the bypass")
     elif verb == "open-frontier":
-        p.add_argument("--round", type=int, required=True, metavar="N")
+        p.add_argument("--round", type=int, required=True, metavar="N",
+                       help="the current round, or the next one to open")
         p.add_argument("--decision-id", action="append", required=True, metavar="ID",
                        help="repeat for each decision asked in this round")
     elif verb == "record-answer":
-        p.add_argument("--decision-id", required=True, metavar="ID")
+        p.add_argument("--decision-id", required=True, metavar="ID",
+                       help="the pending decision")
         p.add_argument("--answer", required=True, metavar="TEXT",
                        help="the user's reply: an option's label or number, `go with your "
                        "recommendation` (records the recommended option), or their own words")
-        p.add_argument("--assumption", metavar="TEXT")
+        p.add_argument("--assumption", metavar="TEXT",
+                       help="what the answer assumes, recorded beside it")
         p.add_argument("--other", action="store_true", help="the user chose `Other` and wrote "
                        "this: a specific follow-up node (`node add --spawned-by`) is then "
                        "required before await-confirmation")
@@ -59,7 +64,7 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:  # noqa: C901 - on
                        "(src/auth/session.py)`")
         p.add_argument("--decision-id", metavar="ID", help="the node this fact resolves")
     elif verb == "out-of-scope":
-        p.add_argument("--decision-id", required=True, metavar="ID")
+        p.add_argument("--decision-id", required=True, metavar="ID", help="an asked decision")
         p.add_argument("--reply", required=True, metavar="TEXT", help="the user's own words "
                        "that place it out of scope (out of scope is the user's call)")
     elif verb == "record-stop":
@@ -67,44 +72,59 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:  # noqa: C901 - on
                        help="the user's answer to Ready to build?")
         p.add_argument("--section", metavar="S", help="with refine: the section to refine")
     elif verb == "classify-reply":
-        p.add_argument("--text", required=True, metavar="T")
+        p.add_argument("--text", required=True, metavar="T", help="the user's reply, verbatim")
         p.add_argument("--spec", metavar="SPEC", help="with --decision-id: read the decision's "
                        "options, so a label or number is recognised as that option")
-        p.add_argument("--decision-id", metavar="ID")
+        p.add_argument("--decision-id", metavar="ID", help="with --spec: the decision the "
+                       "reply answers")
         p.add_argument("--option", action="append", default=[], metavar="T",
                        help="an option of the decision (instead of --spec); --recommend N marks "
                        "the recommended one")
-        p.add_argument("--recommend", type=int, metavar="N")
+        p.add_argument("--recommend", type=int, metavar="N", help="with --option: the number "
+                       "of the recommended option (1 for the first)")
     elif verb == "await-confirmation":
         p.add_argument("--decision-id", required=True, metavar="CID", help="the confirmation ID")
-        p.add_argument("--approach", required=True, metavar="TEXT")
+        p.add_argument("--approach", required=True, metavar="TEXT",
+                       help="the approach in one line: what the user approves")
         p.add_argument("--brief-file", metavar="F", help="the decision brief (Markdown), quoted "
                        "into the log")
     elif verb == "confirm":
-        p.add_argument("--decision-id", required=True, metavar="CID")
-        p.add_argument("--source", required=True, help="must be approve-and-delegate")
+        p.add_argument("--decision-id", required=True, metavar="CID", help="the confirmation "
+                       "ID given to await-confirmation (CID: C1, then C2 …)")
+        p.add_argument("--source", required=True, choices=["approve-and-delegate"],
+                       help="its one legal value")
         p.add_argument("--no-commit", action="store_true", help="do not commit the approval")
     elif verb == "skip":
-        p.add_argument("--reason", required=True, metavar="T")
+        p.add_argument("--reason", required=True, metavar="T", help="why the user skips the "
+                       "rest (one line)")
         p.add_argument("--assumption", action="append", default=[], metavar="T",
                        help="at least one: what stands in for the defaulted decisions")
-        p.add_argument("--decision-id", default="skip-confirmation", metavar="CID")
+        p.add_argument("--decision-id", default="skip-confirmation", metavar="CID",
+                       help="the confirmation ID the skip awaits (default: skip-confirmation); "
+                       "confirm it to finish")
     elif verb == "reopen":
         p.add_argument("--phase", required=True, choices=PHASES, help="the phase to go back to "
                        "(or the current one, to redo it)")
         p.add_argument("--reason", required=True, metavar="TEXT", help="why (one line)")
         p.add_argument("--no-commit", action="store_true", help="do not commit the reopening")
     elif verb == "amend":
-        p.add_argument("--decision-id", required=True, metavar="ID")
+        p.add_argument("--decision-id", required=True, metavar="ID",
+                       help="an answered decision whose wording to correct")
         p.add_argument("--answer", required=True, metavar="TEXT", help="the corrected wording")
         p.add_argument("--reason", required=True, metavar="TEXT", help="why (e.g. `typo`)")
     elif verb == "revise":
-        p.add_argument("--decision-id", action="append", required=True, metavar="ID")
+        p.add_argument("--decision-id", action="append", required=True, metavar="ID",
+                       help="a decision to reopen; repeat it; what depends on it reopens too")
     elif verb == "check-delegation":
-        p.add_argument("--phase", required=True, choices=PHASES)
-        p.add_argument("--interview-id", required=True, metavar="ID")
-        p.add_argument("--context-digest", metavar="D")
-        p.add_argument("--discovery-revision", metavar="R")
+        p.add_argument("--phase", required=True, choices=PHASES,
+                       help="the phase whose approval the delegation rests on")
+        p.add_argument("--interview-id", required=True, metavar="ID",
+                       help="the interview that approved it")
+        p.add_argument("--context-digest", metavar="D", help="the context digest you hold "
+                       "(`mdgrill digest`); refused when it is not the one the interview "
+                       "recorded")
+        p.add_argument("--discovery-revision", metavar="R", help="the skill-discovery revision "
+                       "you hold; refused when the interview was begun at another")
     elif verb == "digest":
         p.add_argument("--phase", choices=PHASES, help="default: the spec's phase")
         p.add_argument("--compat", choices=["ralph"], help="smart-ralph's digest "

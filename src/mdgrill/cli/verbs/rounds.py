@@ -14,7 +14,9 @@ import sys
 
 from mdgrill.cli.verbs import Outcome, spec_of
 from mdgrill.services import rounds
+from mdgrill.services.result import Result
 from mdgrill.shell import store
+from mdgrill.shell.session import spec_hint
 
 
 def configure(verb: str, p: argparse.ArgumentParser) -> None:
@@ -32,8 +34,11 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:
                        help="the tool's JSON payload (default) or the round as numbered text")
     else:
         p.add_argument("--tool-result", required=True, metavar="FILE",
-                       help="what the question tool returned (JSON), or the user's plain "
-                       "reply to the Markdown round; - for stdin")
+                       help="what the question tool returned, as it came (`{\"answers\": "
+                       "{question: answer}}`, also inside a hook's `tool_response`), or the "
+                       "user's reply: one line per question (`Q1: a`, `Q2: 2`, `Q3: the "
+                       "option's words` or their own words; a one-question round takes the "
+                       "bare reply); FILE, or - for stdin")
         p.add_argument("--by", metavar="NAME", help="who answered (default: git's identity)")
 
 
@@ -46,19 +51,27 @@ def run(args: argparse.Namespace) -> Outcome:
     return _ask(spec, args) if args.verb == "ask" else _answer(spec, args)
 
 
-NOTHING_OPEN = ("nothing is open: present the approach with `mdgrill await-confirmation SPEC "
-                "--decision-id CID --approach TEXT`")
+def _nothing_open(done: Result) -> str:
+    return f"nothing is open: {_closing(done)}"
+
+
+def _closing(done: Result) -> str:
+    """The step a result's `next_command` names once nothing is pending."""
+    if done.get("next") == "node add":
+        return ("an answer in the user's own words still owes its follow-up: add the decision "
+                f"it leads to (`{done['next_command']}`) and ask it")
+    return f"present the approach with `{done['next_command']}`"
 
 
 def _questionnaire(spec: store.Spec) -> Outcome:
     done = rounds.questionnaire(spec)
     if not done["written"]:
-        return Outcome(done.data, NOTHING_OPEN)
+        return Outcome(done.data, _nothing_open(done))
     questions = done["questions"]
     assert isinstance(questions, list)
     return Outcome(done.data, f"wrote {done['path']}: {len(questions)} question(s); answer them "
-                   "there and save, then `mdgrill collect SPEC` (or keep `mdgrill watch` "
-                   "running)")
+                   f"there and save, then `mdgrill collect {spec_hint(spec)}` (or keep "
+                   "`mdgrill watch` running)")
 
 
 def _collect(spec: store.Spec, args: argparse.Namespace) -> Outcome:
@@ -90,7 +103,7 @@ def _ask(spec: store.Spec, args: argparse.Namespace) -> Outcome:
         return Outcome(asked.data, json.dumps({"questions": asked["questions"]},
                                               ensure_ascii=False, indent=2))
     if asked.kind == "none":
-        return Outcome(asked.data, NOTHING_OPEN if asked.status is None else
+        return Outcome(asked.data, _nothing_open(asked) if asked.status is None else
                        f"the interview is {asked.status}: nothing to ask")
     if args.format == "markdown":
         text = askround.markdown(asked.asked, int(str(asked["round"])))
@@ -110,13 +123,21 @@ def _read(source: str) -> str:
 
 
 def _answer(spec: store.Spec, args: argparse.Namespace) -> Outcome:
-    from mdgrill.services.answers import report_lines
+    from mdgrill.services.answers import report_lines, unread_message
 
     raw = _read(args.tool_result)
     done = rounds.answer(spec, tool_result=raw, by=args.by)
-    if done.done is None:
-        return Outcome(done.data, f"`{raw.strip()}` answers no question "
-                       f"({done['classification']}): nothing was recorded; ask the same round "
-                       "again (`mdgrill ask SPEC`)")
-    return Outcome(done.data, "\n".join(report_lines(done.done)),
-                   0 if done.recorded or not done.refused else 3)
+    if done.done is not None:
+        return Outcome(done.data, "\n".join(report_lines(done.done)),
+                       0 if done.recorded or not done.refused else 3)
+    unread = done["unread"]
+    assert isinstance(unread, list)
+    round_number, asked = int(str(done["round"])), int(str(done["asked"]))
+    lines = [unread_message(str(line), round_number, asked) for line in unread]
+    kind = done.get("classification")
+    if not lines:  # the tool's answers were all empty
+        lines = [f"the reply answers no question of round {round_number}"]
+    elif kind not in (None, "substantive"):
+        lines.append(f"(the reply reads as {str(kind).replace('_', ' ')}: it answers nothing)")
+    lines.append(f"nothing was recorded; ask the same round again (`{done['next_command']}`)")
+    return Outcome(done.data, "\n".join(lines))

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from mdgrill.cli.verbs import Outcome
-from mdgrill.errors import InputError
+from mdgrill.cli.verbs import Outcome, missing_extra
 
 
 def configure(verb: str, p: argparse.ArgumentParser) -> None:
@@ -19,7 +18,6 @@ def run(args: argparse.Namespace) -> Outcome:
     try:
         app = server(args.root)
     except ImportError:
-        raise InputError("MISSING_EXTRA", "`mdgrill mcp` needs the MCP SDK: pip install "
-                         "'mdgrill[mcp]'") from None
+        raise missing_extra("mcp", "mcp", "the MCP SDK") from None
     app.run(args.transport)
     return Outcome({"stopped": True}, "")

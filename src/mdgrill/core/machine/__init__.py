@@ -17,6 +17,7 @@ from mdgrill.core.machine.basics import (
     _reset,
     close_round_lines,
     interview_of,
+    next_confirmation_id,
     require_id,
     require_phase,
 )
@@ -85,6 +86,7 @@ __all__ = [
     "confirm",
     "domain_language",
     "interview_of",
+    "next_confirmation_id",
     "open_frontier",
     "out_of_scope",
     "record_answer",
