@@ -250,3 +250,39 @@ def test_units_are_table_phrases_only() -> None:
                                                                   ("go_phase", "design")]
     assert approval.units("looks good but add caching") is None
     assert approval.units("the requirements look good") == [("approve_phase", "requirements")]
+
+
+# Replies that look like the approval selection and are not it: each must leave the gate open.
+NEAR_MISSES = ["Approve and delegate!", "Approve and delegate?", "approve and delegate please",
+               "Approve and delegate (Recommended)?", "(Recommended)", "Approve", "delegate",
+               "approve & delegate", "Approve and delegate, but add caching", "1)", "01", "0",
+               "4", "1 2", "3", "2.", "Revise decisions (Recommended)", "Cancel.",
+               "don't approve and delegate", "Approve and delegate Approve and delegate"]
+DESIGN_ROWS = [(reply, expected) for gate, reply, expected in ROWS
+               if gate == "design_interview"] + [(reply, "refused") for reply in NEAR_MISSES]
+
+
+@pytest.mark.parametrize(("reply", "expected"), DESIGN_ROWS)
+def test_confirm_takes_only_the_explicit_selection_pure(
+        snapshots: dict[str, bytes], reply: str, expected: str) -> None:
+    """The framework: "Only the explicit approval selection completes the gate." The state
+    machine's own check, in process, over every reply the table knows for this gate."""
+    from mdgrill.core import machine
+    from mdgrill.errors import GateRefusal
+
+    prog = read_progress(snapshots["design_interview"], "design_interview")
+    if expected == D:
+        change, result = machine.confirm(prog.data, prog, "des-1.C", "approve-and-delegate",
+                                         reply)
+        assert result["status"] == "complete"
+        assert change.updates["interview"]["status"] == "complete"  # type: ignore[index]
+        return
+    with pytest.raises(GateRefusal) as refused:
+        machine.confirm(prog.data, prog, "des-1.C", "approve-and-delegate", reply)
+    assert refused.value.code == "APPROVAL_NOT_EXPLICIT", reply
+
+
+def test_table_of_explicit_selections_is_large_enough() -> None:
+    accepted = [r for r, e in DESIGN_ROWS if e == D]
+    refused = [r for r, e in DESIGN_ROWS if e != D]
+    assert len(accepted) >= 5 and len(refused) >= 30

@@ -15,6 +15,7 @@ import random
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -498,28 +499,79 @@ def test_a_file_that_keeps_changing_is_refused(repo: Path, monkeypatch: pytest.M
     assert f"Edit {WRITE_TRIES}." in text and "phase: requirements" not in text
 
 
+class WatchLines:
+    """`mdgrill watch --json` in a process, its report lines read into a queue as they come."""
+
+    def __init__(self, repo: Path, env: dict[str, str], *args: str) -> None:
+        import queue
+        import threading
+
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        self.proc = subprocess.Popen([*MDGRILL, "watch", *args, "--json"], cwd=repo, env=env,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout = self.proc.stdout
+        assert stdout is not None
+        threading.Thread(target=lambda: [self.lines.put(line) for line in stdout],
+                         daemon=True).start()
+
+    def wait_for(self, needle: str, timeout: float = 60.0) -> str:
+        """The first line holding `needle`, waited for up to `timeout` seconds."""
+        import queue
+
+        end = time.monotonic() + timeout
+        while (left := end - time.monotonic()) > 0:
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                break
+            self.seen.append(line)
+            if needle in line:
+                return line
+        raise AssertionError(f"no {needle!r} from watch in {timeout} s: {self.seen}")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.communicate(timeout=30)
+
+
+def wait_until(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+    """Poll `condition` until it holds (a generous deadline, never a fixed sleep)."""
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError(f"{what} did not happen within {timeout} s")
+        time.sleep(0.01)
+
+
 def test_watch_reports_a_stale_editor_save(tmp_path: Path) -> None:
     """An editor that saves a copy from before mdgrill's write loses a round without breaking
-    the seal; watch says so, and `restore` puts the round back."""
+    the seal; watch says so, and `restore` puts the round back. Each step waits for what
+    watch did (its `started` line, its last good copy of the new bytes), not for a time."""
+    from mdgrill.shell import snapshots
+
     repo, env = make_repo(tmp_path)
     spec = "specs/lost"
     ok(repo, env, "init", spec, "--goal", "A stale buffer")
     ok(repo, env, "begin-interview", spec, "--phase", "start", "--interview-id", "s1")
     progress = repo / spec / ".progress.md"
     old = progress.read_bytes()
-    watcher = subprocess.Popen([*MDGRILL, "watch", "specs", "--json"], cwd=repo, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watcher = WatchLines(repo, env, "specs")
     try:
-        time.sleep(0.6)
+        watcher.wait_for('"started"')
         ok(repo, env, "open-frontier", spec, "--round", "1", "--decision-id", "D1")
-        time.sleep(0.4)
+        new = progress.read_bytes()
+        # watch keeps a last good copy of each version it checked: once it holds the new
+        # bytes, watch has seen the round that the stale save is about to drop
+        wait_until(lambda: snapshots.load(str(repo), str(progress)) == new,
+                   "watch checking the new round")
         progress.write_bytes(old)
-        time.sleep(0.6)
+        went_back = json.loads(watcher.wait_for("LOG_WENT_BACK"))
     finally:
-        watcher.terminate()
-        out, _ = watcher.communicate(timeout=10)
-    assert "LOG_WENT_BACK" in out, out
-    assert "Grill - Round 1" in out
+        watcher.stop()
+    assert went_back["code"] == "LOG_WENT_BACK" and went_back["spec"] == spec
+    assert "- Asked: D1" in went_back["lines"], went_back
+    assert snapshots.load(str(repo), str(progress)) == new  # the lost round is kept for restore
     restored = run(repo, env, "restore", spec)
     assert restored.returncode == 0, restored.stderr
     assert "### Goal Grill - Round 1\n- Asked: D1" in progress.read_text()
