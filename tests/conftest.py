@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -61,3 +62,57 @@ def mdgrill(home: Path) -> Run:
         return proc.returncode, proc.stdout, proc.stderr
 
     return run
+
+
+class WatchLines:
+    """`mdgrill watch --json` in a process, its report lines read into a queue as they come."""
+
+    def __init__(self, repo: Path, env: dict[str, str], *args: str) -> None:
+        import queue
+        import threading
+
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        self.proc = subprocess.Popen([*mdgrill_command(), "watch", *args, "--json"], cwd=repo,
+                                     env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     text=True)
+        stdout = self.proc.stdout
+        assert stdout is not None
+        self.reader = threading.Thread(target=lambda: [self.lines.put(line) for line in stdout],
+                                       daemon=True)
+        self.reader.start()
+
+    def wait_for(self, needle: str, timeout: float = 60.0) -> str:
+        """The first line holding `needle`, waited for up to `timeout` seconds."""
+        import queue
+
+        end = time.monotonic() + timeout
+        while (left := end - time.monotonic()) > 0:
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                break
+            self.seen.append(line)
+            if needle in line:
+                return line
+        raise AssertionError(f"no {needle!r} from watch in {timeout} s: {self.seen}")
+
+    def stop(self) -> str:
+        """Stop watch; every line it wrote."""
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+        self.reader.join(timeout=30)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        while not self.lines.empty():
+            self.seen.append(self.lines.get())
+        return "".join(self.seen)
+
+
+def wait_until(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+    """Poll `condition` until it holds (a generous deadline, never a fixed sleep)."""
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError(f"{what} did not happen within {timeout} s")
+        time.sleep(0.01)
