@@ -15,6 +15,41 @@ import pytest
 Run = Callable[..., tuple[int, str, str]]
 
 
+def unmeasured(env: dict[str, str]) -> dict[str, str]:
+    """`env` for a process a test will SIGKILL: coverage (`patch = subprocess`) is left out
+    of it, since a process killed while saving its data leaves a file `coverage combine`
+    cannot read (the "2 files errored" of every CI run)."""
+    return {k: v for k, v in env.items() if k != "COVERAGE_PROCESS_CONFIG"}
+
+
+def in_ci() -> bool:
+    """Whether this run is CI's (`CI=true`, as `.ci/run` and hosted CI set it)."""
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
+def require_part(present: bool, why: str) -> None:
+    """A real part a test needs (Chromium, an agent CLI, an extra): on a user's machine its
+    absence skips the test with `why`; in CI it fails the test, so CI is never green with
+    a real part that did not run."""
+    if present:
+        return
+    if in_ci():
+        pytest.fail(f"CI=true and a real part is missing: {why}", pytrace=False)
+    pytest.skip(why)
+
+
+def import_part(module: str, why: str) -> object:
+    """`pytest.importorskip` for a module: skips on a user's machine, fails in CI."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        if in_ci():
+            raise ImportError(f"CI=true and a real part is missing: {why}") from None
+        pytest.skip(why, allow_module_level=True)
+
+
 def mdgrill_command() -> list[str]:
     """The mdgrill installed beside this interpreter (the venv under test), else on PATH."""
     venv = Path(sys.executable).with_name("mdgrill")

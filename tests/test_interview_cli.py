@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import mdgrill_command
+from conftest import mdgrill_command, unmeasured
 
 from mdgrill.errors import MdgrillError
 from mdgrill.formats.progress import read_progress
@@ -796,8 +796,8 @@ def test_resume_after_sigkill(cli: Cli, spec: Path) -> None:
     for node_id in ids:
         argv = [*MDGRILL, "--json", "record-answer", SPEC, "--decision-id", node_id, "--answer",
                 f"Answer for {node_id}"]
-        proc = subprocess.Popen(argv, cwd=cli.cwd, env=cli.env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE)
+        proc = subprocess.Popen(argv, cwd=cli.cwd, env=unmeasured(cli.env),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
             proc.wait(timeout=delay)
         except subprocess.TimeoutExpired:

@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import import_part
 from test_reliability import MDGRILL, make_repo
 
-pytest.importorskip("pygls", reason="the LSP server is the `lsp` extra (pip install -e "
-                    "'.[dev]' installs it)")
+import_part("pygls", "the LSP server is the `lsp` extra (pip install -e '.[dev]' installs it)")
 from lsprotocol import types  # noqa: E402
 from pygls.lsp.client import BaseLanguageClient  # noqa: E402
 

@@ -7,11 +7,10 @@ import asyncio
 import json
 from pathlib import Path
 
-import pytest
+from conftest import import_part
 from test_reliability import MDGRILL, make_repo
 
-mcp = pytest.importorskip("mcp", reason="the MCP SDK is the `mcp` extra (pip install -e "
-                          "'.[dev]' installs it)")
+mcp = import_part("mcp", "the MCP SDK is the `mcp` extra (pip install -e '.[dev]' installs it)")
 
 
 async def _session(repo: Path, env: dict[str, str], steps: list[tuple[str, dict[str, object]]],

@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import WatchLines, mdgrill_command, wait_until
+from conftest import WatchLines, mdgrill_command, unmeasured, wait_until
 
 from mdgrill.checks.spec import validate_glossary_bytes, validate_progress_bytes
 from mdgrill.formats.glossary import parse_glossary
@@ -120,7 +120,7 @@ def temps_in(folder: Path) -> list[str]:
 
 def kill_at_random(argv: list[str], cwd: Path, env: dict[str, str], delay: float) -> int:
     """Start the command, SIGKILL it after `delay` seconds; its exit code (-9 if killed)."""
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen(argv, cwd=cwd, env=unmeasured(env), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
         proc.wait(timeout=delay)
@@ -288,7 +288,8 @@ def test_a_confirm_killed_with_its_git_leaves_the_repository_usable(tmp_path: Pa
     hook.write_text(f"#!/bin/sh\n: > '{started}'\nexec sleep 60\n")
     hook.chmod(0o755)
     argv = ["confirm", spec, "--decision-id", "C1", "--source", "approve-and-delegate"]
-    proc = subprocess.Popen([*MDGRILL, *argv], cwd=repo, env=env, start_new_session=True,
+    proc = subprocess.Popen([*MDGRILL, *argv], cwd=repo, env=unmeasured(env),
+                            start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_until(started.exists, "the commit reaching its pre-commit hook")

@@ -385,3 +385,18 @@ def test_a_file_that_is_no_longer_a_spec_is_never_ready() -> None:
     tree = "\n### D1: Primary user\n- Section: users\n- Depends on: none\n\n"
     ok = make_progress(1, required="[users]", tree=tree).encode()
     assert _ready(read_progress(ok, "p")) is True
+
+
+def test_an_editor_stalled_mid_save_is_not_reported_empty(running: Running, repo: Path) -> None:
+    """An in-place save whose writer is preempted between its truncate and its write (a
+    loaded machine): watch waits for the write instead of reporting EMPTY_FILE. The stall
+    is the scenario (an editor's), not a wait for watch."""
+    path = progress_of(repo)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.flush()  # truncated: the file is empty now
+        time.sleep(0.8)  # the editor is preempted
+        handle.write(BROKEN)
+    problem = running.next(lambda r: r["kind"] == "problem")
+    assert problem["code"] == "INVALID_STATE", problem
+    reports = [problem, *running.drain()]
+    assert not [r for r in reports if r.get("code") == "EMPTY_FILE"], reports
