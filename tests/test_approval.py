@@ -289,3 +289,49 @@ def test_table_of_explicit_selections_is_large_enough() -> None:
     accepted = [r for r, e in DESIGN_ROWS if e == D]
     refused = [r for r, e in DESIGN_ROWS if e != D]
     assert len(accepted) >= 5 and len(refused) >= 30
+
+
+def _design(snapshots: dict[str, bytes]) -> object:
+    return read_progress(snapshots["design_interview"], "design_interview")
+
+
+def test_confirm_refusals_name_what_is_expected(snapshots: dict[str, bytes]) -> None:
+    from mdgrill.core import machine
+    from mdgrill.errors import GateRefusal
+
+    prog = _design(snapshots)
+    with pytest.raises(GateRefusal) as wrong_id:
+        machine.confirm(prog.data, prog, "des-1.X", "approve-and-delegate")  # type: ignore[attr-defined]
+    assert wrong_id.value.code == "CONFIRMATION_ID_MISMATCH"
+    assert "(des-1.C)" in wrong_id.value.message  # the pending confirmation, by its ID
+    with pytest.raises(GateRefusal) as wrong_source:
+        machine.confirm(prog.data, prog, "des-1.C", "looks-good")  # type: ignore[attr-defined]
+    assert wrong_source.value.code == "INVALID_CONFIRMATION_SOURCE"
+
+
+@pytest.mark.parametrize("reply", [None, "Approve and delegate (Recommended)"])
+def test_confirm_writes_the_confirmed_block(snapshots: dict[str, bytes],
+                                            reply: str | None) -> None:
+    from mdgrill.core import machine
+
+    prog = _design(snapshots)
+    change, result = machine.confirm(prog.data, prog, "des-1.C",  # type: ignore[attr-defined]
+                                     "approve-and-delegate", reply)
+    heading, lines = change.new_blocks[-1]
+    assert heading.endswith("Design Grill - Confirmed")
+    assert lines[:4] == ["- Interview: des-1", "- Confirmation ID: des-1.C",
+                         "- Source: approve-and-delegate", "- Status: complete"]
+    assert (f'- Reply: "{reply}"' in lines) == (reply is not None)
+    assert result == {"status": "complete", "round": 1}
+
+
+def test_confirm_after_a_skip_records_skipped(snapshots: dict[str, bytes]) -> None:
+    """The framework: a skip ends `skipped`, with its assumptions, once the user approves."""
+    from mdgrill.core import machine
+
+    prog = _design(snapshots)
+    prog.data["interview"]["bypass_reason"] = "the user skipped"  # type: ignore[attr-defined, index]
+    change, result = machine.confirm(prog.data, prog, "des-1.C",  # type: ignore[attr-defined]
+                                     "approve-and-delegate")
+    assert result["status"] == "skipped"
+    assert "- Status: skipped" in change.new_blocks[-1][1]
