@@ -11,8 +11,18 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 Run = Callable[..., tuple[int, str, str]]
+
+# Every Hypothesis test is seeded from the committed example database: a failure any run
+# finds is saved in tests/hypothesis-db, replayed first by every later run (CI's fresh clone
+# included) and printed as a `@reproduce_failure` blob. A test's own @settings add to this.
+settings.register_profile(
+    "mdgrill", database=DirectoryBasedExampleDatabase(
+        str(Path(__file__).resolve().parent / "hypothesis-db")), print_blob=True)
+settings.load_profile("mdgrill")
 
 
 def unmeasured(env: dict[str, str]) -> dict[str, str]:
