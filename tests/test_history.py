@@ -359,7 +359,7 @@ def test_approval_logged_needs_kind_interview_and_digest() -> None:
 
 @pytest.mark.parametrize(("trailers", "why"), [
     (_trailers(interview="req-2"), "interview req-2"),
-    (_trailers(digest="e" * 64), "eeeeeeeeeeee"),
+    (_trailers(digest="e" * 64), "context digest eeeeeeeeeeee…:"),
     (_trailers(transition="bypass"), "`Bypassed` block"),
     (_trailers(transition="skip", interview="x"), "`Confirmed` block for interview x"),
 ])
