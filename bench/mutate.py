@@ -9,7 +9,9 @@ Each mutant is one change (a comparison flipped, `and`/`or` swapped, a condition
 the tests run with that copy first on PYTHONPATH (so the CLI processes they start run it
 too). A mutant is killed when the tests fail or time out. The source tree is never touched,
 so other work can go on meanwhile. The survivors are printed with their line for review: a
-test that kills it, or a reason it is equivalent.
+test that kills it, or a reason it is equivalent. A test selection must pass PYTHONPATH on to
+the processes it starts (one that builds their environment from scratch runs the unmutated
+code there); a canary run, the module broken as a whole, checks that the selection reaches it.
 
 mutmut 3 was the first choice: its trampolines switch mutants inside one process only, while
 most of this suite runs the installed `mdgrill` in a subprocess, which would never see them.
@@ -140,6 +142,14 @@ def main(argv: list[str] | None = None) -> int:
         target = copy / module
         assert run_tests(copy, args.selection, args.timeout) == "survived", \
             "the selection fails without any mutant: fix it first"
+        # a canary: the module broken as a whole must fail the selection, or it never
+        # reaches this module (a test that builds its children's environment from scratch
+        # drops PYTHONPATH, and its CLI processes run the unmutated code)
+        target.write_text(text + "\nraise ImportError('bench/mutate.py canary')\n",
+                          encoding="utf-8")
+        assert run_tests(copy, args.selection, args.timeout) != "survived", \
+            "the selection passes with the module broken: it never runs this module"
+        target.write_text(text, encoding="utf-8")
         counts = {"killed": 0, "timeout": 0, "survived": 0}
         started = time.monotonic()
         for i, m in enumerate(found, 1):

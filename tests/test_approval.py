@@ -335,3 +335,33 @@ def test_confirm_after_a_skip_records_skipped(snapshots: dict[str, bytes]) -> No
                                      "approve-and-delegate")
     assert result["status"] == "skipped"
     assert "- Status: skipped" in change.new_blocks[-1][1]
+
+
+def test_check_delegation_needs_this_interview_approved_and_unchanged(
+        snapshots: dict[str, bytes]) -> None:
+    """The gate itself, in process: only the named, approved interview with the digest it
+    recorded is delegated; each other case has its own refusal."""
+    from mdgrill.core import machine
+    from mdgrill.errors import GateRefusal
+    from mdgrill.formats.progress import apply_change
+
+    prog = _design(snapshots)
+    digest = str(prog.data["interview"]["context_digest"])  # type: ignore[attr-defined, index]
+    for phase, iid, code in (("design", "des-1", "INTERVIEW_INCOMPLETE"),
+                             ("requirements", "des-1", "INTERVIEW_STALE"),
+                             ("design", "des-9", "INTERVIEW_STALE")):
+        with pytest.raises(GateRefusal) as refused:
+            machine.check_delegation(prog, phase, iid, None, digest)  # type: ignore[arg-type]
+        assert refused.value.code == code, (phase, iid)
+    change, _ = machine.confirm(prog.data, prog, "des-1.C",  # type: ignore[attr-defined]
+                                "approve-and-delegate")
+    approved = read_progress(apply_change(prog, change).encode(), "approved")  # type: ignore[arg-type]
+    allowed = machine.check_delegation(approved, "design", "des-1", None, digest)
+    assert allowed == {"decision": "allow", "path": "interview", "status": "complete",
+                       "context_digest": digest}
+    assert machine.check_delegation(approved, "design", "des-1", digest, digest)["decision"] \
+        == "allow"
+    for given, current in ((("f" * 64), digest), (digest, "f" * 64)):
+        with pytest.raises(GateRefusal) as stale:
+            machine.check_delegation(approved, "design", "des-1", given, current)
+        assert stale.value.code == "CONTEXT_STALE"

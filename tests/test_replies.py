@@ -269,3 +269,15 @@ def test_classify_reply_reads_a_decisions_options(pending_spec: Path) -> None:
                      "Q1: the first one, Q2: go with your recommendation, skip Q3")
     assert [p["classification"] for p in out["parts"]] == [S, A, B]  # type: ignore[union-attr]
     assert out["classification"] == S
+
+
+def test_a_reply_as_json_names_the_option_only_when_it_picks_one() -> None:
+    """What `classify-reply --json` prints: the option, its number and how it matched."""
+    from mdgrill.model.replies import classify
+
+    options = ["Token bucket: smooths bursts", "Fixed window"]
+    picked = classify("2", options, 1).to_json()
+    assert picked == {"classification": SUBSTANTIVE, "normalized": "2",
+                      "option": "Fixed window", "option_number": 2, "matched": "number"}
+    plain = classify("ok", options, 1).to_json()
+    assert plain == {"classification": CONTROL_ONLY, "normalized": "ok"}
