@@ -281,3 +281,18 @@ def test_a_reply_as_json_names_the_option_only_when_it_picks_one() -> None:
                       "option": "Fixed window", "option_number": 2, "matched": "number"}
     plain = classify("ok", options, 1).to_json()
     assert plain == {"classification": CONTROL_ONLY, "normalized": "ok"}
+
+
+def test_edges_of_the_reading() -> None:
+    """A stop after an acknowledgement as long as all but its last word is still a stop;
+    only the leading `Q1:` of a reply is a question number, a later `Q2` is its words."""
+    from mdgrill.model.replies import classify
+
+    assert classify("looks good, enough").kind == P
+    assert classify("Q1: use the Q2 budget").normalized == "use the q2 budget"
+
+
+def test_a_clause_without_a_question_number_continues_the_one_before() -> None:
+    assert split_by_question("Q1: token bucket, Q2: fixed; with a burst of 10") == [
+        (1, "token bucket"), (2, "fixed, with a burst of 10")]
+    assert split_by_question("about these; Q1: yes") == [(None, "about these"), (1, "yes")]
