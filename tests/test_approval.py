@@ -361,7 +361,48 @@ def test_check_delegation_needs_this_interview_approved_and_unchanged(
                        "context_digest": digest}
     assert machine.check_delegation(approved, "design", "des-1", digest, digest)["decision"] \
         == "allow"
-    for given, current in ((("f" * 64), digest), (digest, "f" * 64)):
+    words = {("f" * 64, digest): f"the digest you hold ({'f' * 12}…) is not the one the "
+             f"interview recorded ({digest[:12]}…)",
+             (digest, "f" * 64): f"recorded {digest[:12]}…, now {'f' * 12}…:"}
+    for (given, current), message in words.items():
         with pytest.raises(GateRefusal) as stale:
             machine.check_delegation(approved, "design", "des-1", given, current)
-        assert stale.value.code == "CONTEXT_STALE"
+        assert stale.value.code == "CONTEXT_STALE" and message in stale.value.message
+    # a decision added to the tree after the approval: the gate runs again and refuses
+    grown = read_progress(apply_change(prog, change).replace(  # type: ignore[arg-type]
+        "## Design Tree\n", "## Design Tree\n\n### des-1.D9: Added after the approval\n"
+        "- Depends on: none\n", 1).encode(), "grown")
+    with pytest.raises(GateRefusal) as open_frontier:
+        machine.check_delegation(grown, "design", "des-1", None, digest)
+    assert open_frontier.value.code == "FRONTIER_OPEN"
+
+
+def test_check_delegation_refuses_a_broken_record_and_a_stale_discovery(
+        snapshots: dict[str, bytes]) -> None:
+    from mdgrill.core import machine
+    from mdgrill.errors import GateRefusal
+    from mdgrill.formats.progress import apply_change
+
+    prog = _design(snapshots)
+    digest = str(prog.data["interview"]["context_digest"])  # type: ignore[attr-defined, index]
+    change, _ = machine.confirm(prog.data, prog, "des-1.C",  # type: ignore[attr-defined]
+                                "approve-and-delegate")
+    text = apply_change(prog, change)  # type: ignore[arg-type]
+
+    def approved() -> object:
+        return read_progress(text.encode(), "approved")
+    pending = approved()
+    pending.data["interview"]["pending"] = ["X9"]  # type: ignore[attr-defined, index]
+    bad_phase = approved()
+    bad_phase.data["phase"] = "bogus"  # type: ignore[attr-defined]
+    for broken, code in ((pending, "INVALID_STATE"), (bad_phase, "INVALID_PHASE")):
+        with pytest.raises(GateRefusal) as refused:
+            machine.check_delegation(broken, "design", "des-1", None, digest)  # type: ignore[arg-type]
+        assert refused.value.code == code
+    seen = approved()
+    seen.data["interview"]["discovery_revision"] = 3  # type: ignore[attr-defined, index]
+    assert machine.check_delegation(seen, "design", "des-1", None, digest,  # type: ignore[arg-type]
+                                    "3")["decision"] == "allow"
+    with pytest.raises(GateRefusal) as stale:
+        machine.check_delegation(seen, "design", "des-1", None, digest, "4")  # type: ignore[arg-type]
+    assert stale.value.code == "DISCOVERY_STALE"
