@@ -6,12 +6,58 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 Run = Callable[..., tuple[int, str, str]]
+
+# Every Hypothesis test is seeded from the committed example database: a failure any run
+# finds is saved in tests/hypothesis-db, replayed first by every later run (CI's fresh clone
+# included) and printed as a `@reproduce_failure` blob. A test's own @settings add to this.
+settings.register_profile(
+    "mdgrill", database=DirectoryBasedExampleDatabase(
+        str(Path(__file__).resolve().parent / "hypothesis-db")), print_blob=True)
+settings.load_profile("mdgrill")
+
+
+def unmeasured(env: dict[str, str]) -> dict[str, str]:
+    """`env` for a process a test will SIGKILL: coverage (`patch = subprocess`) is left out
+    of it, since a process killed while saving its data leaves a file `coverage combine`
+    cannot read (the "2 files errored" of every CI run)."""
+    return {k: v for k, v in env.items() if k != "COVERAGE_PROCESS_CONFIG"}
+
+
+def in_ci() -> bool:
+    """Whether this run is CI's (`CI=true`, as `.ci/run` and hosted CI set it)."""
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
+def require_part(present: bool, why: str) -> None:
+    """A real part a test needs (Chromium, an agent CLI, an extra): on a user's machine its
+    absence skips the test with `why`; in CI it fails the test, so CI is never green with
+    a real part that did not run."""
+    if present:
+        return
+    if in_ci():
+        pytest.fail(f"CI=true and a real part is missing: {why}", pytrace=False)
+    pytest.skip(why)
+
+
+def import_part(module: str, why: str) -> object:
+    """`pytest.importorskip` for a module: skips on a user's machine, fails in CI."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        if in_ci():
+            raise ImportError(f"CI=true and a real part is missing: {why}") from None
+        pytest.skip(why, allow_module_level=True)
 
 
 def mdgrill_command() -> list[str]:
@@ -61,3 +107,57 @@ def mdgrill(home: Path) -> Run:
         return proc.returncode, proc.stdout, proc.stderr
 
     return run
+
+
+class WatchLines:
+    """`mdgrill watch --json` in a process, its report lines read into a queue as they come."""
+
+    def __init__(self, repo: Path, env: dict[str, str], *args: str) -> None:
+        import queue
+        import threading
+
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        self.proc = subprocess.Popen([*mdgrill_command(), "watch", *args, "--json"], cwd=repo,
+                                     env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     text=True)
+        stdout = self.proc.stdout
+        assert stdout is not None
+        self.reader = threading.Thread(target=lambda: [self.lines.put(line) for line in stdout],
+                                       daemon=True)
+        self.reader.start()
+
+    def wait_for(self, needle: str, timeout: float = 60.0) -> str:
+        """The first line holding `needle`, waited for up to `timeout` seconds."""
+        import queue
+
+        end = time.monotonic() + timeout
+        while (left := end - time.monotonic()) > 0:
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                break
+            self.seen.append(line)
+            if needle in line:
+                return line
+        raise AssertionError(f"no {needle!r} from watch in {timeout} s: {self.seen}")
+
+    def stop(self) -> str:
+        """Stop watch; every line it wrote."""
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+        self.reader.join(timeout=30)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        while not self.lines.empty():
+            self.seen.append(self.lines.get())
+        return "".join(self.seen)
+
+
+def wait_until(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+    """Poll `condition` until it holds (a generous deadline, never a fixed sleep)."""
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError(f"{what} did not happen within {timeout} s")
+        time.sleep(0.01)

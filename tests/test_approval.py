@@ -85,8 +85,10 @@ ROWS: list[tuple[str, str, str]] = [
     ("two_gates", "apply the changes", C),
 ]
 
-# Through the CLI (a process each): every reply, to prove that resolving writes no byte.
-CLI_ROWS = list(ROWS)
+# Through the CLI (a process each): the first two replies of each (gate, action) pair, to
+# prove that resolving writes no byte; the whole table goes through `resolve` in process.
+CLI_ROWS = [row for i, row in enumerate(ROWS)
+            if sum(1 for r in ROWS[:i] if r[0] == row[0] and r[2] == row[2]) < 2]
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -151,7 +153,8 @@ def snapshots(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
 
 
 def test_table_is_large_enough() -> None:
-    assert len(ROWS) >= 40 and len(CLI_ROWS) >= 40
+    assert len(ROWS) >= 40 and 10 <= len(CLI_ROWS) <= 40
+    assert {(g, a) for g, _, a in CLI_ROWS} == {(g, a) for g, _, a in ROWS}
     assert len({(g, r) for g, r, _ in ROWS}) == len(ROWS)
     assert {a for _, _, a in ROWS} == {A, R, D, C, V, X, G}
 
@@ -250,3 +253,156 @@ def test_units_are_table_phrases_only() -> None:
                                                                   ("go_phase", "design")]
     assert approval.units("looks good but add caching") is None
     assert approval.units("the requirements look good") == [("approve_phase", "requirements")]
+
+
+# Replies that look like the approval selection and are not it: each must leave the gate open.
+NEAR_MISSES = ["Approve and delegate!", "Approve and delegate?", "approve and delegate please",
+               "Approve and delegate (Recommended)?", "(Recommended)", "Approve", "delegate",
+               "approve & delegate", "Approve and delegate, but add caching", "1)", "01", "0",
+               "4", "1 2", "3", "2.", "Revise decisions (Recommended)", "Cancel.",
+               "don't approve and delegate", "Approve and delegate Approve and delegate"]
+DESIGN_ROWS = [(reply, expected) for gate, reply, expected in ROWS
+               if gate == "design_interview"] + [(reply, "refused") for reply in NEAR_MISSES]
+
+
+@pytest.mark.parametrize(("reply", "expected"), DESIGN_ROWS)
+def test_confirm_takes_only_the_explicit_selection_pure(
+        snapshots: dict[str, bytes], reply: str, expected: str) -> None:
+    """The framework: "Only the explicit approval selection completes the gate." The state
+    machine's own check, in process, over every reply the table knows for this gate."""
+    from mdgrill.core import machine
+    from mdgrill.errors import GateRefusal
+
+    prog = read_progress(snapshots["design_interview"], "design_interview")
+    if expected == D:
+        change, result = machine.confirm(prog.data, prog, "des-1.C", "approve-and-delegate",
+                                         reply)
+        assert result["status"] == "complete"
+        assert change.updates["interview"]["status"] == "complete"  # type: ignore[index]
+        return
+    with pytest.raises(GateRefusal) as refused:
+        machine.confirm(prog.data, prog, "des-1.C", "approve-and-delegate", reply)
+    assert refused.value.code == "APPROVAL_NOT_EXPLICIT", reply
+
+
+def test_table_of_explicit_selections_is_large_enough() -> None:
+    accepted = [r for r, e in DESIGN_ROWS if e == D]
+    refused = [r for r, e in DESIGN_ROWS if e != D]
+    assert len(accepted) >= 5 and len(refused) >= 30
+
+
+def _design(snapshots: dict[str, bytes]) -> object:
+    return read_progress(snapshots["design_interview"], "design_interview")
+
+
+def test_confirm_refusals_name_what_is_expected(snapshots: dict[str, bytes]) -> None:
+    from mdgrill.core import machine
+    from mdgrill.errors import GateRefusal
+
+    prog = _design(snapshots)
+    with pytest.raises(GateRefusal) as wrong_id:
+        machine.confirm(prog.data, prog, "des-1.X", "approve-and-delegate")  # type: ignore[attr-defined]
+    assert wrong_id.value.code == "CONFIRMATION_ID_MISMATCH"
+    assert "(des-1.C)" in wrong_id.value.message  # the pending confirmation, by its ID
+    with pytest.raises(GateRefusal) as wrong_source:
+        machine.confirm(prog.data, prog, "des-1.C", "looks-good")  # type: ignore[attr-defined]
+    assert wrong_source.value.code == "INVALID_CONFIRMATION_SOURCE"
+
+
+@pytest.mark.parametrize("reply", [None, "Approve and delegate (Recommended)"])
+def test_confirm_writes_the_confirmed_block(snapshots: dict[str, bytes],
+                                            reply: str | None) -> None:
+    from mdgrill.core import machine
+
+    prog = _design(snapshots)
+    change, result = machine.confirm(prog.data, prog, "des-1.C",  # type: ignore[attr-defined]
+                                     "approve-and-delegate", reply)
+    heading, lines = change.new_blocks[-1]
+    assert heading.endswith("Design Grill - Confirmed")
+    assert lines[:4] == ["- Interview: des-1", "- Confirmation ID: des-1.C",
+                         "- Source: approve-and-delegate", "- Status: complete"]
+    assert (f'- Reply: "{reply}"' in lines) == (reply is not None)
+    assert result == {"status": "complete", "round": 1}
+
+
+def test_confirm_after_a_skip_records_skipped(snapshots: dict[str, bytes]) -> None:
+    """The framework: a skip ends `skipped`, with its assumptions, once the user approves."""
+    from mdgrill.core import machine
+
+    prog = _design(snapshots)
+    prog.data["interview"]["bypass_reason"] = "the user skipped"  # type: ignore[attr-defined, index]
+    change, result = machine.confirm(prog.data, prog, "des-1.C",  # type: ignore[attr-defined]
+                                     "approve-and-delegate")
+    assert result["status"] == "skipped"
+    assert "- Status: skipped" in change.new_blocks[-1][1]
+
+
+def test_check_delegation_needs_this_interview_approved_and_unchanged(
+        snapshots: dict[str, bytes]) -> None:
+    """The gate itself, in process: only the named, approved interview with the digest it
+    recorded is delegated; each other case has its own refusal."""
+    from mdgrill.core import machine
+    from mdgrill.errors import GateRefusal
+    from mdgrill.formats.progress import apply_change
+
+    prog = _design(snapshots)
+    digest = str(prog.data["interview"]["context_digest"])  # type: ignore[attr-defined, index]
+    for phase, iid, code in (("design", "des-1", "INTERVIEW_INCOMPLETE"),
+                             ("requirements", "des-1", "INTERVIEW_STALE"),
+                             ("design", "des-9", "INTERVIEW_STALE")):
+        with pytest.raises(GateRefusal) as refused:
+            machine.check_delegation(prog, phase, iid, None, digest)  # type: ignore[arg-type]
+        assert refused.value.code == code, (phase, iid)
+    change, _ = machine.confirm(prog.data, prog, "des-1.C",  # type: ignore[attr-defined]
+                                "approve-and-delegate")
+    approved = read_progress(apply_change(prog, change).encode(), "approved")  # type: ignore[arg-type]
+    allowed = machine.check_delegation(approved, "design", "des-1", None, digest)
+    assert allowed == {"decision": "allow", "path": "interview", "status": "complete",
+                       "context_digest": digest}
+    assert machine.check_delegation(approved, "design", "des-1", digest, digest)["decision"] \
+        == "allow"
+    words = {("f" * 64, digest): f"the digest you hold ({'f' * 12}…) is not the one the "
+             f"interview recorded ({digest[:12]}…)",
+             (digest, "f" * 64): f"recorded {digest[:12]}…, now {'f' * 12}…:"}
+    for (given, current), message in words.items():
+        with pytest.raises(GateRefusal) as stale:
+            machine.check_delegation(approved, "design", "des-1", given, current)
+        assert stale.value.code == "CONTEXT_STALE" and message in stale.value.message
+    # a decision added to the tree after the approval: the gate runs again and refuses
+    grown = read_progress(apply_change(prog, change).replace(  # type: ignore[arg-type]
+        "## Design Tree\n", "## Design Tree\n\n### des-1.D9: Added after the approval\n"
+        "- Depends on: none\n", 1).encode(), "grown")
+    with pytest.raises(GateRefusal) as open_frontier:
+        machine.check_delegation(grown, "design", "des-1", None, digest)
+    assert open_frontier.value.code == "FRONTIER_OPEN"
+
+
+def test_check_delegation_refuses_a_broken_record_and_a_stale_discovery(
+        snapshots: dict[str, bytes]) -> None:
+    from mdgrill.core import machine
+    from mdgrill.errors import GateRefusal
+    from mdgrill.formats.progress import apply_change
+
+    prog = _design(snapshots)
+    digest = str(prog.data["interview"]["context_digest"])  # type: ignore[attr-defined, index]
+    change, _ = machine.confirm(prog.data, prog, "des-1.C",  # type: ignore[attr-defined]
+                                "approve-and-delegate")
+    text = apply_change(prog, change)  # type: ignore[arg-type]
+
+    def approved() -> object:
+        return read_progress(text.encode(), "approved")
+    pending = approved()
+    pending.data["interview"]["pending"] = ["X9"]  # type: ignore[attr-defined, index]
+    bad_phase = approved()
+    bad_phase.data["phase"] = "bogus"  # type: ignore[attr-defined]
+    for broken, code in ((pending, "INVALID_STATE"), (bad_phase, "INVALID_PHASE")):
+        with pytest.raises(GateRefusal) as refused:
+            machine.check_delegation(broken, "design", "des-1", None, digest)  # type: ignore[arg-type]
+        assert refused.value.code == code
+    seen = approved()
+    seen.data["interview"]["discovery_revision"] = 3  # type: ignore[attr-defined, index]
+    assert machine.check_delegation(seen, "design", "des-1", None, digest,  # type: ignore[arg-type]
+                                    "3")["decision"] == "allow"
+    with pytest.raises(GateRefusal) as stale:
+        machine.check_delegation(seen, "design", "des-1", None, digest, "4")  # type: ignore[arg-type]
+    assert stale.value.code == "DISCOVERY_STALE"

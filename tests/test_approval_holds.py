@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
+from conftest import WatchLines
 from test_reliability import MDGRILL, clean_env
 
 SPEC = "specs/checkout-discounts"
@@ -114,18 +114,16 @@ def test_a_deleted_approved_artifact_is_red(demo: tuple[Path, dict[str, str]]) -
 
 def test_watch_reports_the_change_when_it_is_saved(demo: tuple[Path, dict[str, str]]) -> None:
     repo, env = demo
-    watcher = subprocess.Popen([*MDGRILL, "watch", "specs", "--json"], cwd=repo, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watcher = WatchLines(repo, env, "specs")
     try:
-        time.sleep(0.8)
+        watcher.wait_for('"started"')  # the first check of every target is done
         original = (repo / REQUIREMENTS).read_bytes()
         (repo / REQUIREMENTS).write_bytes(original + b"\nA change.\n")
-        time.sleep(0.6)
+        watcher.wait_for("APPROVED_ARTIFACT_CHANGED")
         (repo / REQUIREMENTS).write_bytes(original)
-        time.sleep(0.6)
+        watcher.wait_for('"fixed"')
     finally:
-        watcher.terminate()
-        out, _ = watcher.communicate(timeout=10)
+        out = watcher.stop()
     events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     seen = [e["kind"] for e in events if e.get("code") == "APPROVED_ARTIFACT_CHANGED"]
     assert seen == ["problem", "fixed"]

@@ -72,9 +72,19 @@ def _call(argv: list[str]) -> int:
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=st.lists(verb, min_size=4, max_size=18))
 def test_no_verb_writes_an_invalid_file(tmp_path_factory: object, steps: list[list[str]]) -> None:
+    import shutil
     import tempfile
 
+    # one folder per example (a function-scoped tmp_path is shared by all of them), removed
+    # after it: 60 examples used to leave 60 folders in /tmp every run
     root = Path(tempfile.mkdtemp(prefix="mdgrill-verbs-"))
+    try:
+        _run_steps(root, steps)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _run_steps(root: Path, steps: list[list[str]]) -> None:
     spec = root / "specs" / "s"
     assert _call(["--root", str(root), "init", str(spec), "--goal", "A goal",
                   "--required-section", "scope"]) == 0

@@ -8,6 +8,7 @@ refusal is asserted by its code, and "nothing written" by the file's bytes.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -22,6 +23,8 @@ class Cli:
         self.cwd = cwd
         self.env = {"PATH": str(Path(mdgrill_command()[0]).parent) + ":/usr/bin:/bin",
                     "HOME": str(home), "LC_ALL": "C.UTF-8"}
+        if "PYTHONPATH" in os.environ:  # bench/mutate.py puts its mutant first this way
+            self.env["PYTHONPATH"] = os.environ["PYTHONPATH"]
         self.progress = cwd / SPEC / ".progress.md"
 
     def __call__(self, *args: str, code: int = 0) -> dict[str, object]:

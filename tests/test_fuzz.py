@@ -284,15 +284,44 @@ TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",))
                max_size=80)
 
 
+def _unusable(text: str) -> bool:
+    """Text no bullet line can hold: nothing but space, or a control character."""
+    cleaned = " ".join(text.replace("\r", "\n").split())
+    return not cleaned or any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in cleaned)
+
+
+def _refusal_of(answer: str, assumption: str | None) -> str | None:
+    """The code record-answer must refuse this input with, or None: it must record it."""
+    from mdgrill.model import replies
+
+    if _unusable(answer):
+        return "INVALID_INPUT"
+    kind = replies.classify(answer, [], None).kind
+    by_kind = {replies.CONTROL_ONLY: "CONTROL_ONLY_ANSWER",
+               replies.BARE_SKIP: "CONTROL_ONLY_ANSWER", replies.STOP: "STOP_REQUESTED",
+               replies.SKIP_DECISION: "SKIP_DECISION_REQUESTED",
+               replies.ACCEPT_RECOMMENDATION: "NO_RECOMMENDATION"}  # D1 has no options
+    if kind in by_kind:
+        return by_kind[kind]
+    if assumption and _unusable(assumption):
+        return "INVALID_INPUT"
+    return None
+
+
 @FUZZ
 @given(answer=TEXT, assumption=st.one_of(st.none(), TEXT))
 def test_fuzz_answer_text_round_trips(answer: str, assumption: str | None) -> None:
     """Any answer is refused or written as one line that reads back; the log stays sealed."""
     prog = _collecting_spec()
+    expected = _refusal_of(answer, assumption)
     try:
         change, _ = machine.record_answer(prog.data, prog, "D1", answer, assumption)
-    except MdgrillError:
+    except MdgrillError as exc:
+        # a refusal is bounded: only the one this input calls for (a writer that refused
+        # everything, or refused for another reason, fails here)
+        assert exc.code == expected, (exc.code, exc.message, answer, assumption)
         return
+    assert expected is None, (expected, answer, assumption)
     after = read_progress(apply_change(prog, change).encode(), "p.md")
     check_loaded(after)
     decisions = [e.value for b in after.blocks for e in b.get("Decisions")]

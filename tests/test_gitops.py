@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -390,4 +389,18 @@ def test_quick_begin_commits_a_bypass_and_retries_after_a_failure(
 
 
 def test_cli_is_installed() -> None:
-    assert shutil.which(mdgrill_command()[0]) or os.path.exists(mdgrill_command()[0])
+    """The suite runs the `mdgrill` script installed beside this interpreter (not a fallback
+    to `python -m mdgrill`), and that script runs this checkout's code."""
+    import sys
+
+    import mdgrill
+
+    command = mdgrill_command()
+    assert command == [str(Path(sys.executable).with_name("mdgrill"))], command
+    shebang = Path(command[0]).read_text(encoding="utf-8").splitlines()[0]
+    assert shebang.startswith("#!"), shebang
+    where = subprocess.run([shebang[2:].strip(), "-c", "import mdgrill; print(mdgrill.__file__)"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    assert Path(where).resolve() == Path(mdgrill.__file__).resolve()
+    proc = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip(), proc

@@ -365,3 +365,92 @@ def test_a_merge_commit_may_keep_one_of_two_answers_only(merged: str, lost: obje
 def test_a_merge_commit_may_not_drop_an_answer_nobody_contested() -> None:
     found = _merge_logs(ANA + "- Decisions: D2 -> A\n", BOB, BOB)
     assert found[0] is not None  # our D2 is gone, and bob never answered D2
+
+
+# -- an approval commit's own log: the pure rules behind check-delegation and verify --------
+
+DIGEST = "d" * 64
+
+
+def _approved(digest: str = DIGEST) -> object:
+    from test_watch import make_progress
+
+    from mdgrill.formats.progress import read_progress
+
+    return read_progress(make_progress(complete_digest=digest).encode(), "p.md")
+
+
+def _trailers(transition: str = "approve", interview: str = "req-1",
+              digest: str = DIGEST) -> dict[str, str]:
+    return {"Mdgrill-Spec": "specs/demo", "Mdgrill-Phase": "requirements",
+            "Mdgrill-Interview": interview, "Mdgrill-Transition": transition,
+            "Mdgrill-Context-Digest": digest}
+
+
+def test_approval_logged_needs_kind_interview_and_digest() -> None:
+    from mdgrill.core.history import approval_logged
+
+    prog = _approved()
+    assert approval_logged(prog, "confirmed", "req-1", DIGEST)  # type: ignore[arg-type]
+    assert not approval_logged(prog, "bypassed", "req-1", DIGEST)  # type: ignore[arg-type]
+    assert not approval_logged(prog, "confirmed", "req-2", DIGEST)  # type: ignore[arg-type]
+    assert not approval_logged(prog, "confirmed", "req-1", "e" * 64)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("trailers", "why"), [
+    (_trailers(interview="req-2"), "interview req-2"),
+    (_trailers(digest="e" * 64), "context digest eeeeeeeeeeee…:"),
+    (_trailers(transition="bypass"), "`Bypassed` block"),
+    (_trailers(transition="skip", interview="x"), "`Confirmed` block for interview x"),
+])
+def test_an_approval_commit_whose_log_lacks_its_block_is_reported(
+        trailers: dict[str, str], why: str) -> None:
+    from test_watch import make_progress
+
+    from mdgrill.core.history import unlogged_approval
+
+    data = make_progress(complete_digest=DIGEST).encode()
+    found = unlogged_approval("0123456789abcdef", trailers, data, "specs/demo/.progress.md")
+    assert found is not None and found.code == "APPROVAL_NOT_RECORDED" and found.is_error
+    assert (found.path, found.line) == ("specs/demo/.progress.md", 1)
+    assert found.message.startswith("commit 0123456789 carries approval trailers"), found.message
+    assert why in found.message, found.message
+
+
+def test_an_approval_commit_that_logs_its_block_or_is_no_approval_passes() -> None:
+    from test_watch import make_progress
+
+    from mdgrill.core.history import unlogged_approval
+
+    data = make_progress(complete_digest=DIGEST).encode()
+    assert unlogged_approval("a" * 40, _trailers(), data, "p.md") is None
+    for transition in ("reopen", "approve-artifact", ""):
+        assert unlogged_approval("a" * 40, _trailers(transition), b"", "p.md") is None
+    unreadable = b"---\nmdgrill: [1\n---\n# T\n"  # the log walk reports that version
+    assert unlogged_approval("a" * 40, _trailers(), unreadable, "p.md") is None
+    gone = unlogged_approval("a" * 40, _trailers(), None, "p.md")
+    assert gone is not None and "it has no p.md" in gone.message
+
+
+def test_approval_gap_holds_the_log_to_the_approval_commits() -> None:
+    from test_watch import make_progress, round_block
+
+    from mdgrill.core.history import approval_gap
+    from mdgrill.formats.progress import read_progress
+
+    committed = _approved()
+    iv = committed.data["interview"]  # type: ignore[attr-defined]
+    assert approval_gap(committed, committed, iv) is None  # type: ignore[arg-type]
+    grown = make_progress(complete_digest=DIGEST) + "\n" + round_block(3)
+    later = read_progress(grown.encode(), "p.md")
+    assert approval_gap(committed, later, iv) is None  # type: ignore[arg-type]
+    edited = read_progress(make_progress(complete_digest=DIGEST).replace(
+        "answer number 1", "answer changed").encode(), "p.md")
+    gap = approval_gap(committed, edited, iv)  # type: ignore[arg-type]
+    assert gap is not None and gap[0] == "ROUND_EDITED"
+    other = {**iv, "id": "req-9"}
+    gap = approval_gap(committed, committed, other)  # type: ignore[arg-type]
+    assert gap is not None and gap[0] == "APPROVAL_NOT_RECORDED" and "`Confirmed`" in gap[1]
+    quick = {**iv, "status": "bypassed_quick"}
+    gap = approval_gap(committed, committed, quick)  # type: ignore[arg-type]
+    assert gap is not None and "`Bypassed`" in gap[1]

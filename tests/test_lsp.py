@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import import_part
 from test_reliability import MDGRILL, make_repo
 
-pytest.importorskip("pygls", reason="the LSP server is the `lsp` extra (pip install -e "
-                    "'.[dev]' installs it)")
+import_part("pygls", "the LSP server is the `lsp` extra (pip install -e '.[dev]' installs it)")
 from lsprotocol import types  # noqa: E402
 from pygls.lsp.client import BaseLanguageClient  # noqa: E402
 
@@ -121,7 +121,7 @@ def test_the_language_server_over_stdio(tmp_path: Path) -> None:
     assert where.range.start.line == 4  # the entry's line
     codes = [d.code for d in got["changed"]]  # type: ignore[union-attr]
     assert "ROUND_EDITED" in codes  # validate's own code, at its line
-    assert got["latency"] < 0.5  # "within a fraction of a second" (seen: ~20 ms)  # type: ignore[operator]
+    # how fast (issue 18: "within a fraction of a second") is measured by bench/bench_lsp.py
 
 
 async def collect_by_code_action(questions: Path, slot: str = "- [x]",
@@ -173,9 +173,10 @@ def test_a_code_action_records_the_saved_questionnaire(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("example", ["invoice-reminders", "order-fulfilment",
                                      "passwordless-login"])
-def test_the_example_specs_answer_within_a_fraction_of_a_second(example: str) -> None:
+def test_the_example_specs_answer_every_keystroke_request(example: str) -> None:
     # Issue 18: "an editor shows mdgrill's diagnostics and hovers on the example specs within
-    # a fraction of a second of each keystroke": the server's own work per keystroke.
+    # a fraction of a second of each keystroke": the server's own work per keystroke gives
+    # its answers here; its speed is bench/bench_lsp.py's.
     from mdgrill.integrations.lsp import diagnostics_of, hover_of, symbols_of
 
     path = Path(__file__).resolve().parent.parent / "examples" / "specs" / example / \
@@ -183,10 +184,9 @@ def test_the_example_specs_answer_within_a_fraction_of_a_second(example: str) ->
     text = path.read_text(encoding="utf-8")
     uri = path.as_uri()
     at = next((i for i, line in enumerate(text.split("\n")) if line.startswith("### ")), 0)
-    started = time.monotonic()
     found = diagnostics_of(uri, text)
-    hover_of(uri, text, types.Position(at, 5))
+    hovered = hover_of(uri, text, types.Position(at, 5))
     symbols = symbols_of(uri, text)
-    assert time.monotonic() - started < 0.5
+    assert hovered is not None  # the first recorded block's heading has a hover
     assert not [d for d in found if d.severity == types.DiagnosticSeverity.Error]
     assert symbols  # the outline has its nodes and blocks

@@ -7,11 +7,10 @@ import asyncio
 import json
 from pathlib import Path
 
-import pytest
+from conftest import import_part
 from test_reliability import MDGRILL, make_repo
 
-mcp = pytest.importorskip("mcp", reason="the MCP SDK is the `mcp` extra (pip install -e "
-                          "'.[dev]' installs it)")
+mcp = import_part("mcp", "the MCP SDK is the `mcp` extra (pip install -e '.[dev]' installs it)")
 
 
 async def _session(repo: Path, env: dict[str, str], steps: list[tuple[str, dict[str, object]]],
@@ -144,6 +143,49 @@ def test_a_declined_elicitation_records_nothing_and_cancel_is_recorded(tmp_path:
     after = (repo / spec / ".progress.md").read_text(encoding="utf-8")
     assert "### Requirements Grill - Cancelled" in after
     assert "### Requirements Grill - Confirmed" not in after
+
+
+def test_revise_decisions_through_elicitation_approves_nothing(tmp_path: Path) -> None:
+    """The framework: "If Revise decisions: reopen those decisions ... and return to
+    collecting." Picking it in the elicitation form records no approval: the interview stays
+    awaiting confirmation (the agent asks which decisions), delegation is refused, and the
+    `revise` that follows reopens the decision."""
+    from mcp import types
+
+    repo, env, spec = _awaiting(tmp_path, evidence=False)
+    progress = repo / spec / ".progress.md"
+    before = progress.read_bytes()
+
+    async def user_revises(context: object, params: types.ElicitRequestParams) -> object:
+        return types.ElicitResult(action="accept", content={"choice": "Revise decisions"})
+    steps: list[tuple[str, dict[str, object]]] = [
+        ("ask_approval", {"spec": spec, "decision_id": "C1"}),
+        ("check_delegation", {"spec": spec, "phase": "requirements", "interview_id": "r1"}),
+        ("status", {"spec": spec})]
+    _, (picked, refused, status) = asyncio.run(_session(repo, env, steps, user_revises))
+    assert picked["ok"] is True and picked["choice"] == "Revise decisions", picked
+    assert "revise" in str(picked["next"])
+    assert "status" not in picked  # nothing was confirmed
+    assert progress.read_bytes() == before  # no block, no record change
+    assert refused["ok"] is False
+    assert refused["error"]["code"] == "INTERVIEW_INCOMPLETE"  # type: ignore[index]
+    assert "awaiting_confirmation" in json.dumps(status)
+    journal = (repo / ".git" / "mdgrill" / "replies.jsonl").read_text(encoding="utf-8")
+    assert json.loads(journal.splitlines()[-1])["text"] == "Revise decisions"
+    log = subprocess_log(repo, env)
+    assert "Mdgrill-Transition" not in log  # no approval commit
+    _, (revised,) = asyncio.run(_session(repo, env, [
+        ("revise", {"spec": spec, "decision_id": ["D1"]})]))
+    assert revised["ok"] is True and revised["status"] == "collecting", revised
+    assert revised["reopened"] == ["D1"]
+
+
+def subprocess_log(repo: Path, env: dict[str, str]) -> str:
+    import subprocess
+
+    proc = subprocess.run(["git", "log", "--all", "--format=%B"], cwd=repo, env=env,
+                          capture_output=True, text=True)
+    return proc.stdout
 
 
 def test_a_client_without_elicitation_is_told_to_ask_with_the_payload(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import require_part
 from test_reliability import MDGRILL, make_repo, ok
 
 CHECKOUT = Path(__file__).resolve().parents[1]
@@ -27,8 +28,9 @@ def agent_cli(name: str, package: str) -> str:
     """A pinned agent CLI as .ci/run installs it with npm (or one on PATH)."""
     local = CHECKOUT / ".ci" / "node" / "node_modules" / ".bin" / name
     found = str(local) if local.exists() else shutil.which(name)
-    if found is None:
-        pytest.skip(f"the `{name}` CLI is not installed: .ci/run installs {package} with npm")
+    require_part(found is not None,
+                 f"the `{name}` CLI is not installed: .ci/run installs {package} with npm")
+    assert found is not None
     return found
 
 

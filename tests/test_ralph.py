@@ -103,10 +103,6 @@ def assert_lines_kept(original: str, result: str) -> None:
         pos = got.index(line, pos) + 1
 
 
-def validate_available() -> bool:
-    return mdgrill("validate", "--help").returncode == 0
-
-
 def corpus_folders() -> list[str]:
     if not CORPUS.is_dir():
         return []
@@ -135,9 +131,8 @@ def test_corpus_folder_imports_keeps_every_line_and_refuses_a_second_import(
     assert_lines_kept(original, result)
     assert (spec / ".progress.ralph.md").read_text(encoding="utf-8") == original
     check_loaded(Progress(TextFile(result), "imported"))
-    if validate_available():
-        check = mdgrill("validate", str(spec))
-        assert check.returncode == 0, check.stdout + check.stderr
+    check = mdgrill("validate", str(spec))
+    assert check.returncode == 0, check.stdout + check.stderr
     again = mdgrill("--json", "import-ralph", str(spec))
     assert again.returncode == 2
     assert as_json(again)["error"]["code"] == "ALREADY_IMPORTED"  # type: ignore[index]
@@ -201,9 +196,8 @@ def test_fixture_imports_keeps_every_line_and_refuses_a_second_import(
     result = (spec / ".progress.md").read_text(encoding="utf-8")
     assert_lines_kept(original, result)
     check_loaded(Progress(TextFile(result), "imported"))
-    if validate_available():
-        check = mdgrill("validate", str(spec))
-        assert check.returncode == 0, check.stdout + check.stderr
+    check = mdgrill("validate", str(spec))
+    assert check.returncode == 0, check.stdout + check.stderr
     again = mdgrill("import-ralph", str(spec))
     assert again.returncode == 2
     assert "ALREADY_IMPORTED" in again.stderr

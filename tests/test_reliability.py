@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import mdgrill_command
+from conftest import WatchLines, mdgrill_command, unmeasured, wait_until
 
 from mdgrill.checks.spec import validate_glossary_bytes, validate_progress_bytes
 from mdgrill.formats.glossary import parse_glossary
@@ -120,7 +120,7 @@ def temps_in(folder: Path) -> list[str]:
 
 def kill_at_random(argv: list[str], cwd: Path, env: dict[str, str], delay: float) -> int:
     """Start the command, SIGKILL it after `delay` seconds; its exit code (-9 if killed)."""
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen(argv, cwd=cwd, env=unmeasured(env), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
         proc.wait(timeout=delay)
@@ -240,12 +240,14 @@ def confirm_crash_loop(base: Path, kills: int, seed: int = 0) -> CrashStats:
             ok(repo, env, *argv[len(MDGRILL):])  # the user confirms again: it must work
         # A kill may leave the approval written but not committed: check-delegation refuses
         # it until `confirm` runs again, which commits it.
+        # The next verb first lets a commit the killed confirm's orphaned git is still
+        # making finish, so it sees that commit, and no index.lock is left afterwards.
         delegation = run(repo, env, "check-delegation", spec, "--phase", "start",
                          "--interview-id", interview)
+        lock = repo / ".git" / "index.lock"
+        assert not lock.exists(), "the verb after a killed confirm left .git/index.lock"
         if delegation.returncode != 0:
             assert "APPROVAL_NOT_RECORDED" in delegation.stderr, delegation.stderr
-            lock = repo / ".git" / "index.lock"
-            assert not lock.exists(), "a killed confirm left .git/index.lock behind"
             stats.commits_retried += 1
             ok(repo, env, *argv[len(MDGRILL):])  # confirm again: it retries the commit
             ok(repo, env, "check-delegation", spec, "--phase", "start", "--interview-id",
@@ -264,6 +266,49 @@ def test_crash_safety_record_answer_and_term_add(tmp_path: Path) -> None:
 def test_crash_safety_confirm(tmp_path: Path) -> None:
     stats = confirm_crash_loop(tmp_path, kills=12, seed=2)
     assert stats.runs == 12
+    # seed 2 puts four of the twelve kills before a third of `classify-reply`'s own run
+    # time, which no `confirm` finishes in: kills did happen, whatever the machine's load
+    assert stats.killed >= 1, vars(stats)
+
+
+def test_a_confirm_killed_with_its_git_leaves_the_repository_usable(tmp_path: Path) -> None:
+    """`confirm` and the `git commit` it runs killed together (a process-group kill) while
+    git holds `.git/index.lock`: the next verb removes the lock that killed git left, and
+    the same `confirm` then commits the approval. The moment is chosen by a pre-commit hook
+    that says it started (git holds the lock while hooks run), not by a timer."""
+    repo, env = make_repo(tmp_path)
+    spec = "specs/k"
+    ok(repo, env, "init", spec, "--goal", "Killed mid-commit")
+    ok(repo, env, "begin-interview", spec, "--phase", "start", "--interview-id", "s1")
+    ok(repo, env, "open-frontier", spec, "--round", "1", "--decision-id", "Q1")
+    ok(repo, env, "record-answer", spec, "--decision-id", "Q1", "--answer", "Email only")
+    ok(repo, env, "await-confirmation", spec, "--decision-id", "C1", "--approach", "Email")
+    started = tmp_path / "hook-started"
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text(f"#!/bin/sh\n: > '{started}'\nexec sleep 60\n")
+    hook.chmod(0o755)
+    argv = ["confirm", spec, "--decision-id", "C1", "--source", "approve-and-delegate"]
+    proc = subprocess.Popen([*MDGRILL, *argv], cwd=repo, env=unmeasured(env),
+                            start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until(started.exists, "the commit reaching its pre-commit hook")
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    lock = repo / ".git" / "index.lock"
+    assert lock.exists()  # what a killed git leaves: git itself would now refuse to commit
+    hook.unlink()
+    delegation = run(repo, env, "check-delegation", spec, "--phase", "start",
+                     "--interview-id", "s1")
+    assert delegation.returncode == 3 and "APPROVAL_NOT_RECORDED" in delegation.stderr
+    assert not lock.exists(), "the next verb left the killed git's index.lock"
+    assert list((repo / ".git").glob("mdgrill-git-*")) == []
+    ok(repo, env, *argv)  # the same confirm commits the approval now
+    ok(repo, env, "check-delegation", spec, "--phase", "start", "--interview-id", "s1")
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=repo, env=env,
+                            capture_output=True, text=True)
+    assert status.returncode == 0 and status.stdout == "", status
 
 
 def concurrent_answers(base: Path, workers: int, calls: int) -> dict[str, int]:
@@ -386,8 +431,7 @@ def editor_race(base: Path, workers: int, calls: int, edits: int,
     ok(repo, env, "init", spec, "--goal", "Edits and answers at once")
     ids = open_decisions(repo, env, spec, workers * calls)
     progress = repo / spec / ".progress.md"
-    watcher = subprocess.Popen([*MDGRILL, "watch", "specs", "--json"], cwd=repo, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watcher = WatchLines(repo, env, "specs")
     rng = random.Random(seed)
     lines = [f"Editor note {n}: kept by hand." for n in range(edits)]
 
@@ -404,16 +448,20 @@ def editor_race(base: Path, workers: int, calls: int, edits: int,
             editor_save(progress, line, in_place=n % 2 == 0, rng=rng)
             time.sleep(rng.uniform(0.0, 0.05))
 
+    from mdgrill.shell import snapshots
+
     try:
-        time.sleep(0.5)  # let watch take its first look
+        watcher.wait_for('"started"')  # watch has taken its first look
         with ThreadPoolExecutor(max_workers=workers + 1) as pool:
             edited = pool.submit(editor)
             results = list(pool.map(worker, range(workers)))
             edited.result()
-        time.sleep(0.5)
+        final = progress.read_bytes()
+        # watch has checked the last version once it keeps it as its last good copy
+        wait_until(lambda: snapshots.load(str(repo), str(progress)) == final,
+                   "watch checking the final version")
     finally:
-        watcher.terminate()
-        out, _ = watcher.communicate(timeout=10)
+        out = watcher.stop()
     failures = [err for codes in results for code, err in codes if code != 0]
     assert failures == [], failures  # no torn read was taken for a broken file
     assert_progress_sound(progress)
@@ -437,7 +485,8 @@ def test_editor_saves_during_concurrent_answers(tmp_path: Path) -> None:
     allowed here; `tests/stress` counts them over many runs (docs/guarantees.md).
     """
     result = editor_race(tmp_path, workers=8, calls=5, edits=10)
-    assert result["answers"] + result["answers_lost"] == 40
+    # 40 answers and 10 hand edits were written: at most one of the 50 is lost
+    assert result["answers"] + result["edits"] >= 49, result
     assert result["answers_lost"] + result["edits_lost"] <= 1, result
 
 
@@ -500,26 +549,32 @@ def test_a_file_that_keeps_changing_is_refused(repo: Path, monkeypatch: pytest.M
 
 def test_watch_reports_a_stale_editor_save(tmp_path: Path) -> None:
     """An editor that saves a copy from before mdgrill's write loses a round without breaking
-    the seal; watch says so, and `restore` puts the round back."""
+    the seal; watch says so, and `restore` puts the round back. Each step waits for what
+    watch did (its `started` line, its last good copy of the new bytes), not for a time."""
+    from mdgrill.shell import snapshots
+
     repo, env = make_repo(tmp_path)
     spec = "specs/lost"
     ok(repo, env, "init", spec, "--goal", "A stale buffer")
     ok(repo, env, "begin-interview", spec, "--phase", "start", "--interview-id", "s1")
     progress = repo / spec / ".progress.md"
     old = progress.read_bytes()
-    watcher = subprocess.Popen([*MDGRILL, "watch", "specs", "--json"], cwd=repo, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watcher = WatchLines(repo, env, "specs")
     try:
-        time.sleep(0.6)
+        watcher.wait_for('"started"')
         ok(repo, env, "open-frontier", spec, "--round", "1", "--decision-id", "D1")
-        time.sleep(0.4)
+        new = progress.read_bytes()
+        # watch keeps a last good copy of each version it checked: once it holds the new
+        # bytes, watch has seen the round that the stale save is about to drop
+        wait_until(lambda: snapshots.load(str(repo), str(progress)) == new,
+                   "watch checking the new round")
         progress.write_bytes(old)
-        time.sleep(0.6)
+        went_back = json.loads(watcher.wait_for("LOG_WENT_BACK"))
     finally:
-        watcher.terminate()
-        out, _ = watcher.communicate(timeout=10)
-    assert "LOG_WENT_BACK" in out, out
-    assert "Grill - Round 1" in out
+        watcher.stop()
+    assert went_back["code"] == "LOG_WENT_BACK" and went_back["spec"] == spec
+    assert "- Asked: D1" in went_back["lines"], went_back
+    assert snapshots.load(str(repo), str(progress)) == new  # the lost round is kept for restore
     restored = run(repo, env, "restore", spec)
     assert restored.returncode == 0, restored.stderr
     assert "### Goal Grill - Round 1\n- Asked: D1" in progress.read_text()

@@ -213,9 +213,44 @@ def _through_the_cli(base: Path, index: int, raw: bytes, reply: str,
     return None
 
 
-def test_every_reply_of_the_table_through_the_cli(pending_spec: Path, tmp_path: Path) -> None:
+def _cli_sample() -> list[tuple[str, str]]:
+    """One reply of each (class, script) pair: every kind of reply still goes through the
+    installed CLI, the whole table goes through the same rule in process."""
+    taken: dict[tuple[str, str], int] = {}
+    rows = []
+    for reply, cls, script in TABLE:
+        if reply.strip() and taken.get((cls, script), 0) < 1:  # argparse: no empty --answer
+            taken[(cls, script)] = taken.get((cls, script), 0) + 1
+            rows.append((reply, cls))
+    return rows
+
+
+@pytest.mark.parametrize(("reply", "expected"),
+                         [(r, c) for r, c, _ in TABLE if r.strip()])
+def test_every_reply_of_the_table_records_or_refuses_in_process(
+        pending_spec: Path, reply: str, expected: str) -> None:
+    """What `record-answer` does with each reply, through the state machine it calls: an
+    answer is recorded exactly when the reply carries a decision."""
+    from mdgrill.core import machine
+    from mdgrill.errors import MdgrillError
+    from mdgrill.formats.progress import apply_change, read_progress
+
+    prog = read_progress(pending_spec.read_bytes(), "p")
+    try:
+        change, result = machine.record_answer(prog.data, prog, "D1", reply, None)
+    except MdgrillError as exc:
+        assert expected not in (S, A), (reply, exc.code, exc.message)
+        return
+    assert expected in (S, A), (reply, result)
+    text = apply_change(prog, change)
+    if expected == A:
+        assert "Token bucket (accepted recommendation" in text, text
+
+
+def test_a_sample_of_the_table_through_the_cli(pending_spec: Path, tmp_path: Path) -> None:
     raw = pending_spec.read_bytes()
-    rows = [(r, c) for r, c, _ in TABLE if r.strip()]  # argparse takes no empty --answer
+    rows = _cli_sample()
+    assert {c for _, c in rows} == {S, C, B, P, K, A} and len(rows) <= 60
     with ThreadPoolExecutor(max_workers=4) as pool:
         failures = list(pool.map(lambda a: _through_the_cli(tmp_path, a[0], raw, *a[1]),
                                  enumerate(rows)))
@@ -234,3 +269,30 @@ def test_classify_reply_reads_a_decisions_options(pending_spec: Path) -> None:
                      "Q1: the first one, Q2: go with your recommendation, skip Q3")
     assert [p["classification"] for p in out["parts"]] == [S, A, B]  # type: ignore[union-attr]
     assert out["classification"] == S
+
+
+def test_a_reply_as_json_names_the_option_only_when_it_picks_one() -> None:
+    """What `classify-reply --json` prints: the option, its number and how it matched."""
+    from mdgrill.model.replies import classify
+
+    options = ["Token bucket: smooths bursts", "Fixed window"]
+    picked = classify("2", options, 1).to_json()
+    assert picked == {"classification": SUBSTANTIVE, "normalized": "2",
+                      "option": "Fixed window", "option_number": 2, "matched": "number"}
+    plain = classify("ok", options, 1).to_json()
+    assert plain == {"classification": CONTROL_ONLY, "normalized": "ok"}
+
+
+def test_edges_of_the_reading() -> None:
+    """A stop after an acknowledgement as long as all but its last word is still a stop;
+    only the leading `Q1:` of a reply is a question number, a later `Q2` is its words."""
+    from mdgrill.model.replies import classify
+
+    assert classify("looks good, enough").kind == P
+    assert classify("Q1: use the Q2 budget").normalized == "use the q2 budget"
+
+
+def test_a_clause_without_a_question_number_continues_the_one_before() -> None:
+    assert split_by_question("Q1: token bucket, Q2: fixed; with a burst of 10") == [
+        (1, "token bucket"), (2, "fixed, with a burst of 10")]
+    assert split_by_question("about these; Q1: yes") == [(None, "about these"), (1, "yes")]

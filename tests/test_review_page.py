@@ -13,15 +13,23 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import require_part
 from test_reliability import MDGRILL, make_repo
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "golden"
 CHROMIUM = next((shutil.which(n) for n in ("chromium-headless-shell", "chromium")
                  if shutil.which(n)), None)
-needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None, reason="no headless Chromium: .ci/run installs Debian's "
-    "chromium-headless-shell (apt-get install chromium-headless-shell)")
+needs_chromium = pytest.mark.usefixtures("chromium")
+
+
+@pytest.fixture
+def chromium() -> str:
+    """The headless Chromium the page is opened in (missing: a skip here, a failure in CI)."""
+    require_part(CHROMIUM is not None, "no headless Chromium: .ci/run installs Debian's "
+                 "chromium-headless-shell (apt-get install chromium-headless-shell)")
+    assert CHROMIUM is not None
+    return CHROMIUM
 HOSTILE = '<script>alert(1)</script> <img src=x onerror=alert(3)>'  # raw HTML, escaped
 LINKS = 'see [click](javascript:alert(2)) and ![pixel](http://127.0.0.1:9/track.png)'  # Markdown
 FIXED_DATES = {"GIT_AUTHOR_DATE": "2026-11-30T12:00:00Z",

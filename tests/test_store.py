@@ -78,3 +78,46 @@ def test_find_specs_skips_hidden(tmp_path: Path) -> None:
         (tmp_path / rel / ".progress.md").write_text("x")
     found = [store.relpath_posix(p, str(tmp_path)) for p in store.find_specs(str(tmp_path))]
     assert sorted(found) == ["specs/_epics/e", "specs/a"]
+
+
+def _torn_spec(repo: Path, mdgrill: object) -> tuple[store.Spec, bytes]:
+    """A spec whose `.progress.md` an editor has just truncated, about to write it back."""
+    import subprocess
+
+    from conftest import mdgrill_command
+
+    subprocess.run([*mdgrill_command(), "init", "specs/a", "--goal", "Torn reads"], cwd=repo,
+                   check=True, capture_output=True)
+    spec = store.resolve_spec(str(repo / "specs" / "a"))
+    good = Path(spec.progress).read_bytes()
+    Path(spec.progress).write_bytes(b"")  # the editor's truncate
+    return spec, good
+
+
+@pytest.mark.parametrize("stall", [0.2, 0.8])
+def test_a_read_during_a_stalled_in_place_save_waits_for_it(
+        repo: Path, mdgrill: object, stall: float) -> None:
+    """An editor preempted between its truncate and its write (a busy machine) leaves the
+    file empty for a while: every verb's load waits for the save instead of failing
+    MALFORMED_FILE (issue 32: record-answer failed that way under concurrent saves)."""
+    from mdgrill.shell.session import load
+
+    spec, good = _torn_spec(repo, mdgrill)
+    writer = threading.Timer(stall, lambda: Path(spec.progress).write_bytes(good))
+    writer.start()
+    try:
+        prog = load(spec)
+    finally:
+        writer.join()
+    assert prog.data["goal"] == "Torn reads"
+
+
+def test_a_file_broken_long_ago_is_reported_at_once(repo: Path, mdgrill: object) -> None:
+    from mdgrill.shell.session import load
+
+    spec, _ = _torn_spec(repo, mdgrill)
+    old = os.stat(spec.progress).st_mtime - 60
+    os.utime(spec.progress, (old, old))  # broken, and nobody is writing it
+    with pytest.raises(InputError) as caught:
+        load(spec)
+    assert caught.value.code in ("MALFORMED_FILE", "EMPTY_FILE")

@@ -266,6 +266,44 @@ def edit_interview_record_after_approval(repo: Path, env: dict[str, str]) -> Non
     _edit(repo, PROGRESS, "assumptions: []", "assumptions: [Staff keep SSO]")
 
 
+def forge_trailers_then_append_confirmed(repo: Path, env: dict[str, str]) -> None:
+    """The hand-completed record committed with hand-written trailers; then a `Confirmed`
+    block typed into the log, the seal recomputed, and that committed too: HEAD now looks
+    approved, but the approval commit itself logged no confirmation."""
+    flip_status_and_forge_trailer_commit(repo, env)
+    rel = f"{OPEN}/.progress.md"
+    iv = read_progress((repo / rel).read_bytes(), rel).data["interview"]
+    assert isinstance(iv, dict)
+    text = (repo / rel).read_text().rstrip("\n")
+    block = ("\n\n### Goal Grill - Confirmed\n- Interview: s1\n- Confirmation ID: C9\n"
+             "- Source: approve-and-delegate\n- Status: complete\n"
+             f"- Context digest: {iv['context_digest']}\n")
+    (repo / rel).write_text(text + block)
+    _reseal(repo, rel)
+    _commit(repo, env, "log the confirmation")
+
+
+def _awaiting_open_spec(repo: Path, env: dict[str, str]) -> None:
+    """The open spec answered and brought to the approval question."""
+    ok(repo, env, "record-answer", OPEN, "--decision-id", "Q1", "--answer", "Email only")
+    ok(repo, env, "await-confirmation", OPEN, "--decision-id", "C1", "--approach", "Ship it")
+
+
+def node_added_before_confirm(repo: Path, env: dict[str, str]) -> None:
+    """A decision added (`node add`) after the approval question was asked, before confirm."""
+    _awaiting_open_spec(repo, env)
+    ok(repo, env, "node", "add", OPEN, "D9", "--title", "Who may sign in?", "--option",
+       "Staff: internal only", "--option", "Everyone: customers too")
+
+
+def node_typed_before_confirm(repo: Path, env: dict[str, str]) -> None:
+    """The same decision typed into the Design Tree by hand between the two."""
+    _awaiting_open_spec(repo, env)
+    _edit(repo, f"{OPEN}/.progress.md", "## Design Tree\n",
+          "## Design Tree\n\n### D9: Who may sign in?\n- Depends on: none\n- Options:\n"
+          "  - Staff: internal only\n  - Everyone: customers too\n")
+
+
 Forgery = Callable[[Path, dict[str, str]], None]
 
 # (forgery, command that catches it, exit code, error/diagnostic code)
@@ -295,6 +333,11 @@ TABLE: list[tuple[Forgery, str, int, str]] = [
     (change_artifact_digest_and_forge_trailer, "verify", 1, "ROUND_EDITED"),
     (rename_confirmation_source, "validate", 1, "INVALID_CONFIRMATION_SOURCE"),
     (edit_interview_record_after_approval, "check-delegation", 3, "APPROVAL_NOT_RECORDED"),
+    (forge_trailers_then_append_confirmed, "check-delegation", 3, "APPROVAL_NOT_RECORDED"),
+    (forge_trailers_then_append_confirmed, "verify", 1, "APPROVAL_NOT_RECORDED"),
+    (flip_status_and_forge_trailer_commit, "verify", 1, "APPROVAL_NOT_RECORDED"),
+    (node_added_before_confirm, "confirm", 3, "FRONTIER_OPEN"),
+    (node_typed_before_confirm, "confirm", 3, "FRONTIER_OPEN"),
     (remove_term, "verify", 1, "TERM_REMOVED"),
     (remove_term_recorded_by_round_forged, "verify", 1, "ROUND_EDITED"),
 ]
@@ -302,12 +345,13 @@ TABLE: list[tuple[Forgery, str, int, str]] = [
 ARGS = {
     "validate": ["validate"],
     "verify": ["verify"],
+    "confirm": ["confirm", OPEN, "--decision-id", "C1", "--source", "approve-and-delegate"],
 }
 
 
 def _codes(out: str, command: str) -> set[str]:
     payload = json.loads(out)
-    if command == "check-delegation":
+    if command in ("check-delegation", "confirm"):
         return {payload["error"]["code"]} if not payload["ok"] else set()
     if "error" in payload:
         return {payload["error"]["code"]}
@@ -327,13 +371,24 @@ def test_forgery_is_caught(approved: tuple[Path, dict[str, str]], tmp_path: Path
                 if forgery in _OPEN_SPEC_FORGERIES else DELEGATE)
     else:
         args = ARGS[command]
+    head = _head(repo, env)
+    before = (repo / OPEN / ".progress.md").read_bytes()
     proc = _run(repo, env, *args)
     assert proc.returncode == exit_code, (proc.stdout, proc.stderr)
     assert code in _codes(proc.stdout, command), proc.stdout
+    if command == "confirm":  # refused: nothing written, no approval commit
+        assert (repo / OPEN / ".progress.md").read_bytes() == before
+        assert _head(repo, env) == head
+
+
+def _head(repo: Path, env: dict[str, str]) -> str:
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, env=env, check=True,
+                          capture_output=True, text=True).stdout.strip()
 
 
 _OPEN_SPEC_FORGERIES = {flip_status_consistently, flip_status_and_forge_trailer_commit,
-                        forge_trailer_wrong_digest, forge_trailer_in_body, forge_quick_bypass}
+                        forge_trailer_wrong_digest, forge_trailer_in_body, forge_quick_bypass,
+                        forge_trailers_then_append_confirmed}
 
 
 def test_validate_never_writes(approved: tuple[Path, dict[str, str]], tmp_path: Path) -> None:

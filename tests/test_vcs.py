@@ -668,15 +668,14 @@ def test_importing_vcs_does_not_import_git() -> None:
     assert "git" not in out and "subprocess" not in out, out
 
 
-def test_thousand_commit_history_is_fast(tmp_path: Path) -> None:
+def test_thousand_commit_history_reads_every_version(tmp_path: Path) -> None:
+    """Every version of a 1,000-commit history, in order (its speed: bench/bench_git.py)."""
     repo = make_repo(tmp_path / "r")
     versions: list[dict[str, bytes | None]] = [
         {"specs/x/.progress.md": b"".join(b"- line %04d of a growing file\n" % j
                                           for j in range(i // 6 + 1)) + b"round %d\n" % i}
         for i in range(1000)]
     fast_import(repo, versions)
-    start = time.perf_counter()
     history = vcs.file_history(str(repo), "specs/x/.progress.md")
-    elapsed = time.perf_counter() - start
-    assert len(history) == 1000 and history[-1][1] == versions[-1]["specs/x/.progress.md"]
-    assert elapsed < 5, elapsed
+    assert len(history) == 1000
+    assert [data for _, data in history] == [v["specs/x/.progress.md"] for v in versions]

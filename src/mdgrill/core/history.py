@@ -552,6 +552,46 @@ def verify_glossary_history(versions: Iterable[tuple[str, bytes]], path: str,
     return found
 
 
+# The block each approval transition writes in the same commit (`Mdgrill-Transition` value)
+LOGGED_BY_TRANSITION = {"approve": "confirmed", "skip": "confirmed", "bypass": "bypassed"}
+
+
+def approval_logged(prog: Progress, kind: str, interview_id: object, digest: object) -> bool:
+    """Whether the log holds a `kind` block (confirmed/bypassed) of this interview and digest."""
+    return any(b.kind == kind and b.first("Interview") == interview_id
+               and b.first("Context digest") == digest for b in prog.blocks)
+
+
+def unlogged_approval(sha: str, trailers: dict[str, str], data: bytes | None,
+                      path: str) -> Diagnostic | None:
+    """An error when an approval commit's own `.progress.md` does not log its transition.
+
+    `mdgrill confirm` (or `begin-interview` in quick mode) writes the `Confirmed`/`Bypassed`
+    block and commits it with the trailers in one step, so a trailer commit without that
+    block was written by hand, even when a later commit appends a block to make HEAD look
+    approved.
+    """
+    kind = LOGGED_BY_TRANSITION.get(trailers.get("Mdgrill-Transition", ""))
+    if kind is None:
+        return None
+    interview, digest = trailers.get("Mdgrill-Interview"), trailers.get("Mdgrill-Context-Digest")
+    why = f"it has no {path}"
+    if data is not None:
+        try:
+            prog = read_progress(data, path)
+        except MdgrillError:
+            return None  # a version that cannot be read is reported by the log walk
+        if approval_logged(prog, kind, interview, digest):
+            return None
+        why = (f"its {path} logs no `{kind.title()}` block for interview {interview} with the "
+               f"context digest {str(digest)[:12]}…")
+    return error(path, 1, "APPROVAL_NOT_RECORDED",
+                 f"commit {sha[:10]} carries approval trailers, but {why}: the trailers were "
+                 "typed by hand, not written by `mdgrill confirm`, and a block appended later "
+                 "does not make it an approval. Revert the forged commits and approve with "
+                 "`mdgrill confirm`")
+
+
 def approval_gap(committed: Progress, current: Progress,
                  iv: dict[str, object]) -> tuple[str, str] | None:
     """Why an approval commit's `.progress.md` does not cover the current one, or None.
@@ -561,10 +601,7 @@ def approval_gap(committed: Progress, current: Progress,
     appended lines: a recorded block edited after approval and resealed by hand shows here.
     """
     want = "bypassed" if iv.get("status") == "bypassed_quick" else "confirmed"
-    logged = any(b.kind == want and b.first("Interview") == iv.get("id")
-                 and b.first("Context digest") == iv.get("context_digest")
-                 for b in committed.blocks)
-    if not logged:
+    if not approval_logged(committed, want, iv.get("id"), iv.get("context_digest")):
         return ("APPROVAL_NOT_RECORDED",
                 f"its log has no `{want.title()}` block for interview {iv.get('id')} with this "
                 "context digest, so the approval was not recorded by mdgrill")

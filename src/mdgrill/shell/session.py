@@ -45,9 +45,14 @@ def spec_hint(spec: store.Spec) -> str:
 
 
 # An editor that saves by truncating and rewriting in place leaves the file empty or cut
-# short for a moment; a read that lands there is retried until two reads agree.
-SETTLE_TRIES = 20
+# short for a moment, and on a busy machine that moment can last. A read that does not load
+# is retried while the bytes keep changing, or while the file was written within the quiet
+# window (an empty file, never a real `.progress.md`, gets the longer one); a file that stays
+# broken and untouched is reported at once, and no wait is longer than SETTLE_LIMIT.
 SETTLE_PAUSE = 0.025
+SETTLE_QUIET = 0.3
+SETTLE_QUIET_EMPTY = 1.5
+SETTLE_LIMIT = 5.0
 # How often a write is computed again when an editor saved the file in the meantime.
 WRITE_TRIES = 5
 
@@ -61,22 +66,30 @@ def load_bytes(spec: store.Spec, check: bool = True) -> tuple[bytes, Progress]:
     store.sweep_temps(spec.folder)
     shown = display(spec.progress)
     data = store.read_file(spec.progress, shown, spec.root)
-    for _ in range(SETTLE_TRIES):
+    deadline = time.monotonic() + SETTLE_LIMIT
+    while True:
         try:
             prog = read_progress(data, shown)
             if check:
                 check_loaded(prog)
             return data, prog
         except MdgrillError:
+            if time.monotonic() > deadline:
+                raise
             time.sleep(SETTLE_PAUSE)
             again = store.read_file(spec.progress, shown, spec.root)
-            if again == data:
+            if again == data and not written_within(
+                    spec.progress, SETTLE_QUIET_EMPTY if not data.strip() else SETTLE_QUIET):
                 raise
             data = again
-    prog = read_progress(data, shown)
-    if check:
-        check_loaded(prog)
-    return data, prog
+
+
+def written_within(path: str, seconds: float) -> bool:
+    """Whether the file was modified less than `seconds` ago (a save may be under way)."""
+    try:
+        return time.time() - os.stat(path).st_mtime < seconds
+    except OSError:
+        return False
 
 
 def check_loaded(prog: Progress) -> None:

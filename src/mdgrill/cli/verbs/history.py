@@ -364,6 +364,27 @@ def _unsigned(root: str, spec: str | None, transitions: list[TransitionCommit],
     return out
 
 
+def _unlogged(root: str, spec: str | None, transitions: list[TransitionCommit],
+              ) -> list[Diagnostic]:
+    """Approval commits whose own `.progress.md` does not log the approval they claim."""
+    from mdgrill.core.history import LOGGED_BY_TRANSITION, unlogged_approval
+    from mdgrill.git import vcs
+
+    claimed = [c for c in transitions
+               if c.trailers.get("Mdgrill-Transition") in LOGGED_BY_TRANSITION
+               and (spec is None or c.trailers.get("Mdgrill-Spec") == spec)]
+    rels = [_progress_of(c.trailers.get("Mdgrill-Spec", ".")) for c in claimed]
+    blobs = vcs.blobs_at(root, [(c.sha, rel) for c, rel in zip(claimed, rels, strict=True)])
+    found = (unlogged_approval(c.sha, c.trailers, blob, _shown(root, rel))
+             for c, rel, blob in zip(claimed, rels, blobs, strict=True))
+    return [d for d in found if d is not None]
+
+
+def _progress_of(folder: str) -> str:
+    folder = folder.strip("/")
+    return f"{folder}/{store.PROGRESS}" if folder not in ("", ".") else store.PROGRESS
+
+
 def _verify(args: argparse.Namespace, root: str) -> Outcome:
     from mdgrill.formats.progress import read_progress
     from mdgrill.git import vcs
@@ -408,6 +429,7 @@ def _verify(args: argparse.Namespace, root: str) -> Outcome:
         stats["glossary"] = stats.get("glossary", 0) + len(versions)
         diagnostics.extend(verify_glossary_history(versions, _shown(root, rel), removed,
                                                    glossary_parents))
+    diagnostics.extend(_unlogged(root, spec, transitions))
     if getattr(args, "signed", False):
         diagnostics.extend(_unsigned(root, spec, transitions))
     shallow = vcs.head_state(root)["shallow"]

@@ -9,6 +9,7 @@ from mdgrill.errors import GateRefusal, InputError
 from mdgrill.git.vcs.repo import (
     Repo,
     _check,
+    _exe,
     _git_dirs,
     _head,
     _head_sha,
@@ -18,6 +19,125 @@ from mdgrill.git.vcs.repo import (
     _run,
 )
 from mdgrill.git.vcs.trailers import _COMMIT_HOOKS, CommitResult
+
+# --------------------------------------------------------------------------- index lock
+
+# A git process mdgrill starts to change the index is named by a marker file in the git dir
+# (`mdgrill-git-<pid>`) for as long as it runs. mdgrill killed mid-commit leaves the marker:
+# its git child, orphaned, usually finishes and removes `index.lock` itself, and the next
+# verb waits for it; killed together with mdgrill (a process-group kill, the OOM killer), it
+# leaves `index.lock` behind, and the next verb removes that lock, since the marker shows
+# whose it was. A lock without a marker is someone else's and is left to git's own message.
+MARK_PREFIX = "mdgrill-git-"
+SETTLE_SECONDS = 60.0  # how long a verb waits for an orphaned commit to finish
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # it exists, owned by someone else
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[-1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
+
+
+def _ancestors() -> set[int]:
+    """This process's parents (a hook run inside an mdgrill commit must not wait for it)."""
+    found = {os.getppid()}
+    pid = os.getppid()
+    for _ in range(32):
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                pid = int(handle.read().rsplit(b")", 1)[-1].split()[1])
+        except (OSError, IndexError, ValueError):
+            break
+        if pid <= 1:
+            break
+        found.add(pid)
+    return found
+
+
+def settle_index(repo_root: str) -> None:
+    """Wait for an index-changing git that another mdgrill process left running, and remove
+    the `index.lock` of one that was killed (see MARK_PREFIX)."""
+    if os.name == "nt":  # os.kill(pid, 0) would terminate the process there
+        return
+    import time
+
+    try:
+        git_dir, _ = _git_dirs(os.path.abspath(repo_root))
+        names = [n for n in os.listdir(git_dir) if n.startswith(MARK_PREFIX)]
+    except (InputError, OSError):
+        return
+    if not names:
+        return
+    skip = _ancestors()
+    deadline = time.monotonic() + SETTLE_SECONDS
+    for name in names:
+        mark = os.path.join(git_dir, name)
+        try:
+            pid = int(name[len(MARK_PREFIX):])
+            marked = os.stat(mark).st_mtime
+        except (ValueError, OSError):
+            continue
+        if pid in skip or pid == os.getpid():
+            continue
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if _alive(pid):
+            continue  # still running: git will say the index is locked
+        _remove_stale_lock(git_dir, pid, marked)
+        try:  # noqa: SIM105 - nothing to do if another verb removed it first
+            os.unlink(mark)
+        except OSError:
+            pass
+
+
+def _remove_stale_lock(git_dir: str, pid: int, marked: float) -> None:
+    """Remove the locks a killed git of ours left (not one taken after it started)."""
+    for name in ("index.lock", f"next-index-{pid}.lock"):
+        lock = os.path.join(git_dir, name)
+        try:
+            if os.stat(lock).st_mtime >= marked - 1.0:
+                os.unlink(lock)
+        except OSError:
+            pass
+
+
+def _run_marked(repo: Repo, git_dir: str, *args: str) -> tuple[int, bytes, str]:
+    """`_run` for a git that changes the index: named by a marker while it runs."""
+    import subprocess
+
+    try:
+        proc = subprocess.Popen([_exe(), *args], cwd=repo.root, env=repo.env,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+    except OSError as exc:
+        raise InputError("GIT_NOT_AVAILABLE",
+                         f"git cannot be run ({exc.strerror}): install git or fix PATH.") from exc
+    mark = os.path.join(git_dir, f"{MARK_PREFIX}{proc.pid}")
+    try:
+        try:
+            os.close(os.open(mark, os.O_WRONLY | os.O_CREAT, 0o644))
+        except OSError:
+            mark = ""  # a git dir we cannot write to: git will fail and say so
+        out, err = proc.communicate()
+    finally:
+        if proc.poll() is None:
+            proc.wait()  # interrupted: let git finish and release its lock itself
+        if mark:
+            try:  # noqa: SIM105 - as above
+                os.unlink(mark)
+            except OSError:
+                pass
+    return proc.returncode, out, err.decode("utf-8", "replace")
+
 
 # --------------------------------------------------------------------------- commit
 
@@ -92,10 +212,10 @@ def _commit_failure(repo: Repo, root: str, status: int, out: bytes, err: str,
         details={"output": output})
 
 
-def _unstage(repo: Repo, new: list[str]) -> None:
+def _unstage(repo: Repo, git_dir: str, new: list[str]) -> None:
     """Make the paths we `git add`ed untracked again, as they were before."""
     if new:
-        _run(repo, "rm", "--cached", "--quiet", "--ignore-unmatch", "--", *new)
+        _run_marked(repo, git_dir, "rm", "--cached", "--quiet", "--ignore-unmatch", "--", *new)
 
 
 def commit_paths(repo_root: str, paths: list[str], message: str,
@@ -123,6 +243,7 @@ def commit_paths(repo_root: str, paths: list[str], message: str,
                 "it.", path=rel)
     if "\x00" in message or not message.strip():
         raise ValueError("a commit message must be non-empty and contain no NUL")
+    settle_index(root)
     with _open(root) as repo:
         branch, parent = _head(repo)
         if branch is None:
@@ -137,16 +258,16 @@ def commit_paths(repo_root: str, paths: list[str], message: str,
         new = [spec for rel, spec in zip(rels, specs, strict=True)
                if os.fsencode(rel) not in tracked]
         if new:
-            status, out, err = _run(repo, "add", "--", *new)
+            status, out, err = _run_marked(repo, git_dir, "add", "--", *new)
             if status != 0:  # e.g. an ignored path; others may have been added
-                _unstage(repo, new)
+                _unstage(repo, git_dir, new)
                 raise _commit_failure(repo, root, 128, out, err, rels)
-        status, out, err = _run(
-            repo, "-c", "user.useConfigOnly=true", "commit", "--quiet", "--only",
+        status, out, err = _run_marked(
+            repo, git_dir, "-c", "user.useConfigOnly=true", "commit", "--quiet", "--only",
             "--allow-empty", "--cleanup=whitespace", "-m", message,
             *([f"--author={author}"] if author else []), "--", *specs)
         if status != 0:
-            _unstage(repo, new)
+            _unstage(repo, git_dir, new)
             raise _commit_failure(repo, root, status, out, err, rels)
         sha = _head_sha(repo)
     if sha is None or sha == parent:

@@ -11,6 +11,7 @@ from mdgrill.errors import InputError
 if TYPE_CHECKING:
     import subprocess
     from collections.abc import Generator
+from mdgrill.git.vcs.commit import settle_index
 from mdgrill.git.vcs.repo import (
     Repo,
     _bad_rev,
@@ -56,6 +57,9 @@ def _log_records(out: bytes) -> list[list[bytes]]:
 def _transitions(repo_root: str, spec: str | None, rev: str) -> TransitionList:
     if _bad_rev(rev):
         raise InputError("BAD_REVISION", f"{rev!r} is not a revision name.")
+    # a commit another mdgrill process is still making (or was killed making) is settled
+    # first, so an approval it records is seen, and its stale index.lock is not left behind
+    settle_index(repo_root)
     greps = ["--fixed-strings", f"--grep={TRAILER_TRANSITION}:"]
     if spec is not None:
         greps += ["--all-match", f"--grep={TRAILER_SPEC}: {escape_value(spec)}"]

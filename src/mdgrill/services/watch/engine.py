@@ -15,6 +15,7 @@ from mdgrill.diagnostics import Diagnostic
 from mdgrill.errors import InputError, MdgrillError
 from mdgrill.shell import store
 from mdgrill.shell.drift import changed_diagnostic, sha_now, stale_approval, stale_message
+from mdgrill.shell.session import SETTLE_QUIET_EMPTY, written_within
 from mdgrill.shell.walk import skipped_folder
 
 if TYPE_CHECKING:
@@ -266,8 +267,9 @@ class Watcher:
             state.retried = False
             self._emit({"kind": "error", "path": shown, "code": exc.code, "message": exc.message})
             return None
-        if not data and not state.retried:
-            # An editor saving in place truncates first: look again before calling it empty.
+        if not data and (not state.retried or written_within(path, SETTLE_QUIET_EMPTY)):
+            # An editor saving in place truncates first: look again before calling it empty,
+            # and again while it was just written (a busy machine can stall the editor there)
             state.retried = True
             self._schedule(key, MISSING_GRACE)
             return None
