@@ -228,13 +228,20 @@ def _all_control(words: list[str]) -> bool:
 
 
 _RUNS = re.compile(r"(.)\1{2,}")  # a letter said three times or more: `okkk`, `yesss`
-_LAST_PAIR = re.compile(r"(.)\1+\Z")  # `yess`, `okk`; never inside a word (`sso` is no `so`)
 
 
 def _spellings(word: str) -> tuple[str, ...]:
     """The word and its stretched letters taken back: `okkk` -> ok, `sooo` -> so/soo."""
-    return (word, _RUNS.sub(r"\1", word), _RUNS.sub(r"\1\1", word),
-            _LAST_PAIR.sub(r"\1", word))
+    return (word, _RUNS.sub(r"\1", word), _RUNS.sub(r"\1\1", word), _last_letter_once(word))
+
+
+def _last_letter_once(word: str) -> str:
+    """`yess` -> yes, `okk` -> ok: a doubled last letter taken back, never one inside a word
+    (`sso` is no `so`). By hand: `(.)\\1+\\Z` searched a long word quadratically."""
+    end = len(word)
+    while end > 1 and word[end - 2] == word[-1]:
+        end -= 1
+    return word[:end]
 
 
 _LONGEST_WORD = 12
