@@ -322,6 +322,8 @@ def test_confirm_writes_the_confirmed_block(snapshots: dict[str, bytes],
     assert lines[:4] == ["- Interview: des-1", "- Confirmation ID: des-1.C",
                          "- Source: approve-and-delegate", "- Status: complete"]
     assert (f'- Reply: "{reply}"' in lines) == (reply is not None)
+    scope = result.pop("approval_scope")  # what the user approved (model/scope.py)
+    assert isinstance(scope, str) and len(scope) == 64 and f"- Approval scope: {scope}" in lines
     assert result == {"status": "complete", "round": 1}
 
 

@@ -122,7 +122,6 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("the design tree and the glossary", ("node", "tree", "ledger", "term", "lint")),
     ("decisions bound to the code", ("bind", "why", "drift", "reaffirm")),
     ("review and history", ("review", "report", "log", "verify")),
-    ("decisions bound to the code", ("bind", "drift", "reaffirm", "why")),
     ("files and checks", ("validate", "watch", "restore", "merge", "install-merge-driver",
                           "merge-file")),
     ("integrations", ("hook", "mcp", "lsp", "import-ralph", "import-speckit",
