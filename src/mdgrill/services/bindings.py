@@ -260,33 +260,14 @@ def _reopen_decision(prog: Progress, decision: str, phase: str, drifted: list[Fi
         change.new_blocks.extend(back.new_blocks)
         result.update({"reopened_phase": phase, "reason": reason,
                        "superseded": info["superseded"]})
-    reopened = [decision, *_dependents(prog, decision)]
+    from mdgrill.core.machine import answered_dependents
+    from mdgrill.model.tree import ledger_of
+
+    reopened = [decision, *answered_dependents(prog, [decision],
+                                               set(ledger_of(prog).answers))]
     change.block(block_heading(phase, "Grill - Revised"),
                  ["- Retired: none", f"- Reopened: {', '.join(reopened)}", "- Next round: 1"])
     result["reopened"] = reopened
-
-
-def _dependents(prog: Progress, decision: str) -> list[str]:
-    """Answered decisions that depend on `decision`, directly or through each other."""
-    from mdgrill.model.tree import ledger_of, prerequisites
-
-    children: dict[str, list[str]] = {}
-    for node in prog.nodes:
-        for parent in prerequisites(node):
-            children.setdefault(parent, []).append(node.id)
-    answered = ledger_of(prog).answers
-    found: list[str] = []
-    queue = [decision]
-    seen = {decision}
-    while queue:
-        for child in children.get(queue.pop(0), []):
-            if child not in seen:
-                seen.add(child)
-                queue.append(child)
-                if child in answered:
-                    found.append(child)
-    return found
-
 
 
 # -- why -------------------------------------------------------------------------------------

@@ -34,8 +34,8 @@ from mdgrill.core.machine.begin import (
 from mdgrill.core.machine.closing import (
     APPROVAL_OPTIONS,
     APPROVE_LABEL,
-    _dependents,
     _reply_line,
+    answered_dependents,
     await_confirmation,
     cancel,
     check_delegation,
@@ -66,7 +66,7 @@ __all__ = [
     "_askable",
     "_close_open_round",
     "_current_round_block",
-    "_dependents",
+    "answered_dependents",
     "_errors_text",
     "_ids",
     "_manifest_revision",

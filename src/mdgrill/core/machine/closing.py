@@ -216,7 +216,7 @@ def skip(data: dict[str, object], prog: Progress, reason: str, assumptions: list
                     "defaulted": defaulted, "question": APPROVAL_OPTIONS}
 
 
-def _dependents(prog: Progress, ids: list[str], answered: set[str]) -> list[str]:
+def answered_dependents(prog: Progress, ids: list[str], answered: set[str]) -> list[str]:
     """Answered decisions that depend on `ids`, directly or through each other."""
     children: dict[str, list[str]] = {}
     for node in prog.nodes:
@@ -247,7 +247,8 @@ def revise(data: dict[str, object], prog: Progress,
 
     ledger = ledger_of(prog)
     named = list(dict.fromkeys(ids))
-    dependents = [d for d in _dependents(prog, named, set(ledger.answered)) if d not in named]
+    dependents = [d for d in answered_dependents(prog, named, set(ledger.answered))
+                  if d not in named]
     reopened = named + dependents
     reopened_set = set(reopened)
     index = {n.id: n for n in prog.nodes}
