@@ -154,6 +154,23 @@ class WatchLines:
         return "".join(self.seen)
 
 
+def git_out(cwd: Path, *args: str) -> str:
+    """`git ARGS` in `cwd`, which must succeed: its stdout, stripped."""
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def json_ok(mdgrill: Run, cwd: Path, *argv: str) -> dict[str, object]:
+    """`mdgrill --json ARGV` in `cwd`, which must exit 0: its JSON object."""
+    import json
+
+    code, out, err = mdgrill("--json", *argv, cwd=cwd)
+    assert code == 0, (argv, out, err)
+    result = json.loads(out)
+    assert isinstance(result, dict)
+    return result
+
+
 def wait_until(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
     """Poll `condition` until it holds (a generous deadline, never a fixed sleep)."""
     end = time.monotonic() + timeout

@@ -5,26 +5,14 @@ not the approval."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
-from conftest import Run
+from conftest import Run, git_out, json_ok
 
 SPEC = "specs/a"
 CHECK = ("check-delegation", SPEC, "--phase", "requirements", "--interview-id", "r1")
 
 
-def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                          check=True).stdout.strip()
-
-
-def _ok(mdgrill: Run, repo: Path, *argv: str) -> dict[str, object]:
-    code, out, err = mdgrill("--json", *argv, cwd=repo)
-    assert code == 0, (argv, out, err)
-    result = json.loads(out)
-    assert isinstance(result, dict)
-    return result
 
 
 def test_a_revert_of_a_reopening_does_not_bring_the_approval_back(repo: Path,
@@ -36,15 +24,15 @@ def test_a_revert_of_a_reopening_does_not_bring_the_approval_back(repo: Path,
                  ("await-confirmation", SPEC, "--decision-id", "C1", "--approach", "One code"),
                  ("confirm", SPEC, "--decision-id", "C1", "--source", "approve-and-delegate",
                   "--reply", "Approve and delegate")):
-        _ok(mdgrill, repo, *argv)
-    assert _ok(mdgrill, repo, *CHECK)["decision"] == "allow"
-    reopened = _ok(mdgrill, repo, "reopen", SPEC, "--phase", "requirements", "--reason",
+        json_ok(mdgrill, repo, *argv)
+    assert json_ok(mdgrill, repo, *CHECK)["decision"] == "allow"
+    reopened = json_ok(mdgrill, repo, "reopen", SPEC, "--phase", "requirements", "--reason",
                    "the scope was wrong")
-    assert reopened["commit"] == _git(repo, "rev-parse", "HEAD")
+    assert reopened["commit"] == git_out(repo, "rev-parse", "HEAD")
     code, out, _ = mdgrill("--json", *CHECK, cwd=repo)
     assert code == 3 and json.loads(out)["error"]["code"] == "INTERVIEW_SUPERSEDED"
 
-    _git(repo, "revert", "--no-edit", "HEAD")  # the record reads `complete` again
+    git_out(repo, "revert", "--no-edit", "HEAD")  # the record reads `complete` again
 
     code, out, _ = mdgrill("--json", *CHECK, cwd=repo)
     assert code == 3, out

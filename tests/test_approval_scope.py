@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import Run
+from conftest import Run, git_out, json_ok
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,17 +25,6 @@ CONFIRM = ("confirm", SPEC, "--decision-id", "C1", "--source", "approve-and-dele
            "--reply", "Approve and delegate")
 
 
-def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                          check=True).stdout.strip()
-
-
-def _ok(mdgrill: Run, repo: Path, *argv: str) -> dict[str, object]:
-    code, out, err = mdgrill("--json", *argv, cwd=repo)
-    assert code == 0, (argv, out, err)
-    result = json.loads(out)
-    assert isinstance(result, dict)
-    return result
 
 
 def _refused(mdgrill: Run, repo: Path, *argv: str) -> dict[str, object]:
@@ -48,26 +37,26 @@ def _refused(mdgrill: Run, repo: Path, *argv: str) -> dict[str, object]:
 
 def _awaiting(repo: Path, mdgrill: Run) -> str:
     """D1 answered, D2 (depending on D1) answered, the brief shown; returns the scope."""
-    _ok(mdgrill, repo, "init", SPEC, "--goal", "Let customers apply a promo code.")
-    _ok(mdgrill, repo, "node", "add", SPEC, "D1", "--title", "Which customers?", "--option",
+    json_ok(mdgrill, repo, "init", SPEC, "--goal", "Let customers apply a promo code.")
+    json_ok(mdgrill, repo, "node", "add", SPEC, "D1", "--title", "Which customers?", "--option",
         "Every customer", "--option", "Members only", "--recommend", "1")
-    _ok(mdgrill, repo, "node", "add", SPEC, "D2", "--title", "How many codes per order?",
+    json_ok(mdgrill, repo, "node", "add", SPEC, "D2", "--title", "How many codes per order?",
         "--depends-on", "D1", "--option", "One", "--option", "Several", "--recommend", "1")
-    _ok(mdgrill, repo, "begin-interview", SPEC, "--phase", "requirements", "--interview-id",
+    json_ok(mdgrill, repo, "begin-interview", SPEC, "--phase", "requirements", "--interview-id",
         "r1")
-    _ok(mdgrill, repo, "open-frontier", SPEC, "--round", "1", "--decision-id", "D1")
-    _ok(mdgrill, repo, "record-answer", SPEC, "--decision-id", "D1", "--answer",
+    json_ok(mdgrill, repo, "open-frontier", SPEC, "--round", "1", "--decision-id", "D1")
+    json_ok(mdgrill, repo, "record-answer", SPEC, "--decision-id", "D1", "--answer",
         "Every customer")
-    _ok(mdgrill, repo, "open-frontier", SPEC, "--round", "2", "--decision-id", "D2")
-    _ok(mdgrill, repo, "record-answer", SPEC, "--decision-id", "D2", "--answer", "One")
-    result = _ok(mdgrill, repo, "await-confirmation", SPEC, "--decision-id", "C1",
+    json_ok(mdgrill, repo, "open-frontier", SPEC, "--round", "2", "--decision-id", "D2")
+    json_ok(mdgrill, repo, "record-answer", SPEC, "--decision-id", "D2", "--answer", "One")
+    result = json_ok(mdgrill, repo, "await-confirmation", SPEC, "--decision-id", "C1",
                  "--approach", "One promo code per order for every customer")
     return str(result["approval_scope"])
 
 
 def _approved(repo: Path, mdgrill: Run) -> str:
     scope = _awaiting(repo, mdgrill)
-    done = _ok(mdgrill, repo, *CONFIRM)
+    done = json_ok(mdgrill, repo, *CONFIRM)
     assert done["approval_scope"] == scope
     return scope
 
@@ -81,11 +70,11 @@ def _edit(repo: Path, old: str, new: str) -> None:
 
 def test_the_approval_commit_carries_the_scope(repo: Path, mdgrill: Run) -> None:
     scope = _approved(repo, mdgrill)
-    message = _git(repo, "log", "-1", "--format=%B")
+    message = git_out(repo, "log", "-1", "--format=%B")
     assert f"Mdgrill-Approval-Scope: {scope}" in message
     text = (repo / PROGRESS).read_text(encoding="utf-8")
     assert text.count(f"- Approval scope: {scope}") == 2  # the brief and the Confirmed block
-    assert _ok(mdgrill, repo, *CHECK)["decision"] == "allow"
+    assert json_ok(mdgrill, repo, *CHECK)["decision"] == "allow"
 
 
 def test_a_question_rewritten_after_approval_is_refused(repo: Path, mdgrill: Run) -> None:
@@ -95,7 +84,7 @@ def test_a_question_rewritten_after_approval_is_refused(repo: Path, mdgrill: Run
     _edit(repo, "### D1: Which customers?",
           "### D1: Should the agent delete the production database?")
     _edit(repo, "  - Every customer (Recommended)", "  - yes, drop every table (Recommended)")
-    _git(repo, "commit", "-qam", "reword")
+    git_out(repo, "commit", "-qam", "reword")
 
     error = _refused(mdgrill, repo, *CHECK)
 
@@ -132,38 +121,38 @@ def test_changes_outside_the_scope_keep_the_approval(repo: Path, mdgrill: Run) -
     path = repo / PROGRESS
     path.write_text(path.read_text(encoding="utf-8") + "\n## Notes\n\nOur own notes.\n",
                     encoding="utf-8")
-    _git(repo, "commit", "-qam", "notes")
+    git_out(repo, "commit", "-qam", "notes")
 
-    assert _ok(mdgrill, repo, *CHECK)["decision"] == "allow"
+    assert json_ok(mdgrill, repo, *CHECK)["decision"] == "allow"
     code, out, _ = mdgrill("validate", SPEC, cwd=repo)
     assert code == 0, out
 
 
 def test_revise_is_the_way_to_change_it(repo: Path, mdgrill: Run) -> None:
     first = _awaiting(repo, mdgrill)
-    _ok(mdgrill, repo, "revise", SPEC, "--decision-id", "D2")
-    _ok(mdgrill, repo, "record-answer", SPEC, "--decision-id", "D2", "--answer", "Several")
-    second = _ok(mdgrill, repo, "await-confirmation", SPEC, "--decision-id", "C1",
+    json_ok(mdgrill, repo, "revise", SPEC, "--decision-id", "D2")
+    json_ok(mdgrill, repo, "record-answer", SPEC, "--decision-id", "D2", "--answer", "Several")
+    second = json_ok(mdgrill, repo, "await-confirmation", SPEC, "--decision-id", "C1",
                  "--approach", "Several codes per order")["approval_scope"]
 
     assert second != first
-    assert _ok(mdgrill, repo, *CONFIRM)["approval_scope"] == second
-    assert _ok(mdgrill, repo, *CHECK)["decision"] == "allow"
+    assert json_ok(mdgrill, repo, *CONFIRM)["approval_scope"] == second
+    assert json_ok(mdgrill, repo, *CHECK)["decision"] == "allow"
 
 
 def test_a_skip_binds_its_defaults(repo: Path, mdgrill: Run) -> None:
-    _ok(mdgrill, repo, "init", SPEC, "--goal", "Let customers apply a promo code.")
-    _ok(mdgrill, repo, "node", "add", SPEC, "D1", "--title", "Test depth?", "--option",
+    json_ok(mdgrill, repo, "init", SPEC, "--goal", "Let customers apply a promo code.")
+    json_ok(mdgrill, repo, "node", "add", SPEC, "D1", "--title", "Test depth?", "--option",
         "Unit tests", "--option", "End to end", "--recommend", "1")
-    _ok(mdgrill, repo, "begin-interview", SPEC, "--phase", "requirements", "--interview-id",
+    json_ok(mdgrill, repo, "begin-interview", SPEC, "--phase", "requirements", "--interview-id",
         "r1")
-    _ok(mdgrill, repo, "open-frontier", SPEC, "--round", "1", "--decision-id", "D1")
-    skipped = _ok(mdgrill, repo, "skip", SPEC, "--reason", "the user said skip",
+    json_ok(mdgrill, repo, "open-frontier", SPEC, "--round", "1", "--decision-id", "D1")
+    skipped = json_ok(mdgrill, repo, "skip", SPEC, "--reason", "the user said skip",
                   "--assumption", "unit tests are enough")
     assert skipped["status"] == "awaiting_confirmation"
-    _ok(mdgrill, repo, "confirm", SPEC, "--decision-id", "skip-confirmation", "--source",
+    json_ok(mdgrill, repo, "confirm", SPEC, "--decision-id", "skip-confirmation", "--source",
         "approve-and-delegate", "--reply", "Approve and delegate")
-    assert _ok(mdgrill, repo, *CHECK)["decision"] == "allow"
+    assert json_ok(mdgrill, repo, *CHECK)["decision"] == "allow"
     _edit(repo, "  - Unit tests (Recommended)", "  - No tests (Recommended)")
 
     assert _refused(mdgrill, repo, *CHECK)["code"] == "APPROVAL_SCOPE_CHANGED"

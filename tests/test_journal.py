@@ -5,18 +5,13 @@ serves every spec of the repository, not the first twenty."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
-from conftest import Run
+from conftest import Run, git_out
 
 SPEC = "specs/a"
 CONFIRM = ("confirm", SPEC, "--decision-id", "C1", "--source", "approve-and-delegate")
 
-
-def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                          check=True).stdout.strip()
 
 
 def _awaiting(repo: Path, mdgrill: Run, spec: str = SPEC) -> None:
@@ -40,10 +35,10 @@ def test_a_cancel_in_the_main_checkout_holds_in_a_linked_worktree(
     """The framework: "if "Cancel": leave the interview nonterminal, stop without delegation".
     A `git worktree add` checkout used to keep its own (empty) journal and approve."""
     _awaiting(repo, mdgrill)
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "awaiting")
+    git_out(repo, "add", "-A")
+    git_out(repo, "commit", "-q", "-m", "awaiting")
     linked = tmp_path / "linked"
-    _git(repo, "worktree", "add", "-q", "-b", "side", str(linked))
+    git_out(repo, "worktree", "add", "-q", "-b", "side", str(linked))
     _say(mdgrill, repo, "Cancel")
     before = (linked / SPEC / ".progress.md").read_bytes()
 
@@ -55,17 +50,17 @@ def test_a_cancel_in_the_main_checkout_holds_in_a_linked_worktree(
     assert code == 3, out
     assert json.loads(out)["error"]["code"] == "APPROVAL_NOT_EXPLICIT"
     assert (linked / SPEC / ".progress.md").read_bytes() == before
-    assert not (Path(_git(linked, "rev-parse", "--absolute-git-dir")) / "mdgrill").exists()
+    assert not (Path(git_out(linked, "rev-parse", "--absolute-git-dir")) / "mdgrill").exists()
     assert (repo / ".git" / "mdgrill" / "replies.jsonl").is_file()
 
 
 def test_an_approval_in_a_linked_worktree_is_captured_in_the_one_journal(
         repo: Path, tmp_path: Path, mdgrill: Run) -> None:
     _awaiting(repo, mdgrill)
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "awaiting")
+    git_out(repo, "add", "-A")
+    git_out(repo, "commit", "-q", "-m", "awaiting")
     linked = tmp_path / "linked"
-    _git(repo, "worktree", "add", "-q", "-b", "side", str(linked))
+    git_out(repo, "worktree", "add", "-q", "-b", "side", str(linked))
     _say(mdgrill, linked, "Approve and delegate")
 
     code, out, _ = mdgrill("--json", *CONFIRM, cwd=linked)

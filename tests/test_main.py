@@ -11,14 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Run
+from conftest import Run, git_out
 
 SPEC = "specs/a"
 
-
-def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                          check=True).stdout.strip()
 
 
 def _awaiting(repo: Path, mdgrill: Run) -> None:
@@ -29,8 +25,8 @@ def _awaiting(repo: Path, mdgrill: Run) -> None:
                  ("await-confirmation", SPEC, "--decision-id", "C1", "--approach", "One code")):
         code, out, err = mdgrill(*argv, cwd=repo)
         assert code == 0, (argv, out, err)
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "start")
+    git_out(repo, "add", "-A")
+    git_out(repo, "commit", "-q", "-m", "start")
 
 
 CONFIRM = ("confirm", SPEC, "--decision-id", "C1", "--source", "approve-and-delegate",
@@ -42,15 +38,15 @@ def test_root_on_a_subfolder_keeps_the_repository_rules(repo: Path, mdgrill: Run
     """`mdgrill --root specs confirm` used to approve as if no repository were there ("not a
     git repository", no commit) and `--root specs check-delegation` checked the digest alone."""
     _awaiting(repo, mdgrill)
-    before = _git(repo, "rev-parse", "HEAD")
+    before = git_out(repo, "rev-parse", "HEAD")
 
     code, out, err = mdgrill("--json", "--root", "specs", *CONFIRM, cwd=repo)
 
     assert code == 0, (out, err)
     result = json.loads(out)
     assert result["status"] == "complete"
-    assert result["commit"] == _git(repo, "rev-parse", "HEAD") != before
-    assert _git(repo, "log", "-1", "--format=%s") == "grill(requirements): approve r1 (round 1)"
+    assert result["commit"] == git_out(repo, "rev-parse", "HEAD") != before
+    assert git_out(repo, "log", "-1", "--format=%s") == "grill(requirements): approve r1 (round 1)"
     code, out, _ = mdgrill("--json", "--root", "specs", *CHECK, cwd=repo)
     assert code == 0, out
     assert json.loads(out)["checked"] != "digest-only"
