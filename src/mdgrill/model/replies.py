@@ -267,21 +267,16 @@ def _segments(word: str) -> list[str] | None:
     return best[len(word)]
 
 
+_WORD_LISTS = (("ack", ACK_WORDS), ("stop", STOP_WORDS), ("skip", SKIP_WORDS),
+               ("skip-glue", _SKIP_GLUE), ("stop-glue", _STOP_GLUE),
+               ("recommend-glue", _RECOMMEND_GLUE))
+
+
 def _kinds(word: str) -> set[str]:
+    """What a word can be (ack, stop, skip, recommend, or glue beside one of those), as first
+    spelled, else with its stretched letters taken back; empty: the word says something."""
     for spelled in _spellings(word):
-        kinds = set()
-        if spelled in ACK_WORDS:
-            kinds.add("ack")
-        if spelled in STOP_WORDS:
-            kinds.add("stop")
-        if spelled in SKIP_WORDS:
-            kinds.add("skip")
-        if spelled in _SKIP_GLUE:
-            kinds.add("skip-glue")
-        if spelled in _STOP_GLUE:
-            kinds.add("stop-glue")
-        if spelled in _RECOMMEND_GLUE:
-            kinds.add("recommend-glue")
+        kinds = {kind for kind, words in _WORD_LISTS if spelled in words}
         if spelled.startswith(RECOMMEND_STEMS):
             kinds.add("recommend")
         if kinds:
