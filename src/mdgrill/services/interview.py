@@ -75,8 +75,13 @@ def mode(spec: store.Spec, *, quick: bool = False, interactive: bool = False) ->
     if quick and interactive:
         raise InputError("USAGE", "quick and interactive are exclusive: choose one")
     if not quick and not interactive:
-        return Result("mode", {"mode": str(load(spec).data.get("mode", "interactive")),
-                               "written": False})
+        from mdgrill.core.gate import quick_authorized
+
+        prog = load(spec)
+        shown = str(prog.data.get("mode", "interactive"))
+        # a `mode: quick` typed by hand never bypasses: say whether this one would (issue 38)
+        return Result("mode", {"mode": shown, "written": False,
+                               "quick_authorized": shown == "quick" and quick_authorized(prog)})
     from datetime import datetime, timezone
 
     now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -156,6 +156,9 @@ def _commit_text(commit: Result) -> str:
 def _mode(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = interview.mode(spec, quick=args.quick, interactive=args.interactive)
     text = f"mode: {done['mode']}"
+    if done["mode"] == "quick" and done.get("quick_authorized") is False:
+        text += (" (not authorized: typed by hand or imported, so interviews are not bypassed; "
+                 f"`mdgrill mode {spec.rel_folder} --quick` is the user's authorization)")
     if done.get("interview_reset"):
         text += " (the interview was reset)"
     return Outcome(done.data, text)
