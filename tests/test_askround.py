@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from test_reliability import MDGRILL, make_repo
+from test_rounds_cli import ok, run
 
 from mdgrill.core import askround
 from mdgrill.core.hints import spec_arg
@@ -17,21 +18,6 @@ from mdgrill.formats.progress import read_progress
 
 SPEC = "my specs/checkout"  # a space: the hints must quote it for a shell
 QUOTED = "'my specs/checkout'"
-
-
-def run(repo: Path, env: dict[str, str], *args: str, stdin: str | None = None,
-        ) -> tuple[int, dict[str, object]]:
-    proc = subprocess.run([*MDGRILL, "--json", *args], cwd=repo, env=env, capture_output=True,
-                          text=True, input=stdin, timeout=60)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc.returncode, json.loads(proc.stdout)
-
-
-def ok(repo: Path, env: dict[str, str], *args: str, stdin: str | None = None,
-       ) -> dict[str, object]:
-    code, payload = run(repo, env, *args, stdin=stdin)
-    assert code == 0, payload
-    return payload
 
 
 @pytest.fixture

@@ -3,22 +3,14 @@ interview's status does not allow names the step that status does allow."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
 
 import pytest
 from test_reliability import MDGRILL, make_repo
+from test_rounds_cli import run
 
 SPEC = "specs/codes"
-
-
-def run(repo: Path, env: dict[str, str], *args: str, stdin: str | None = None,
-        ) -> tuple[int, dict[str, object]]:
-    proc = subprocess.run([*MDGRILL, "--json", *args], cwd=repo, env=env, capture_output=True,
-                          text=True, input=stdin, timeout=60)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc.returncode, json.loads(proc.stdout)
 
 
 def refused(repo: Path, env: dict[str, str], *args: str) -> str:
