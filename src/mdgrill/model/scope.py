@@ -70,8 +70,9 @@ def approval_scope(prog: Progress, settled_in: list[Block], *, interview_id: str
                    skip: list[str] | None = None) -> Scope:
     """The scope of an approval whose brief was shown after the blocks `settled_in`; `skip`:
     the Skipped block's reason, defaulted IDs and assumptions, when a skip is the brief."""
-    settled = read_ledger(settled_in)
     now = read_ledger(prog.blocks)
+    # at await-confirmation the brief follows every block: one reading serves both
+    settled = now if len(settled_in) == len(prog.blocks) else read_ledger(settled_in)
     # answered, defaulted by an earlier skip (the ledger settles those too) or out of scope
     decided = [i for i in settled.order if i in settled.answers] + sorted(settled.out_of_scope)
     defaulted: set[str] = set()
