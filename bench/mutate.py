@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import argparse
 import ast
+import compileall
 import os
+import py_compile
 import shutil
 import subprocess
 import sys
@@ -109,7 +111,11 @@ def mutants(text: str, functions: set[str] | None) -> list[Mutant]:
 
 
 def run_tests(copy: Path, selection: list[str], timeout: float) -> str:
-    env = {**os.environ, "PYTHONPATH": str(copy / "src"), "PYTHONDONTWRITEBYTECODE": "1"}
+    # bytecode is cached (the copy was compiled once; the mutated module's .pyc is checked
+    # by hash, see `write_module`): every CLI process a test starts would otherwise compile
+    # mdgrill again, several times the cost of the run itself
+    env = {**os.environ, "PYTHONPATH": str(copy / "src")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.pop("COVERAGE_PROCESS_CONFIG", None)
     try:
         proc = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-p",
@@ -118,6 +124,15 @@ def run_tests(copy: Path, selection: list[str], timeout: float) -> str:
     except subprocess.TimeoutExpired:
         return "timeout"
     return "survived" if proc.returncode == 0 else "killed"
+
+
+def write_module(target: Path, text: str) -> None:
+    """Write a version of the module and its bytecode, checked by hash: a mutant written in
+    the same second with the same size as the one before would pass a timestamp check and
+    run the stale bytecode."""
+    target.write_text(text, encoding="utf-8")
+    py_compile.compile(str(target), doraise=False,
+                       invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -138,18 +153,19 @@ def main(argv: list[str] | None = None) -> int:
     chosen = {int(n) for n in args.only.split(",")} if args.only else None
     with tempfile.TemporaryDirectory(prefix="mdgrill-mutate-") as top:
         copy = Path(top)
-        shutil.copytree(CHECKOUT / "src", copy / "src")
+        shutil.copytree(CHECKOUT / "src", copy / "src",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        compileall.compile_dir(str(copy / "src"), quiet=1)
         target = copy / module
         assert run_tests(copy, args.selection, args.timeout) == "survived", \
             "the selection fails without any mutant: fix it first"
         # a canary: the module broken as a whole must fail the selection, or it never
         # reaches this module (a test that builds its children's environment from scratch
         # drops PYTHONPATH, and its CLI processes run the unmutated code)
-        target.write_text(text + "\nraise ImportError('bench/mutate.py canary')\n",
-                          encoding="utf-8")
+        write_module(target, text + "\nraise ImportError('bench/mutate.py canary')\n")
         assert run_tests(copy, args.selection, args.timeout) != "survived", \
             "the selection passes with the module broken: it never runs this module"
-        target.write_text(text, encoding="utf-8")
+        write_module(target, text)
         counts = {"killed": 0, "timeout": 0, "survived": 0}
         started = time.monotonic()
         for i, m in enumerate(found, 1):
@@ -160,12 +176,12 @@ def main(argv: list[str] | None = None) -> int:
                 compile(mutated, str(module), "exec")
             except SyntaxError:
                 continue
-            target.write_text(mutated, encoding="utf-8")
+            write_module(target, mutated)
             outcome = run_tests(copy, args.selection, args.timeout)
             counts[outcome] += 1
             mark = "SURVIVED" if outcome == "survived" else outcome
             print(f"[{i}/{len(found)}] {module}:{m.line}: {m.what}: {mark}", flush=True)
-        target.write_text(text, encoding="utf-8")
+        write_module(target, text)
     total = sum(counts.values())
     dead = counts["killed"] + counts["timeout"]
     print(f"{module}: {total} mutants, {dead} killed ({counts['timeout']} by timeout), "
