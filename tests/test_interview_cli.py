@@ -308,9 +308,12 @@ def test_begin_refuses_terminal_and_other_open_interview(cli: Cli, spec: Path) -
 
 
 @pytest.mark.parametrize(("phase", "have", "missing"), [
-    ("design", [], "requirements.md"),
-    ("tasks", ["requirements.md"], "design.md"),
-    ("tasks", ["design.md"], "requirements.md"),
+    ("design", [], "requirements.md, which does"),
+    ("tasks", ["requirements.md"], "design.md, which does"),
+    ("tasks", ["design.md"], "requirements.md, which does"),
+    ("tasks", [], "requirements.md, design.md, which do"),
+    # a missing optional source (research.md) is never named
+    ("design", ["design.md"], "requirements.md, which does"),
 ])
 def test_begin_requires_artifacts(cli: Cli, spec: Path, phase: str, have: list[str],
                                   missing: str) -> None:
@@ -319,7 +322,25 @@ def test_begin_requires_artifacts(cli: Cli, spec: Path, phase: str, have: list[s
     before = spec.read_bytes()
     r = cli.refused("CONTEXT_ARTIFACT_REQUIRED", 3, "begin-interview", SPEC, "--phase", phase,
                     "--interview-id", f"{phase}-1")
-    assert missing in r.json["error"]["message"]  # type: ignore[index]
+    assert f"the {phase} phase reads {missing} not exist in {SPEC}: finish the previous " \
+        "phase first" in r.json["error"]["message"]  # type: ignore[index]
+    assert spec.read_bytes() == before
+
+
+def test_an_optional_source_missing_is_not_a_refusal(cli: Cli, spec: Path) -> None:
+    # research.md is read when it exists; the requirements phase needs nothing before it
+    assert begun(cli, "requirements", "req-1")["status"] == "collecting"
+
+
+@pytest.mark.parametrize("goal", ["goal: ''", "goal: '   '"])
+def test_begin_without_a_goal_says_to_add_one(cli: Cli, spec: Path, goal: str) -> None:
+    text = spec.read_text()
+    spec.write_text(text.replace("goal: Let customers sign in with a one-time link", goal, 1))
+    before = spec.read_bytes()
+    r = cli("begin-interview", SPEC, "--phase", "start", "--interview-id", "start-1")
+    assert r.code == 2 and r.error == "INVALID_STATE", r
+    assert "the front matter has no `goal:`; add the spec's goal (one line)" in \
+        r.json["error"]["message"]  # type: ignore[index]
     assert spec.read_bytes() == before
 
 

@@ -54,7 +54,7 @@ def retry_command(spec: store.Spec, verb: str, *, phase: str = "", interview_id:
     """The command that, run again, commits an approval whose commit failed."""
     import shlex
 
-    where = shlex.quote(spec.rel_folder)
+    where = spec_hint(spec)  # as the user types it from here, not relative to the repository
     if verb == "begin-interview":
         return (f"mdgrill begin-interview {where} --phase {shlex.quote(phase)} "
                 f"--interview-id {shlex.quote(interview_id)}")

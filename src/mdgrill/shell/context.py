@@ -34,10 +34,14 @@ def require_sources(spec: store.Spec, phase: str) -> list[Source]:
     """The sources of `phase`; a missing required one is a refusal."""
     sources, missing = read_sources(spec, phase)
     if missing:
+        # the folder as the user can type it: outside a repository the spec folder is its own
+        # root, and its path relative to that root would be "."
+        from mdgrill.shell.session import display
+
         raise GateRefusal("CONTEXT_ARTIFACT_REQUIRED",
                           f"the {phase} phase reads {', '.join(missing)}, which "
                           f"{'does' if len(missing) == 1 else 'do'} not exist in "
-                          f"{spec.rel_folder}: finish the previous phase first")
+                          f"{display(spec.folder)}: finish the previous phase first")
     return sources
 
 
