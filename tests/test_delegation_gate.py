@@ -116,7 +116,9 @@ def test_task_planner_through_a_requirements_gate_is_denied(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize("mention", ["specs/login", "./specs/login/requirements.md",
-                                     "{root}/specs/login/design.md", "specs\\login\\tasks.md"])
+                                     "{root}/specs/login/design.md", "specs\\login\\tasks.md",
+                                     "`specs/login`'s", "out=specs/login#goal",
+                                     "specs/login/" + "a" * 5000])
 def test_a_prompt_naming_an_unapproved_spec_is_denied(tmp_path: Path, mention: str) -> None:
     interview(tmp_path, confirm=False)  # no list of agents in .mdgrill.yaml at all
     prompt = f"Write the requirements into {mention.format(root=tmp_path)} now."
@@ -124,6 +126,16 @@ def test_a_prompt_naming_an_unapproved_spec_is_denied(tmp_path: Path, mention: s
     assert kind == "deny"
     assert reason.startswith("SPEC_NOT_APPROVED: the prompt names specs/login, whose current "
                              "phase is not approved (INTERVIEW_INCOMPLETE: ")
+
+
+def test_a_spec_named_among_many_made_up_paths_is_found(tmp_path: Path) -> None:
+    # no walk and no stat per word: decoys cost a lookup each, and never hide the spec
+    interview(tmp_path, confirm=False)
+    decoys = " ".join(f"q{i}/b{i}/c specs/b{i} a/../specs/c{i}" for i in range(20_000))
+    kind, reason = run_hook(call(tmp_path, decoys + " then specs/x/../login/design.md")) \
+        or ("", "")
+    assert kind == "deny" and reason.startswith("SPEC_NOT_APPROVED: the prompt names "
+                                                "specs/login")
 
 
 def test_a_spec_named_before_any_interview_is_denied(tmp_path: Path) -> None:

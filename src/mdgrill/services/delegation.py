@@ -17,8 +17,10 @@ from mdgrill.shell.context import context_sources, skills_stale
 from mdgrill.shell.session import load
 
 GATE_DOC = "docs/agent-hook.md"
-# what separates the words of a prompt that may be paths (quotes, brackets, blanks)
-_WORDS = re.compile(r"[\s`'\"()<>\[\]{},;|*]+")
+# what separates the words of a prompt that may be paths: anything a folder name of a spec
+# does not hold (blanks, quotes, brackets, `=`, `:`, `#`, `'s`...)
+_WORDS = re.compile(r"[^\w./~+@%-]+")
+_LONGEST = 4096  # characters of a word followed: a longer one is cut, never skipped
 _DEPTH = 16  # folders deep a named path is followed
 
 
@@ -197,27 +199,54 @@ def _claimed_spec(claim: Claim, cwd: str, top: str, root: str | None) -> store.S
 def named_specs(prompt: str, top: str, cwd: str) -> list[str]:
     """The spec folders of the repository a prompt names by path: a word holding a `/` (or
     `\\`) whose path, from the repository root, from `cwd` or absolute, is a spec's folder or
-    lies in one (`specs/login`, `./specs/login/design.md`). No walk of the tree: each folder
-    on such a path is looked at once, so a long prompt costs a stat per distinct folder."""
+    lies in one (`specs/login`, `./specs/login/design.md`).
+
+    No walk of the tree and no stat per word: a path is followed through the listings of the
+    folders it passes (each listed once), so a prompt of a million made-up paths costs a set
+    lookup each and still finds the one real spec among them."""
     base = os.path.normpath(top)
+    inside = base.rstrip(os.sep) + os.sep
+    here = os.path.normpath(cwd)
+    listings: dict[str, frozenset[str] | None] = {}
+
+    def listing(folder: str) -> frozenset[str] | None:
+        if folder not in listings:
+            try:
+                listings[folder] = frozenset(os.listdir(folder))
+            except OSError:  # gone, unreadable, or a file
+                listings[folder] = None
+        return listings[folder]
+
+    # a relative word is read from the root and, when it differs, from cwd
+    anchors = [()] if here == base or not here.startswith(inside) else \
+        [(), tuple(here[len(inside):].split(os.sep))]
+    starts = {name for folder in (base, here) for name in listing(folder) or ()}
     found: dict[str, None] = {}
-    seen: set[str] = set()
-    for word in _WORDS.split(prompt.replace("\\", "/")):
-        word = word.rstrip(".:!?")
-        if "/" not in word or len(word) > 4096:
+    for word in dict.fromkeys(_WORDS.split(prompt.replace("\\", "/"))):
+        word = word[:_LONGEST].rstrip(".")
+        while word.startswith("./"):
+            word = word[2:]
+        if "/" not in word:
             continue
-        for full in ((word,) if os.path.isabs(word) else (os.path.join(top, word),
-                                                          os.path.join(cwd, word))):
-            full = os.path.normpath(full)
-            if not full.startswith(base.rstrip(os.sep) + os.sep):
-                continue
+        parts = word.split("/")
+        if word.startswith(("/", "../")) or word.endswith(("/.", "/..")) or "//" in word \
+                or "/./" in word or "/../" in word:  # `..`, `.` or `//`: normalized first
+            full = os.path.normpath(word if word.startswith("/") else os.path.join(base, word))
+            rels = [full[len(inside):].split(os.sep)] if full.startswith(inside) else []
+            if not word.startswith("/") and len(anchors) > 1:
+                other = os.path.normpath(os.path.join(here, word))
+                rels += [other[len(inside):].split(os.sep)] if other.startswith(inside) else []
+        elif parts[0] not in starts:
+            continue  # the common case of a made-up path: its first folder is not there
+        else:
+            rels = [[*anchor, *parts] for anchor in anchors]
+        for rel in rels:
             folder = base
-            for part in os.path.relpath(full, base).split(os.sep)[:_DEPTH]:
-                folder = os.path.join(folder, part)
-                if folder in seen:
-                    continue
-                seen.add(folder)
-                if os.path.isfile(os.path.join(folder, store.PROGRESS)):
+            for part in rel[:_DEPTH]:
+                if part not in (listing(folder) or ()):
+                    break
+                folder = folder + os.sep + part
+                if store.PROGRESS in (listing(folder) or ()):
                     found[folder] = None
     return list(found)
 
