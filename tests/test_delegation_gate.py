@@ -235,6 +235,8 @@ def test_a_spec_of_the_same_repository_by_absolute_path_is_allowed(tmp_path: Pat
 
 
 # -- 31.10: Phase-3 check 5 at the transition ------------------------------------------------
+# Framework, Phase 3: "5. Shells out to `hooks/blocking/prompt_workflow_validate.py` for
+# structural and 15-row compliance checks." Here it runs at the transition itself.
 
 CHECKS = "delegation:\n  prompt_checks: true\n"
 GOOD = ("<!-- E1 -->\nWrite requirements.md for external customers.\n\n```yaml\n"
