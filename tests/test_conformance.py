@@ -101,8 +101,8 @@ RULES: dict[str, Rule] = {
     # `approval: evidence`: an approval is a reply the hooks captured, not the agent's word
     "approval needs evidence": Rule("APPROVAL_NOT_EVIDENCED", "awaiting", _evidence_required,
                                     Op("confirm", "C1", "Approve and delegate")),
-    # "Record the load manifest with `record-skill-load`" (where `.mdgrill.yaml` declares
-    # the skills its agents load)
+    # "Record the load manifest with `phase_gate.py record-skill-load`" (mdgrill's verb; where
+    # `.mdgrill.yaml` declares the skills its agents load)
     "skill load recorded": Rule("SKILL_LOAD_MISSING", "fresh", _skills_declared, Op("begin")),
 }
 
@@ -426,7 +426,7 @@ BAD_PROMPT = "Write requirements.md for everyone.\n"
 DELEGATION_RULES: dict[str, DelegationRule] = {
     # Phase-3 check 5 at the transition (issue 31 point 10)
     "prompt checks": DelegationRule("PROMPT_CHECK_FAILED", _prompt_checks, BAD_PROMPT),
-    # "Record the load manifest with `record-skill-load`" (issue 38 point 3)
+    # "Record the load manifest with `phase_gate.py record-skill-load`" (issue 38 point 3)
     "skill load recorded": DelegationRule("SKILL_LOAD_MISSING", _skills_declared, None),
 }
 DELEGATION_ENTRIES = ("cli", "mcp", "library", "hook")

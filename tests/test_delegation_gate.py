@@ -105,6 +105,16 @@ def test_artifact_agent_with_its_phase_gate_is_allowed(tmp_path: Path) -> None:
     assert kind == "allow" and "requirements interview req-1 is complete" in reason
 
 
+def test_an_artifact_agent_without_a_text_prompt_is_denied(tmp_path: Path) -> None:
+    configure(tmp_path, AGENTS)
+    event = json.loads(call(tmp_path, "x", agent="task-planner"))
+    event["tool_input"]["prompt"] = {"text": "write tasks.md"}
+    kind, reason = run_hook(json.dumps(event).encode()) or ("", "")
+    assert kind == "deny" and reason.startswith("DELEGATION_UNGATED: ")
+    event["tool_input"]["subagent_type"] = "Explore"
+    assert run_hook(json.dumps(event).encode()) is None
+
+
 def test_task_planner_through_a_requirements_gate_is_denied(tmp_path: Path) -> None:
     interview(tmp_path)
     configure(tmp_path, AGENTS)
@@ -319,7 +329,7 @@ def record(repo: Repo, **how: object) -> dict[str, object]:
 
 
 def test_begin_interview_requires_the_manifest_where_skills_are_declared(tmp_path: Path) -> None:
-    # "Record the load manifest with `record-skill-load`"
+    # "Record the load manifest with `phase_gate.py record-skill-load`" (mdgrill's verb)
     repo = Repo(tmp_path)
     repo.ok(*INIT)
     configure(repo.path, "skills: [grill, checkout]\n")

@@ -1,7 +1,8 @@
 """The entry contract's skill load, where the project declares the skills its agents load.
 
-"Record the load manifest with `record-skill-load`" and "Block when this skill or the core
-algorithm reference cannot be loaded" (the framework's entry contract): with `skills:` in
+"Record the load manifest with `phase_gate.py record-skill-load`" (mdgrill's verb of that
+name) and "Block when this skill or the core algorithm reference cannot be loaded" (the
+framework's entry contract): with `skills:` in
 `.mdgrill.yaml`, beginning an interview, the quick bypass and delegation each need a recorded
 manifest that names every declared skill and marks exactly one of them as the core skill.
 Pure: the record and the declared names in, a refusal out.

@@ -161,12 +161,15 @@ def parse_gates(text: str) -> list[Gate]:
     return gates
 
 
+def sub_agent_call(event: dict[str, object]) -> bool:
+    """Whether the event is a PreToolUse of a Task/Agent call (the only calls gated)."""
+    name = event.get("hook_event_name")
+    return (name is None or name == EVENT) and event.get("tool_name") in GATED_TOOLS
+
+
 def gated_prompt(event: dict[str, object]) -> str | None:
     """The prompt of a Task/Agent call in a PreToolUse event, else None (not ours to gate)."""
-    name = event.get("hook_event_name")
-    if name is not None and name != EVENT:
-        return None
-    if event.get("tool_name") not in GATED_TOOLS:
+    if not sub_agent_call(event):
         return None
     tool_input = event.get("tool_input")
     if not isinstance(tool_input, dict):

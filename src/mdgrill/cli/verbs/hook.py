@@ -125,7 +125,9 @@ def decide(raw: bytes, root: str | None = None) -> tuple[str, str] | None:
         if hook.marked_event(event):
             return "deny", ("MALFORMED_EVENT: the Task call carries the gate marker but its "
                             "tool_input.prompt is not text")
-        return None
+        if not hook.sub_agent_call(event) or hook.subagent_type(event) is None:
+            return None
+        prompt = ""  # an agent call without a prompt: its type may still be an artifact agent
     marked = hook.has_marker(prompt)
     try:
         from mdgrill.services.delegation import check_call
@@ -205,7 +207,8 @@ def _spec_lines(spec: store.Spec, declared: list[str]) -> list[str]:
     if declared and (not isinstance(iv, dict) or iv.get("status") not in TERMINAL) and \
             (not isinstance(header, dict) or (isinstance(iv, dict)
                                               and header.get("interview_id") != iv.get("id"))):
-        # "Record the load manifest with `record-skill-load`" before beginning or resuming
+        # "Record the load manifest with `phase_gate.py record-skill-load`" (mdgrill's verb
+        # of that name), before beginning or resuming
         lines.append(f"- {spec.rel_folder}: no load manifest for its interview: load the "
                      f"skills this project declares ({', '.join(declared)}) and record it "
                      f"with `mdgrill record-skill-load {spec.rel_folder} --input "
