@@ -205,12 +205,19 @@ def test_a_long_deny_reason_keeps_its_code_and_its_advice() -> None:
     assert text.endswith("create it with `mdgrill init`") and "characters left out" in text
 
 
-def test_an_unreadable_config_is_denied_for_a_delegation(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("config", "message"), [
+    ("delegation:\n  agents:\n    coding: [coder]\n", "delegation.agents.coding is not a phase"),
+    ("delegation:\n  agent: {tasks: [x]}\n", "delegation.agent is not a setting"),
+    ("delegation:\n  prompt_checks: yes please\n", "delegation.prompt_checks is true or false"),
+    ("delegation: [product-manager]\n", "delegation must be a mapping"),
+])
+def test_an_unreadable_config_is_denied_for_a_delegation(tmp_path: Path, config: str,
+                                                         message: str) -> None:
     interview(tmp_path)
-    configure(tmp_path, "delegation:\n  agents:\n    coding: [coder]\n")
+    configure(tmp_path, config)
     kind, reason = run_hook(call(tmp_path, requirements_gate())) or ("", "")
     assert (kind, reason.split(":")[0]) == ("deny", "INVALID_CONFIG")
-    assert "delegation.agents.coding is not a phase" in reason
+    assert message in reason
 
 
 # -- 38.2: foreign specs and a missing cwd --------------------------------------------------
