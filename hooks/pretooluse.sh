@@ -1,8 +1,10 @@
 #!/bin/sh
 # PreToolUse for Agent|Task calls. Fails closed: a delegation that carries an mdgrill gate
-# block is denied whenever mdgrill cannot answer (not installed, or it failed); any other
-# call passes untouched. mdgrill keeps its own time budget (20 s) under the host's 30 s
-# timeout and ends itself a few seconds after it, which lands in the `||` branch below.
+# block is denied when mdgrill is not installed, and any call is denied when mdgrill failed
+# (it also gates calls without the block: artifact agents, prompts naming a spec). Without
+# mdgrill, an unmarked call passes untouched. mdgrill keeps its own time budget (20 s)
+# under the host's 30 s timeout and ends itself a few seconds after it, which lands in the
+# `||` branch below.
 event=$(cat)
 deny() {
   printf '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "%s"}}\n' "$1"
@@ -16,8 +18,7 @@ if ! command -v mdgrill >/dev/null 2>&1; then
   exit 0
 fi
 answer=$(printf '%s' "$event" | mdgrill hook pretooluse) || {
-  gated && deny "mdgrill hook pretooluse failed, so this gated delegation is denied: run mdgrill check-delegation by hand to see why"
-  exit 0
+  deny "mdgrill hook pretooluse failed, so this sub-agent call is denied (mdgrill could not check whether it delegates a spec's work): run mdgrill check-delegation by hand to see why"
 }
 printf '%s' "$answer"
 exit 0

@@ -71,6 +71,15 @@ def _nothing(repo: Path) -> None:
     pass
 
 
+def _skills_declared(repo: Path) -> None:
+    (repo / ".mdgrill.yaml").write_text("skills: [grill]\n", encoding="utf-8")
+
+
+def _prompt_checks(repo: Path) -> None:
+    (repo / ".mdgrill.yaml").write_text("delegation:\n  prompt_checks: true\n",
+                                        encoding="utf-8")
+
+
 RULES: dict[str, Rule] = {
     # `.mdgrill.yaml` owners: "`owners.sections.<section>`" (docs/contract.md)
     "owners": Rule("NOT_AN_OWNER", "asked", _owners, Op("record", "D1", "Everyone")),
@@ -92,6 +101,9 @@ RULES: dict[str, Rule] = {
     # `approval: evidence`: an approval is a reply the hooks captured, not the agent's word
     "approval needs evidence": Rule("APPROVAL_NOT_EVIDENCED", "awaiting", _evidence_required,
                                     Op("confirm", "C1", "Approve and delegate")),
+    # "Record the load manifest with `phase_gate.py record-skill-load`" (mdgrill's verb; where
+    # `.mdgrill.yaml` declares the skills its agents load)
+    "skill load recorded": Rule("SKILL_LOAD_MISSING", "fresh", _skills_declared, Op("begin")),
 }
 
 # The entry points that record what a person said, and the modules that are them: a module
@@ -129,6 +141,8 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
                                                                     "scope")
        for e in _ROUND_ENTRIES},
     **{("approval needs evidence", e): _NO_VERB.format("approve")
+       for e in _ROUND_ENTRIES},
+    **{("skill load recorded", e): _NO_VERB.format("begin an interview")
        for e in _ROUND_ENTRIES},
 }
 CASES = [(rule, entry) for rule in RULES for entry in ENTRY_POINTS
@@ -364,6 +378,14 @@ def test_every_entry_point_has_a_runner() -> None:
     assert sorted(RUNNERS) == ENTRY_POINTS
 
 
+def same_git_environment(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
+    """The library runs in this process: give it the subprocesses' clean git environment."""
+    for name in [k for k in os.environ if k.startswith("GIT_")]:
+        monkeypatch.delenv(name)
+    for name in ("HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM"):
+        monkeypatch.setenv(name, env[name])
+
+
 @pytest.mark.parametrize(("rule", "entry"), CASES, ids=[f"{r}|{e}" for r, e in CASES])
 def test_the_rule_holds_on_every_way_in(rule: str, entry: str, tmp_path: Path,
                                         bases: dict[str, tuple[Path, dict[str, str]]],
@@ -375,11 +397,8 @@ def test_the_rule_holds_on_every_way_in(rule: str, entry: str, tmp_path: Path,
     case = RULES[rule]
     repo, env = _copy(bases[case.base], tmp_path)
     case.prepare(repo)
-    if entry == "library":  # the library runs here: the same clean git environment
-        for name in [k for k in os.environ if k.startswith("GIT_")]:
-            monkeypatch.delenv(name)
-        for name in ("HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM"):
-            monkeypatch.setenv(name, env[name])
+    if entry == "library":
+        same_git_environment(monkeypatch, env)
     progress = repo / SPEC / ".progress.md"
     before = progress.read_bytes()
 
@@ -390,3 +409,109 @@ def test_the_rule_holds_on_every_way_in(rule: str, entry: str, tmp_path: Path,
     questions = repo / SPEC / "questions.md"
     if entry in ("collect", "watch", "lsp"):  # the refused answer is kept for the person
         assert f"- Other: {case.op.answer}" in questions.read_text(encoding="utf-8")
+
+
+# -- the delegation rules: every way to ask whether work may be delegated --------------------
+# `check-delegation`, the MCP tool, `Spec.check_delegation` and the agent hook (which sees the
+# delegated prompt) reach `services.delegation.check_delegation`.
+
+class DelegationRule(NamedTuple):
+    code: str
+    prepare: Callable[[Path], None]
+    prompt: str | None  # the delegated prompt each entry point is given (None: none)
+
+
+# a sentence line without its provenance comment: "structural and 15-row compliance checks"
+BAD_PROMPT = "Write requirements.md for everyone.\n"
+DELEGATION_RULES: dict[str, DelegationRule] = {
+    # Phase-3 check 5 at the transition (issue 31 point 10)
+    "prompt checks": DelegationRule("PROMPT_CHECK_FAILED", _prompt_checks, BAD_PROMPT),
+    # "Record the load manifest with `phase_gate.py record-skill-load`" (issue 38 point 3)
+    "skill load recorded": DelegationRule("SKILL_LOAD_MISSING", _skills_declared, None),
+}
+DELEGATION_ENTRIES = ("cli", "mcp", "library", "hook")
+
+
+def delegate_cli(repo: Path, env: dict[str, str], prompt: str | None) -> str:
+    argv = ["check-delegation", SPEC, "--phase", "requirements", "--interview-id", "r1"]
+    if prompt is not None:
+        (repo / "prompt.md").write_text(prompt, encoding="utf-8")
+        argv += ["--prompt", "prompt.md"]
+    proc = _mdgrill(repo, env, *argv)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    return _error_code(proc)
+
+
+def delegate_mcp(repo: Path, env: dict[str, str], prompt: str | None) -> str:
+    arguments: dict[str, object] = {"spec": SPEC, "phase": "requirements", "interview_id": "r1"}
+    if prompt is not None:
+        arguments["prompt"] = prompt
+    payload = _mcp_call(repo, env, "check_delegation", arguments)
+    assert payload["ok"] is False, payload
+    return str(payload["error"]["code"])  # type: ignore[index]
+
+
+def delegate_library(repo: Path, env: dict[str, str], prompt: str | None) -> str:
+    import mdgrill
+
+    spec = mdgrill.Spec.open(repo / SPEC)
+    with pytest.raises(mdgrill.GateRefusal) as refused:
+        spec.check_delegation(phase="requirements", interview_id="r1", prompt=prompt)
+    return refused.value.code
+
+
+def delegate_hook(repo: Path, env: dict[str, str], prompt: str | None) -> str:
+    gate = f"[MDGRILL_PHASE_GATE]\nspec: {SPEC}\nphase: requirements\ninterview: r1\n" \
+           "[/MDGRILL_PHASE_GATE]\n"
+    event = {"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Agent",
+             "cwd": str(repo), "tool_input": {"subagent_type": "product-manager",
+                                              "description": "requirements",
+                                              "prompt": (prompt or "") + "\n" + gate}}
+    proc = subprocess.run([*MDGRILL, "hook", "pretooluse"], cwd=repo, env=env, text=True,
+                          input=json.dumps(event), capture_output=True, timeout=60)
+    out = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert out["permissionDecision"] == "deny", out
+    return str(out["permissionDecisionReason"]).split(":", 1)[0]
+
+
+DELEGATORS: dict[str, Callable[[Path, dict[str, str], str | None], str]] = {
+    "cli": delegate_cli, "mcp": delegate_mcp, "library": delegate_library,
+    "hook": delegate_hook}
+DELEGATION_CASES = [(rule, entry) for rule in DELEGATION_RULES for entry in DELEGATION_ENTRIES]
+
+
+@pytest.fixture(scope="module")
+def approved(bases: dict[str, tuple[Path, dict[str, str]]],
+             tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """The awaiting base, approved and committed: check-delegation allows it."""
+    repo, env = _copy(bases["awaiting"], tmp_path_factory.mktemp("approved"))
+    proc = _mdgrill(repo, env, "confirm", SPEC, "--decision-id", "C1", "--source",
+                    "approve-and-delegate", "--reply", "Approve and delegate")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    proc = _mdgrill(repo, env, "check-delegation", SPEC, "--phase", "requirements",
+                    "--interview-id", "r1")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return repo, env
+
+
+def test_every_delegation_entry_has_a_runner() -> None:
+    assert sorted(DELEGATORS) == sorted(DELEGATION_ENTRIES)
+
+
+@pytest.mark.parametrize(("rule", "entry"), DELEGATION_CASES,
+                         ids=[f"{r}|{e}" for r, e in DELEGATION_CASES])
+def test_the_delegation_rule_holds_on_every_way_in(
+        rule: str, entry: str, tmp_path: Path, approved: tuple[Path, dict[str, str]],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    if entry == "mcp":
+        pytest.importorskip("mcp", reason="the MCP SDK is the `mcp` extra (.[dev])")
+    case = DELEGATION_RULES[rule]
+    repo, env = _copy(approved, tmp_path)
+    case.prepare(repo)
+    if entry == "library":
+        same_git_environment(monkeypatch, env)
+    progress = repo / SPEC / ".progress.md"
+    before = progress.read_bytes()
+
+    assert DELEGATORS[entry](repo, env, case.prompt) == case.code
+    assert progress.read_bytes() == before

@@ -403,5 +403,8 @@ def test_plugin_script_denies_when_mdgrill_dies_on_a_gated_call(tmp_path: Path,
     raw = '{"tool_name": "Task", "tool_input": {"prompt": "' + spelling + '"}}'
     kind, reason = decision(plugin_hook(tmp_path, raw, 1).encode())
     assert kind == "deny" and reason.startswith("mdgrill hook pretooluse failed")
-    assert plugin_hook(tmp_path, '{"tool_name": "Task", "tool_input": {"prompt": "hi"}}',
-                       1) == ""
+    # mdgrill gates calls without the marker too (an artifact agent, a named spec: issue 38),
+    # so a call it could not check is denied as well
+    kind, _ = decision(plugin_hook(tmp_path, '{"tool_name": "Task", "tool_input": {"prompt": '
+                                   '"hi"}}', 1).encode())
+    assert kind == "deny"

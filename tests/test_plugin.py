@@ -77,9 +77,10 @@ def test_pretooluse_fails_closed_when_mdgrill_fails(tmp_path: Path) -> None:
     (fake / "mdgrill").write_text("#!/bin/sh\nexit 1\n")
     (fake / "mdgrill").chmod(0o755)
     path = f"{fake}{os.pathsep}{os.environ['PATH']}"
-    decision = json.loads(hook(GATED, path, tmp_path))["hookSpecificOutput"]
-    assert decision["permissionDecision"] == "deny" and "failed" in \
-        decision["permissionDecisionReason"]
+    for event in (GATED, PLAIN):  # mdgrill also gates calls without the block (issue 38)
+        decision = json.loads(hook(event, path, tmp_path))["hookSpecificOutput"]
+        assert decision["permissionDecision"] == "deny" and "failed" in \
+            decision["permissionDecisionReason"]
 
 
 def test_pretooluse_asks_mdgrill_when_it_is_there(tmp_path: Path) -> None:

@@ -90,11 +90,13 @@ class Spec:
 
     def check_delegation(self, *, phase: str, interview_id: str,
                          context_digest: str | None = None,
-                         discovery_revision: str | None = None) -> Result:
-        """Allow delegation only for an approved, current interview (else GateRefusal)."""
+                         discovery_revision: str | None = None,
+                         prompt: str | None = None) -> Result:
+        """Allow delegation only for an approved, current interview (else GateRefusal); the
+        delegated `prompt`, when given, must pass the prompt checks."""
         return interview.check_delegation(self._where, phase=phase, interview_id=interview_id,
                                           context_digest=context_digest,
-                                          discovery_revision=discovery_revision)
+                                          discovery_revision=discovery_revision, prompt=prompt)
 
     def classify_reply(self, text: str, *, decision_id: str) -> Result:
         """What a reply to one decision is: an option, substantive, control_only, ..."""

@@ -3,6 +3,8 @@
 Pure: text in, diagnostics out. Every sentence line of a built prompt carries a preceding
 `<!-- E<n>[.<m>] -->` comment naming the elicitation ledger entry it comes from (E1 is the
 spec's first settled decision); a `checklist_results:` / `checklist:` block lists all rows.
+A `[MDGRILL_PHASE_GATE]` block (docs/agent-hook.md) is read by the hook, not the sub-agent:
+its lines are no sentences.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ CHECKLIST_ROWS = (
     "source_priority_rules_present", "artifact_language_confidence",
 )
 _ROWS = frozenset(CHECKLIST_ROWS)
+GATE_OPEN = "[MDGRILL_PHASE_GATE]"
+GATE_CLOSE = "[/MDGRILL_PHASE_GATE]"
 
 _COMMENT = re.compile(r"[ \t]*<!--(.*?)-->[ \t]*")
 _REF = re.compile(r"E([0-9]+)(?:\.([0-9]+))?\Z")
@@ -69,7 +73,7 @@ def check_prompt(text: str, path: str, ledger: list[str] | None = None) -> list[
     """Provenance of every sentence line; all 15 rows in each checklist block."""
     lines = [line.rstrip("\r") for line in text.split("\n")]
     out: list[Diagnostic] = []
-    skip = _checklist_blocks(lines, path, out)
+    skip = _checklist_blocks(lines, path, out) | _gate_blocks(lines)
     i = _front_matter_end(lines)
     fence: str | None = None
     pending: int | None = None  # line of a provenance comment not yet used
@@ -187,6 +191,19 @@ def _checklist_blocks(lines: list[str], path: str, out: list[Diagnostic]) -> set
         covered.update(range(i, end))
         _report_rows(path, i, names, out)
         i = max(end, i + 1)
+    return covered
+
+
+def _gate_blocks(lines: list[str]) -> set[int]:
+    """The lines of every gate block, its markers included."""
+    covered: set[int] = set()
+    start: int | None = None
+    for i, line in enumerate(lines):
+        if line.strip() == GATE_OPEN:
+            start = i
+        elif line.strip() == GATE_CLOSE and start is not None:
+            covered.update(range(start, i + 1))
+            start = None
     return covered
 
 

@@ -19,10 +19,11 @@ from __future__ import annotations
 import json
 import re
 
+from mdgrill.checks.prompt import GATE_CLOSE, GATE_OPEN
 from mdgrill.errors import InputError
 
-MARKER_OPEN = "[MDGRILL_PHASE_GATE]"
-MARKER_CLOSE = "[/MDGRILL_PHASE_GATE]"
+MARKER_OPEN = GATE_OPEN
+MARKER_CLOSE = GATE_CLOSE
 GATED_TOOLS = frozenset({"Task", "Agent"})
 EVENT = "PreToolUse"
 KEYS = {"spec": "spec", "phase": "phase", "interview": "interview", "interview_id": "interview",
@@ -35,6 +36,8 @@ REQUIRED = ("spec", "phase", "interview")
 _LINE = re.compile(r"([A-Za-z_]+)\s*[:=](.*)")
 _SHA = re.compile(r"[0-9a-f]{64}\Z")
 MAX_EVENT_BYTES = 8 * 1024 * 1024
+MAX_VALUE = 1024  # characters of one gate value: a path longer than this is no spec of ours
+MAX_REASON = 1500  # characters of a deny reason: its code, its start and its advice survive
 
 
 class Gate:
@@ -134,7 +137,12 @@ def parse_gates(text: str) -> list[Gate]:
                                  f"gate line (spec, phase, interview, digest, revision)")
             if key in values:
                 raise InputError("MALFORMED_GATE", f"line {i}: `{key}` is given twice")
-            values[key] = m.group(2).strip()
+            value = m.group(2).strip()
+            if len(value) > MAX_VALUE:
+                raise InputError("MALFORMED_GATE", f"line {i}: `{key}` is {len(value):,} "
+                                 f"characters long (at most {MAX_VALUE:,}): give the spec's "
+                                 "folder as a path inside the repository")
+            values[key] = value
         if i >= len(lines):
             raise InputError("MALFORMED_GATE", f"line {start + 1}: the gate block is never "
                              f"closed by {MARKER_CLOSE}")
@@ -153,12 +161,15 @@ def parse_gates(text: str) -> list[Gate]:
     return gates
 
 
+def sub_agent_call(event: dict[str, object]) -> bool:
+    """Whether the event is a PreToolUse of a Task/Agent call (the only calls gated)."""
+    name = event.get("hook_event_name")
+    return (name is None or name == EVENT) and event.get("tool_name") in GATED_TOOLS
+
+
 def gated_prompt(event: dict[str, object]) -> str | None:
     """The prompt of a Task/Agent call in a PreToolUse event, else None (not ours to gate)."""
-    name = event.get("hook_event_name")
-    if name is not None and name != EVENT:
-        return None
-    if event.get("tool_name") not in GATED_TOOLS:
+    if not sub_agent_call(event):
         return None
     tool_input = event.get("tool_input")
     if not isinstance(tool_input, dict):
@@ -167,7 +178,26 @@ def gated_prompt(event: dict[str, object]) -> str | None:
     return prompt if isinstance(prompt, str) else None
 
 
+def subagent_type(event: dict[str, object]) -> str | None:
+    """The sub-agent type a Task/Agent call asks for (`tool_input.subagent_type`), if any."""
+    tool_input = event.get("tool_input")
+    value = tool_input.get("subagent_type") if isinstance(tool_input, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def shorten(text: str, limit: int = MAX_REASON) -> str:
+    """`text` cut in its middle to `limit` characters: the code and the first words stay, and
+    so does the end, where a reason says what to do next (a 100 KB path is never echoed)."""
+    if len(text) <= limit:
+        return text
+    keep = limit - 48  # room for the notice of the cut
+    head = keep * 2 // 3
+    tail = keep - head
+    cut = f" … ({len(text) - head - tail:,} characters left out) … "
+    return text[:head] + cut + text[len(text) - tail:]
+
+
 def answer(decision: str, reason: str) -> dict[str, object]:
-    """Claude Code's PreToolUse hook output."""
+    """Claude Code's PreToolUse hook output (the reason cut to a readable length)."""
     return {"hookSpecificOutput": {"hookEventName": EVENT, "permissionDecision": decision,
-                                   "permissionDecisionReason": reason}}
+                                   "permissionDecisionReason": shorten(reason)}}

@@ -223,11 +223,14 @@ def tools(ws: Workspace) -> list[Callable[..., object]]:  # noqa: C901 - one clo
 
     def check_delegation(spec: str, phase: str, interview_id: str,
                          context_digest: str | None = None,
-                         discovery_revision: str | None = None) -> dict[str, object]:
-        """Whether the agent may delegate: only for an approved, current interview."""
+                         discovery_revision: str | None = None,
+                         prompt: str | None = None) -> dict[str, object]:
+        """Whether the agent may delegate: only for an approved, current interview (and,
+        given the prompt it will delegate, one that passes the prompt checks)."""
         return ok(ws.spec(spec).check_delegation(phase=phase, interview_id=interview_id,
                                                  context_digest=context_digest,
-                                                 discovery_revision=discovery_revision))
+                                                 discovery_revision=discovery_revision,
+                                                 prompt=prompt))
 
     def init(spec: str, goal: str, title: str | None = None,
              required_section: list[str] | None = None,

@@ -10,6 +10,7 @@ Every entry point (the CLI verbs, `answer`, `collect`, `watch`, the LSP, the MCP
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from mdgrill.core import machine
@@ -103,8 +104,10 @@ def begin_interview(spec: store.Spec, *, phase: str, interview_id: str,
                     no_commit: bool = False) -> Result:
     """Begin (or resume) the phase's interview, recording the context digest; a quick-mode
     bypass is committed (or its failed commit retried)."""
+    from mdgrill.core.skill_load import require_manifest
     from mdgrill.services.approvals import commit_transition, ignored_warning, retry_bypass
     from mdgrill.shell.context import skills_stale
+    from mdgrill.shell.project import declared_skills
 
     def step(prog: Progress) -> tuple[Change, dict[str, object]]:
         from mdgrill.core.artifact_gate import check_phase_order
@@ -115,6 +118,7 @@ def begin_interview(spec: store.Spec, *, phase: str, interview_id: str,
         guard_begin(spec, prog, phase)
         warnings = machine.check_skills(prog.data, phase, interview_id, discovery_revision,
                                         skills_stale(prog.data, spec))
+        require_manifest(prog.data, declared_skills(spec.root))
         digest, context = context_sources(prog, spec, phase)
         change, result = machine.begin_interview(prog.data, phase, interview_id, round,
                                                  discovery_revision, digest, context,
@@ -317,11 +321,22 @@ def revise(spec: store.Spec, *, decision_ids: list[str]) -> Result:
 
 def check_delegation(spec: store.Spec, *, phase: str, interview_id: str,
                      context_digest: str | None = None,
-                     discovery_revision: str | None = None) -> Result:
-    """Allow delegation only for an approved, current interview (refusals raise)."""
+                     discovery_revision: str | None = None, prompt: str | None = None,
+                     prompt_file: str | None = None) -> Result:
+    """Allow delegation only for an approved, current interview (refusals raise); the
+    delegated prompt (`prompt`, or the file `prompt_file`), when given, must pass the prompt
+    checks."""
     from mdgrill.services.delegation import check_delegation as check
 
-    result, _ = check(spec, phase, interview_id, context_digest, discovery_revision)
+    if prompt is not None and prompt_file is not None:
+        raise InputError("USAGE", "give the prompt as text or as a file, not both")
+    delegated = ("prompt", prompt) if prompt is not None else None
+    if prompt_file is not None:
+        from mdgrill.formats.textfile import decode
+
+        data = store.read_file(os.path.abspath(prompt_file), prompt_file)
+        delegated = (prompt_file, decode(data, prompt_file).text)
+    result, _ = check(spec, phase, interview_id, context_digest, discovery_revision, delegated)
     return Result("check-delegation", result)
 
 

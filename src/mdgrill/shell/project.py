@@ -13,6 +13,14 @@ owners:
     Security: [carol@example.com]
 teams:
   architects: [bob@example.com, Dan Smith]
+approval: evidence              # every approval a reply the hooks captured
+delegation:
+  agents:                       # sub-agent types that write a phase's artifact
+    requirements: [product-manager]
+    design: [architect-reviewer]
+    tasks: [task-planner]
+  prompt_checks: true           # Phase-3 check 5 (`validate --prompt`) before every delegation
+skills: [grill, checkout-domain]  # the skills this project's agents load (the manifest names each)
 ```
 
 A person is matched by email or by name, case-insensitively, against `Name <email>` as
@@ -22,6 +30,7 @@ recorded; `@team` stands for every member of `teams.team`.
 from __future__ import annotations
 
 import os
+from typing import NamedTuple
 
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.shell import store
@@ -105,6 +114,55 @@ def requires_evidence(root: str) -> bool:
         raise InputError("INVALID_CONFIG", f"{CONFIG}: approval is `evidence` (a captured "
                          "reply approves) or `agent` (the default: the agent's --reply)")
     return value == "evidence"
+
+
+class Delegation(NamedTuple):
+    """`delegation:` — which sub-agent types write which phase's artifact, and whether the
+    delegated prompt must pass the prompt checks."""
+
+    agents: dict[str, list[str]]
+    prompt_checks: bool
+
+    def phases_of(self, agent: str | None) -> list[str]:
+        """The phases whose artifact this sub-agent type writes (none: not an artifact agent)."""
+        return [phase for phase, names in self.agents.items() if agent and agent in names]
+
+
+def delegation(root: str) -> Delegation:
+    """The repository's `delegation:` settings (nothing configured: no agents, no checks)."""
+    from mdgrill.model.record import PHASES
+
+    value = config(root).get("delegation")
+    if value is None:
+        return Delegation({}, False)
+    if not isinstance(value, dict):
+        raise InputError("INVALID_CONFIG", f"{CONFIG}: delegation must be a mapping (agents, "
+                         "prompt_checks)")
+    unknown = sorted(str(k) for k in value if k not in ("agents", "prompt_checks"))
+    if unknown:
+        raise InputError("INVALID_CONFIG", f"{CONFIG}: delegation.{unknown[0]} is not a setting "
+                         "(agents, prompt_checks)")
+    agents = _mapping(value.get("agents"), "delegation.agents")
+    wrong = [phase for phase in agents if phase not in PHASES]
+    if wrong:
+        raise InputError("INVALID_CONFIG", f"{CONFIG}: delegation.agents.{wrong[0]} is not a "
+                         f"phase ({', '.join(PHASES)})")
+    checks = value.get("prompt_checks", False)
+    if not isinstance(checks, bool):
+        raise InputError("INVALID_CONFIG", f"{CONFIG}: delegation.prompt_checks is true or false")
+    return Delegation(agents, checks)
+
+
+def declared_skills(root: str) -> list[str]:
+    """`skills:` — the skills this project's agents load; empty when it declares none (then
+    the skill-load manifest stays optional)."""
+    value = config(root).get("skills")
+    if value is None:
+        return []
+    names = _names(value, "skills")
+    if any(not name.strip() for name in names):
+        raise InputError("INVALID_CONFIG", f"{CONFIG}: skills names a skill by a non-empty name")
+    return names
 
 
 def owners(root: str) -> Owners:

@@ -13,6 +13,7 @@ from mdgrill.model.record import PHASES
 from mdgrill.shell import store
 
 _SHA = re.compile(r"[0-9a-f]{64}\Z")
+_NEGATIVE = re.compile(r"-[0-9]+\Z")
 
 
 Manifest = tuple[dict[str, object], list[dict[str, object]]]
@@ -48,6 +49,10 @@ def normalize(value: dict[str, object], spec: store.Spec) -> Manifest:  # noqa: 
     if isinstance(revision, bool) or not isinstance(revision, (int, str)):
         raise InputError("INVALID_MANIFEST", "manifest discovery_revision must be a string or a "
                          "whole number")
+    if (isinstance(revision, int) and revision < 0) or \
+            (isinstance(revision, str) and _NEGATIVE.match(revision.strip())):
+        raise InputError("INVALID_REVISION", f"manifest discovery_revision {revision} is "
+                         "negative: a discovery revision counts passes from 0")
     entries = value.get("skills")
     if not isinstance(entries, list):
         raise InputError("INVALID_MANIFEST", "manifest skills must be a list")
@@ -86,6 +91,11 @@ def normalize(value: dict[str, object], spec: store.Spec) -> Manifest:  # noqa: 
             if actual != sha:
                 raise InputError("HASH_MISMATCH", f"{path} does not match the sha256 recorded "
                                  f"for skill {name}: load the skill again")
+        elif sha is not None:
+            # a failed load read no bytes: a hash beside it contradicts the status
+            raise InputError("INCONSISTENT_LOAD", f"{label} ({name}) failed to load but carries "
+                             "a sha256: a failed entry records its errors and no hash; record "
+                             "what the load really did")
         elif not errors:
             raise InputError("INVALID_MANIFEST", f"{label} failed but records no errors")
         skills.append({"name": name, "path": path.replace("\\", "/"),

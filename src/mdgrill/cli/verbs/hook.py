@@ -13,11 +13,15 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from mdgrill.cli.verbs import Outcome
 from mdgrill.errors import MdgrillError
 from mdgrill.integrations import hook
 from mdgrill.shell import store
+
+if TYPE_CHECKING:
+    from mdgrill.services.delegation import Claim
 
 EVENTS = ("pretooluse", "sessionstart", "posttooluse", "userpromptsubmit")
 
@@ -109,31 +113,39 @@ def decide(raw: bytes, root: str | None = None) -> tuple[str, str] | None:
     """(allow|deny, reason) for a gated call; None when the call is not ours to gate.
 
     Gated means the decoded prompt carries the marker (an escaped `\\u005b...` marker counts:
-    the bytes are never the test). An event too broken to decode is denied when the marker
-    can be in it at all."""
+    the bytes are never the test), the sub-agent type writes a phase's artifact
+    (`.mdgrill.yaml` `delegation.agents`), or the prompt names a spec of the repository. An
+    event too broken to decode is denied when the marker can be in it at all."""
     try:
         event = hook.parse_event(raw)
     except MdgrillError as exc:
         return _unchecked(raw, exc)
     prompt = hook.gated_prompt(event)
-    if prompt is None or not hook.has_marker(prompt):
-        if prompt is None and hook.marked_event(event):
+    if prompt is None:
+        if hook.marked_event(event):
             return "deny", ("MALFORMED_EVENT: the Task call carries the gate marker but its "
                             "tool_input.prompt is not text")
-        return None
+        if not hook.sub_agent_call(event) or hook.subagent_type(event) is None:
+            return None
+        prompt = ""  # an agent call without a prompt: its type may still be an artifact agent
+    marked = hook.has_marker(prompt)
     try:
-        gates = hook.parse_gates(prompt)
-        cwd = event.get("cwd")
-        if cwd is None:
-            cwd = os.getcwd()
-        if not isinstance(cwd, str) or not os.path.isdir(cwd):
-            raise MdgrillError("MALFORMED_EVENT", f"the event's cwd `{cwd}` is not a folder")
-        texts = [_check(gate, cwd, root) for gate in gates]
+        from mdgrill.services.delegation import check_call
+
+        claims = [_claim(gate) for gate in hook.parse_gates(prompt)] if marked else []
+        texts = check_call(event.get("cwd"), prompt, hook.subagent_type(event), claims, root)
     except MdgrillError as exc:
         return "deny", f"{exc.code}: {exc.message}"
     except Exception as exc:  # noqa: BLE001 - a hook must answer, never print a traceback
         return "deny", f"INTERNAL_ERROR: mdgrill could not check the gate ({exc!r})"
-    return "allow", "; ".join(texts)
+    # an unmarked call that passed is left to Claude Code's normal permission flow
+    return ("allow", "; ".join(texts)) if marked else None
+
+
+def _claim(gate: hook.Gate) -> Claim:
+    from mdgrill.services.delegation import Claim
+
+    return Claim(gate.spec, gate.phase, gate.interview, gate.digest, gate.revision)
 
 
 def _unchecked(raw: bytes, exc: BaseException) -> tuple[str, str] | None:
@@ -155,29 +167,16 @@ def _unchecked(raw: bytes, exc: BaseException) -> tuple[str, str] | None:
     return ("deny", reason) if hook.marked_event(event) else None
 
 
-def _check(gate: hook.Gate, cwd: str, root: str | None) -> str:
-    """Run check-delegation for one gate block in-process; raise its refusal."""
-    from mdgrill.core.machine import require_id, require_phase
-    from mdgrill.services.delegation import check_delegation
-    from mdgrill.shell import store
-
-    require_phase(gate.phase)
-    require_id(gate.interview, "interview ID")
-    path = gate.spec if os.path.isabs(gate.spec) else os.path.join(cwd, gate.spec)
-    spec = store.resolve_spec(path, root)
-    _, text = check_delegation(spec, gate.phase, gate.interview, gate.digest, gate.revision)
-    return f"mdgrill: {text}"
-
-
 def session_start(raw: bytes, root: str | None = None) -> Outcome:
     """SessionStart: every spec of the repository whose interview is under way, with its
     phase, round, pending questions and frontier, as context for a started, resumed or
     compacted session (so it picks the interview up where it was). Never fails the session."""
     top = _top(_event(raw), root)
     lines: list[str] = []
+    declared = _declared_skills(top)
     for folder in store.find_specs(top)[:20]:
         try:
-            lines.extend(_spec_lines(store.Spec(folder, top)))
+            lines.extend(_spec_lines(store.Spec(folder, top), declared))
         except MdgrillError as exc:
             lines.append(f"- {store.relpath_posix(folder, top)}: {exc.code}: {exc.message}")
     text = ("mdgrill: interviews under way (run `mdgrill status SPEC` for one):\n"
@@ -187,21 +186,42 @@ def session_start(raw: bytes, root: str | None = None) -> Outcome:
     return Outcome(out, json.dumps(out, ensure_ascii=False) if text else "")
 
 
-def _spec_lines(spec: store.Spec) -> list[str]:
+def _declared_skills(top: str) -> list[str]:
+    from mdgrill.shell.project import declared_skills
+
+    try:
+        return declared_skills(top)
+    except MdgrillError:
+        return []  # a broken .mdgrill.yaml is the gate's to report, not the session start's
+
+
+def _spec_lines(spec: store.Spec, declared: list[str]) -> list[str]:
     from mdgrill.model.record import TERMINAL
     from mdgrill.model.tree import spec_frontier
     from mdgrill.shell.session import load
 
     prog = load(spec, check=False)
     iv = prog.data.get("interview")
+    header = prog.data.get("skill_manifest")
+    lines: list[str] = []
+    if declared and (not isinstance(iv, dict) or iv.get("status") not in TERMINAL) and \
+            (not isinstance(header, dict) or (isinstance(iv, dict)
+                                              and header.get("interview_id") != iv.get("id"))):
+        # "Record the load manifest with `phase_gate.py record-skill-load`" (mdgrill's verb
+        # of that name), before beginning or resuming
+        lines.append(f"- {spec.rel_folder}: no load manifest for its interview: load the "
+                     f"skills this project declares ({', '.join(declared)}) and record it "
+                     f"with `mdgrill record-skill-load {spec.rel_folder} --input "
+                     "MANIFEST.json` before `begin-interview`")
     if not isinstance(iv, dict) or iv.get("status") in TERMINAL:
-        return []
+        return lines
     pending = iv.get("pending") or []
     frontier = spec_frontier(prog).frontier
-    return [f"- {spec.rel_folder}: phase {prog.data.get('phase')}, interview {iv.get('id')} "
+    lines.append(f"- {spec.rel_folder}: phase {prog.data.get('phase')}, interview {iv.get('id')} "
             f"{iv.get('status')}, round {iv.get('round')}; pending: "
             f"{', '.join(map(str, pending)) or 'none'}; frontier: {', '.join(frontier) or 'none'}"
-            f"; next: `mdgrill {'answer' if pending else 'ask'} {spec.rel_folder}`"]
+            f"; next: `mdgrill {'answer' if pending else 'ask'} {spec.rel_folder}`")
+    return lines
 
 
 def _event(raw: bytes) -> dict[str, object]:

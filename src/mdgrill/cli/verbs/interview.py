@@ -125,6 +125,9 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:  # noqa: C901 - on
                        "recorded")
         p.add_argument("--discovery-revision", metavar="R", help="the skill-discovery revision "
                        "you hold; refused when the interview was begun at another")
+        p.add_argument("--prompt", metavar="FILE", help="the prompt you will delegate: refused "
+                       "when it fails the prompt checks (`validate --prompt`, Phase-3 check 5); "
+                       "required with `delegation: {prompt_checks: true}` in .mdgrill.yaml")
     elif verb == "digest":
         p.add_argument("--phase", choices=PHASES, help="default: the spec's phase")
         p.add_argument("--compat", choices=["ralph"], help="smart-ralph's digest "
@@ -280,7 +283,8 @@ def _revise(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 def _check_delegation(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = interview.check_delegation(spec, phase=args.phase, interview_id=args.interview_id,
                                       context_digest=args.context_digest,
-                                      discovery_revision=args.discovery_revision)
+                                      discovery_revision=args.discovery_revision,
+                                      prompt_file=args.prompt)
     text = f"allow: {args.phase} interview {args.interview_id} is {done.status}"
     if done.get("checked") == "digest-only":
         text += " (not in a git repository: checked the digest alone)"
