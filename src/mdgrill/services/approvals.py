@@ -189,7 +189,7 @@ def retry_confirm(spec: store.Spec, confirmation_id: str, source: str, *,
     `skipped` interview with no approval commit in HEAD's history: anything else keeps the
     original refusal.
     """
-    from mdgrill.model.record import CANONICAL_CONFIRMATION
+    from mdgrill.formats.schema import CANONICAL_CONFIRMATION
     from mdgrill.shell.session import load
 
     if source != CANONICAL_CONFIRMATION:
@@ -212,8 +212,8 @@ def _require_not_reopened(spec: store.Spec, approval: TransitionCommit, phase: s
     aside for good: the commit graph says so whatever later commits did to the file (a
     `git revert` of the reopening brings the old record back, not the approval; only a new
     approval does)."""
+    from mdgrill.formats.schema import PHASES
     from mdgrill.git import vcs
-    from mdgrill.model.record import PHASES
 
     for other in vcs.approval_commits(spec.root, spec.rel_folder):
         if other.trailers.get(vcs.TRAILER_TRANSITION) != "reopen" or other.sha == approval.sha:

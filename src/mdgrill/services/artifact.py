@@ -10,8 +10,8 @@ import os
 from mdgrill.core import artifact_gate
 from mdgrill.errors import InputError
 from mdgrill.formats.progress import Change, Progress
+from mdgrill.formats.schema import TERMINAL
 from mdgrill.model.digest import file_sha256
-from mdgrill.model.record import TERMINAL
 from mdgrill.services.result import Result
 from mdgrill.shell import store
 from mdgrill.shell.context import context_sources

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from mdgrill.core import machine
 from mdgrill.errors import GateRefusal, InputError
-from mdgrill.model.record import PHASES
+from mdgrill.formats.schema import PHASES
 from mdgrill.services.result import Result
 from mdgrill.shell import store
 from mdgrill.shell.context import context_sources

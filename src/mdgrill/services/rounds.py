@@ -12,7 +12,7 @@ import os
 
 from mdgrill.core import askround, machine
 from mdgrill.errors import GateRefusal, InputError
-from mdgrill.model.record import TERMINAL
+from mdgrill.formats.schema import TERMINAL
 from mdgrill.services import interview
 from mdgrill.services.answers import Recorded, pending_nodes, pending_of
 from mdgrill.services.result import Result

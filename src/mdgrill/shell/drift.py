@@ -98,8 +98,8 @@ def artifact_diagnostics(prog: Progress, spec: store.Spec) -> list[Diagnostic]:
 
 def stale_approval(data: dict[str, object], spec: store.Spec) -> dict[str, object] | None:
     """How a terminal interview's approval went stale (digest, sources, skills), or None."""
+    from mdgrill.formats.schema import TERMINAL
     from mdgrill.model.digest import context_digest, file_sha256
-    from mdgrill.model.record import TERMINAL
     from mdgrill.shell.context import read_sources, skills_stale
 
     iv = data.get("interview")

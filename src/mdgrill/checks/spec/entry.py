@@ -12,7 +12,7 @@ from mdgrill.checks.spec.tree import check_ledger, check_nodes
 from mdgrill.diagnostics import Diagnostic, error, sort_diagnostics
 from mdgrill.errors import InputError, MdgrillError
 from mdgrill.formats.progress import Progress
-from mdgrill.model.record import TERMINAL
+from mdgrill.formats.schema import TERMINAL
 
 # ---------------------------------------------------------------------------------------
 # Entry points

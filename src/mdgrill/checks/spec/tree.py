@@ -6,7 +6,7 @@ from mdgrill.checks.spec.front import key_line
 from mdgrill.checks.spec.keys import _NODE_KEYS, MAX_OPTIONS, MIN_OPTIONS, NODE_KEYS
 from mdgrill.diagnostics import Diagnostic, error, warning
 from mdgrill.formats.progress import Node, Progress, split_ids
-from mdgrill.model.record import TERMINAL, is_id
+from mdgrill.formats.schema import TERMINAL, is_id
 from mdgrill.model.tree import prerequisites
 
 # ---------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import argparse
 
 from mdgrill.cli.verbs import Outcome, spec_of
 from mdgrill.formats.progress import single_line
-from mdgrill.model.record import PHASES
+from mdgrill.formats.schema import PHASES
 from mdgrill.services import content
 from mdgrill.shell.session import display
 

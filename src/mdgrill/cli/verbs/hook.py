@@ -188,7 +188,7 @@ def session_start(raw: bytes, root: str | None = None) -> Outcome:
 
 
 def _spec_lines(spec: store.Spec) -> list[str]:
-    from mdgrill.model.record import TERMINAL
+    from mdgrill.formats.schema import TERMINAL
     from mdgrill.model.tree import spec_frontier
     from mdgrill.shell.session import load
 

@@ -6,7 +6,7 @@ import argparse
 
 from mdgrill.cli.verbs import Outcome, spec_of
 from mdgrill.core import machine
-from mdgrill.model.record import PHASES
+from mdgrill.formats.schema import PHASES
 from mdgrill.services import interview
 from mdgrill.services.result import Result
 from mdgrill.shell import store

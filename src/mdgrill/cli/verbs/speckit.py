@@ -17,10 +17,10 @@ from mdgrill.cli.verbs import (
 from mdgrill.diagnostics import format_diagnostic
 from mdgrill.errors import InputError
 from mdgrill.formats.progress import Progress, single_line, with_record
-from mdgrill.formats.schema import HEADING_WORD
+from mdgrill.formats.schema import HEADING_WORD, PHASES
 from mdgrill.formats.textfile import TextFile, decode
 from mdgrill.integrations import speckit
-from mdgrill.model.record import PHASES, require_spec_name
+from mdgrill.model.record import require_spec_name
 from mdgrill.shell import store
 from mdgrill.shell.session import display
 

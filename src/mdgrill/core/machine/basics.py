@@ -5,10 +5,7 @@ from __future__ import annotations
 from mdgrill.core.hints import spec_arg
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Block, Change, Progress, block_heading
-from mdgrill.model.record import (
-    PHASES,
-    is_id,
-)
+from mdgrill.formats.schema import PHASES, is_id
 
 ROUND_KEYS = ("Facts resolved", "Decisions", "Out of scope", "Domain language")
 # The most decisions one interview may ask. Measured (docs/guarantees.md): at 100,000 the

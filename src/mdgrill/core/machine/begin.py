@@ -7,11 +7,8 @@ from mdgrill.core.gate import quick_authorized
 from mdgrill.core.machine.basics import _reset, require_id, require_phase
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Change, Progress, block_heading
-from mdgrill.model.record import (
-    PHASES,
-    TERMINAL,
-    new_interview,
-)
+from mdgrill.formats.schema import PHASES, TERMINAL
+from mdgrill.model.record import new_interview
 
 
 def set_mode(data: dict[str, object], prog: Progress, quick: bool,

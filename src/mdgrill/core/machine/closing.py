@@ -15,11 +15,8 @@ from mdgrill.core.machine.basics import (
 )
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Change, Progress, block_heading, single_line
-from mdgrill.model.record import (
-    CANONICAL_CONFIRMATION,
-    TERMINAL,
-    check_record,
-)
+from mdgrill.formats.schema import CANONICAL_CONFIRMATION, TERMINAL
+from mdgrill.model.record import check_record
 from mdgrill.model.tree import (
     prerequisites,
     spec_frontier,

@@ -16,9 +16,7 @@ from mdgrill.core.machine.basics import (
 )
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Change, Progress, block_heading, single_line
-from mdgrill.model.record import (
-    TERMINAL,
-)
+from mdgrill.formats.schema import TERMINAL
 from mdgrill.model.replies import (
     ACCEPT_RECOMMENDATION,
     BARE_SKIP,
