@@ -11,59 +11,20 @@ from __future__ import annotations
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Block, Change, Progress, block_heading, single_line
 from mdgrill.formats.schema import PHASES, SHA256_RE, TERMINAL
-from mdgrill.model.artifact import (  # noqa: F401 - the artifact record, kept in view here
-    APPROVE_SOURCE as APPROVE_SOURCE,
-)
 from mdgrill.model.artifact import (
-    APPROVED as APPROVED,
-)
-from mdgrill.model.artifact import (
-    ARTIFACT_KEYS as ARTIFACT_KEYS,
-)
-from mdgrill.model.artifact import (
-    ARTIFACT_NAME as ARTIFACT_NAME,
-)
-from mdgrill.model.artifact import (
-    ARTIFACT_STATUSES as ARTIFACT_STATUSES,
-)
-from mdgrill.model.artifact import (
-    AWAITING as AWAITING,
-)
-from mdgrill.model.artifact import (
-    NEXT_PHASE as NEXT_PHASE,
-)
-from mdgrill.model.artifact import (
-    OPEN as OPEN,
-)
-from mdgrill.model.artifact import (
-    RANK as RANK,
-)
-from mdgrill.model.artifact import (
-    REVISION as REVISION,
-)
-from mdgrill.model.artifact import (
-    artifact_of as artifact_of,
-)
-from mdgrill.model.artifact import (
-    check_artifact as check_artifact,
-)
-from mdgrill.model.artifact import (
-    expected_path as expected_path,
-)
-from mdgrill.model.artifact import (
-    gate_id as gate_id,
-)
-from mdgrill.model.artifact import (
-    gate_used as gate_used,
-)
-from mdgrill.model.artifact import (
-    interview_of as interview_of,
-)
-from mdgrill.model.artifact import (
-    next_phase as next_phase,
-)
-from mdgrill.model.artifact import (
-    valid_artifact_path as valid_artifact_path,
+    APPROVE_SOURCE,
+    APPROVED,
+    AWAITING,
+    OPEN,
+    RANK,
+    REVISION,
+    artifact_of,
+    expected_path,
+    gate_id,
+    gate_used,
+    interview_of,
+    next_phase,
+    valid_artifact_path,
 )
 from mdgrill.model.replies import BARE_SKIP, CONTROL_ONLY, classify_reply
 

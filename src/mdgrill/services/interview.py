@@ -75,7 +75,7 @@ def mode(spec: store.Spec, *, quick: bool = False, interactive: bool = False) ->
     if quick and interactive:
         raise InputError("USAGE", "quick and interactive are exclusive: choose one")
     if not quick and not interactive:
-        from mdgrill.core.gate import quick_authorized
+        from mdgrill.model.interview import quick_authorized
 
         prog = load(spec)
         shown = str(prog.data.get("mode", "interactive"))
@@ -108,7 +108,7 @@ def begin_interview(spec: store.Spec, *, phase: str, interview_id: str,
 
     def step(prog: Progress) -> tuple[Change, dict[str, object]]:
         from mdgrill.core.artifact_gate import check_phase_order
-        from mdgrill.core.gate import quick_authorized
+        from mdgrill.model.interview import quick_authorized
         from mdgrill.shell.drift import guard_begin
 
         check_phase_order(prog.data, prog.blocks, phase, interview_id)

@@ -13,6 +13,7 @@ from mdgrill.core.artifact_gate import STANDING_KINDS, Standing, log_blocks, sta
 from mdgrill.diagnostics import Diagnostic, error, warning
 from mdgrill.errors import InputError
 from mdgrill.formats.progress import Progress
+from mdgrill.model.artifact import APPROVED
 from mdgrill.shell import store
 
 
@@ -33,7 +34,7 @@ def guard_begin(spec: store.Spec, prog: Progress, phase: str) -> None:
 
     art = prog.data.get("artifact")
     sha: str | None = None
-    if isinstance(art, dict) and art.get("status") == artifact_gate.APPROVED and \
+    if isinstance(art, dict) and art.get("status") == APPROVED and \
             isinstance(art.get("path"), str):
         sha = sha_now(spec.root, str(art["path"]))
     artifact_gate.check_begin(prog.data, prog.blocks, phase, sha)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from mdgrill.cli.verbs import Outcome, spec_of
-from mdgrill.core import artifact_gate
+from mdgrill.model.artifact import APPROVE_SOURCE
 from mdgrill.services import artifact
 from mdgrill.services.result import Result
 from mdgrill.shell import store
@@ -22,7 +22,7 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:
                        help="the phase's artifact (e.g. specs/x/requirements.md); a relative "
                        "path not found from here is looked up in the spec folder")
     elif verb == "approve-artifact":
-        p.add_argument("--source", required=True, help=f"must be {artifact_gate.APPROVE_SOURCE}")
+        p.add_argument("--source", required=True, help=f"must be {APPROVE_SOURCE}")
         p.add_argument("--no-commit", action="store_true", help="do not commit the approval")
     elif verb == "request-revision":
         p.add_argument("--feedback", required=True, metavar="TEXT",
