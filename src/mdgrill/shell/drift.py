@@ -13,6 +13,7 @@ from mdgrill.core.artifact_gate import STANDING_KINDS, Standing, log_blocks, sta
 from mdgrill.diagnostics import Diagnostic, error, warning
 from mdgrill.errors import InputError
 from mdgrill.formats.progress import Progress
+from mdgrill.git.discovery import in_repository
 from mdgrill.model.artifact import APPROVED
 from mdgrill.shell import store
 
@@ -54,7 +55,7 @@ def approval_commit(root: str, spec_rel: str, standing: Standing) -> str | None:
     """The commit that recorded this approval (by its trailers), if git has it."""
     from mdgrill.git import vcs
 
-    if not store.in_repository(root):
+    if not in_repository(root):
         return None
     try:
         commits = vcs.approval_commits(root, spec_rel)

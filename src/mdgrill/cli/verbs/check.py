@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from mdgrill.cli.verbs import Outcome
 from mdgrill.diagnostics import Diagnostic, error, format_diagnostic, sort_diagnostics, warning
 from mdgrill.errors import InputError
+from mdgrill.git.discovery import find_root
 from mdgrill.shell import store
 from mdgrill.shell.session import display
 
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> Outcome:
                          "prompt cites)")
     paths: list[str] = list(args.paths)
     if not paths and not args.prompt:
-        paths = [root_arg or store.find_root(os.getcwd())]
+        paths = [root_arg or find_root(os.getcwd())]
     for path in paths + ([args.prompt] if args.prompt else []):
         if not os.path.lexists(path):
             raise InputError("NOT_FOUND", f"{path} does not exist: give a spec folder, a "

@@ -18,6 +18,7 @@ from mdgrill.core.history import (
 )
 from mdgrill.diagnostics import Diagnostic, format_diagnostic
 from mdgrill.errors import InputError, MdgrillError
+from mdgrill.git.discovery import in_repository
 from mdgrill.shell import store
 from mdgrill.shell.session import display
 
@@ -69,7 +70,7 @@ def _repo_root(args: argparse.Namespace) -> str:
     start = (os.path.dirname(os.path.abspath(args.spec)) if getattr(args, "spec", None)
              else args.root or os.getcwd())
     root = store.repository(start, args.root)
-    if not store.in_repository(root):
+    if not in_repository(root):
         raise InputError("NOT_A_REPOSITORY", f"{display(start)} is not inside a git repository: "
                          f"`mdgrill {args.verb}` reads history")
     return root

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 
 from mdgrill.cli.verbs import Outcome
 from mdgrill.errors import MdgrillError
+from mdgrill.git.discovery import find_root
 from mdgrill.integrations import hook
 from mdgrill.shell import store
 
@@ -214,7 +215,7 @@ def _event(raw: bytes) -> dict[str, object]:
 
 def _top(event: dict[str, object], root: str | None) -> str:
     cwd = event.get("cwd")
-    return root or store.find_root(cwd if isinstance(cwd, str) and os.path.isdir(cwd)
+    return root or find_root(cwd if isinstance(cwd, str) and os.path.isdir(cwd)
                                    else os.getcwd())
 
 

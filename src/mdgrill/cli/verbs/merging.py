@@ -12,6 +12,7 @@ from mdgrill.cli.verbs import Outcome
 from mdgrill.core.merge import Merged, merge_progress, resolution
 from mdgrill.errors import InputError
 from mdgrill.formats.textfile import TextFile, decode
+from mdgrill.git.discovery import find_root, in_repository
 from mdgrill.shell import store
 from mdgrill.shell.session import display
 
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace) -> Outcome:
     if args.verb == "merge-file":
         return _merge_file(args)
     root = store.repository(args.root or os.getcwd(), args.root)
-    if not store.in_repository(root):
+    if not in_repository(root):
         raise InputError("NOT_A_REPOSITORY", f"{display(root)} is not inside a git repository")
     if args.verb == "install-merge-driver":
         return _install(root, args.command)
@@ -94,7 +95,7 @@ def _merge_file(args: argparse.Namespace) -> Outcome:
         _write(args.ours, merged.text, bom)
         return _outcome(args.path, merged)
     # what mdgrill cannot merge is left to a person as git would have left it
-    root = store.find_root(os.path.dirname(os.path.abspath(args.ours)))
+    root = find_root(os.path.dirname(os.path.abspath(args.ours)))
     text, conflicts = git_merge_file(root, args.ours, args.base, args.theirs)
     store.atomic_write(args.ours, text)
     print(f"mdgrill: {args.path}: not merged by mdgrill ({merged.reason}); git's conflict "

@@ -9,6 +9,7 @@ from mdgrill.cli.verbs import Outcome, add_dry_run, refuse_invalid, unified_diff
 from mdgrill.errors import InputError
 from mdgrill.formats.progress import Progress, single_line, with_record
 from mdgrill.formats.textfile import TextFile
+from mdgrill.git.discovery import in_repository
 from mdgrill.integrations import ralph
 from mdgrill.model.digest import context_digest, file_sha256
 from mdgrill.shell import store
@@ -391,7 +392,7 @@ def _check_result(prog: Progress | None, text: str, shown: str) -> None:
 
 def _tracked_clean(spec: store.Spec) -> bool:
     """True when git holds the file exactly as it is (so git history is the backup)."""
-    if not store.in_repository(spec.root):
+    if not in_repository(spec.root):
         return False
     from mdgrill.git.vcs import committed_as_is
 

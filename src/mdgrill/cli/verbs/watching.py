@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from mdgrill.cli.verbs import Outcome
 from mdgrill.errors import InputError
+from mdgrill.git.discovery import find_root
 from mdgrill.shell import store
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ class LineWriter:
 def _watch(args: argparse.Namespace) -> Outcome:
     from mdgrill.services.watch import Watcher
 
-    top = args.dir or args.root or store.find_root(os.getcwd())
+    top = args.dir or args.root or find_root(os.getcwd())
     if not os.path.isdir(top):
         raise InputError("NOT_FOUND", f"{top} is not a folder: give the folder to watch")
     root = store.repository(top, args.root)
