@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from mdgrill.cli.verbs import Outcome
+from mdgrill.cli.verbs import Outcome, Verb
 from mdgrill.errors import MdgrillError
 from mdgrill.git.discovery import find_root
 from mdgrill.integrations import hook
@@ -31,7 +31,7 @@ class HookTimeout(BaseException):
     way can swallow it and let a gated call through)."""
 
 
-def configure(verb: str, p: argparse.ArgumentParser) -> None:
+def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("event", choices=EVENTS, help="the hook event, its JSON on stdin: "
                    "pretooluse (gate Agent/Task calls), sessionstart (the open interviews "
                    "into the agent's context), posttooluse (Edit/Write: block an edit of a "
@@ -271,3 +271,9 @@ def _journal(event: dict[str, object], root: str | None, source: str, text: str)
 
     session = event.get("session_id")
     journal.append(_top(event, root), source, text, session if isinstance(session, str) else None)
+
+
+VERBS = (
+    Verb("hook", "Agent hooks: `hook pretooluse` gates Task calls on check-delegation.",
+         _arguments, run),
+)
