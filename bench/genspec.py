@@ -11,8 +11,8 @@ import os
 
 from mdgrill.formats.frontmatter import render_entry
 from mdgrill.formats.progress import log_digest
+from mdgrill.formats.schema import BLOCK_LISTS
 from mdgrill.model.digest import context_digest
-from mdgrill.model.record import BLOCK_LISTS
 
 PER_ROUND = 4
 GOAL = "Let customers sign in with a one-time email link instead of a password."

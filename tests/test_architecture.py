@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -45,3 +46,176 @@ def test_every_package_is_in_the_wheel() -> None:
     src = CHECKOUT / "src"
     found = {".".join(p.parent.relative_to(src).parts) for p in src.rglob("__init__.py")}
     assert found - listed == set()
+
+
+
+def _imports_under(src: Path) -> list[tuple[str, ast.ImportFrom | ast.Import, str]]:
+    """Every import statement under src/mdgrill, with its module's dotted name and the
+    absolute module a `from` import names (relative imports resolved)."""
+    found: list[tuple[str, ast.ImportFrom | ast.Import, str]] = []
+    for path in sorted((src / "mdgrill").rglob("*.py")):
+        parts = list(path.relative_to(src).with_suffix("").parts)
+        package = parts[:-1]  # what `from .` names, in a package's __init__ or a module
+        module = ".".join(parts if parts[-1] != "__init__" else parts[:-1])
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = package[: len(package) - node.level + 1] if node.level else []
+                target = ".".join([*base, node.module] if node.module else base)
+                found.append((module, node, target))
+            elif isinstance(node, ast.Import):
+                found.append((module, node, ""))
+    return found
+
+
+def _private_imports(src: Path) -> list[str]:
+    return [f"{module}:{node.lineno} imports {alias.name} from {target}"
+            for module, node, target in _imports_under(src) if isinstance(node, ast.ImportFrom)
+            for alias in node.names
+            if alias.name.startswith("_") and not alias.name.startswith("__")]
+
+
+def _self_aliases(src: Path) -> list[str]:
+    return [f"{module}:{node.lineno} {alias.name} as {alias.asname}"
+            for module, node, _ in _imports_under(src) for alias in node.names
+            if alias.asname is not None and alias.asname == alias.name]
+
+
+def test_no_private_name_is_imported_from_another_module() -> None:
+    """A `_name` is private to the module that defines it (issue 29 part 7): a name another
+    module needs is public, and the importer names the module that defines it."""
+    assert _private_imports(CHECKOUT / "src") == []
+
+
+def test_no_module_re_exports_a_name_as_itself() -> None:
+    """`from x import y as y` (or `import y as y`) exists only to re-export `y`; importers
+    import `y` from the module that defines it instead (issue 29 part 7)."""
+    assert _self_aliases(CHECKOUT / "src") == []
+
+
+def test_the_import_rules_catch_what_they_forbid(tmp_path: Path) -> None:
+    """The two checks above pass on the real tree; on a tree that breaks them they name each
+    offending import (a relative and an absolute private import, two self-aliases)."""
+    pkg = tmp_path / "mdgrill" / "git"
+    pkg.mkdir(parents=True)
+    (tmp_path / "mdgrill" / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("from .repo import _run\nfrom mdgrill.x import y as y\n")
+    (pkg / "repo.py").write_text("from mdgrill.git.vcs import _open, __version__\n"
+                                 "import json as json\nimport os as system\n")
+    assert _private_imports(tmp_path) == [
+        "mdgrill.git:1 imports _run from mdgrill.git.repo",
+        "mdgrill.git.repo:1 imports _open from mdgrill.git.vcs"]
+    assert _self_aliases(tmp_path) == ["mdgrill.git:2 y as y", "mdgrill.git.repo:2 json as json"]
+
+
+ARCHITECTURE = CHECKOUT / "docs" / "architecture.md"
+
+
+def _section(title: str) -> str:
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    start = text.index(f"\n## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end != -1 else len(text)]
+
+
+def test_the_module_table_matches_the_tree() -> None:
+    """docs/architecture.md's "Every module" table names each module of src/mdgrill (a
+    package by its folder, `pkg/`, for its `__init__.py`) and nothing that is gone."""
+    import re
+
+    package = CHECKOUT / "src" / "mdgrill"
+    tree = set()
+    for path in package.rglob("*.py"):
+        rel = path.relative_to(package)
+        tree.add(f"{rel.parent.as_posix()}/" if rel.name == "__init__.py" and rel.parent.parts
+                 else rel.as_posix())
+    rows = re.findall(r"^\| `([^`]+)` \|", _section("Every module"), flags=re.MULTILINE)
+    assert len(rows) == len(set(rows)), "a module is listed twice"
+    assert sorted(tree - set(rows)) == [], "modules missing from docs/architecture.md"
+    assert sorted(set(rows) - tree) == [], "rows of docs/architecture.md name no module"
+
+
+_OS_CALLS = frozenset({"replace", "remove", "unlink", "makedirs", "mkdir", "rename", "rmdir",
+                       "listdir", "scandir", "walk", "stat", "lstat", "open", "fdopen", "utime",
+                       "chmod", "symlink", "readlink", "fsync", "link"})
+_OS_PATH_CALLS = frozenset({"exists", "isfile", "isdir", "islink", "lexists", "getmtime",
+                            "getsize", "realpath", "samefile"})
+_PATHLIB_CALLS = frozenset({"read_text", "read_bytes", "write_text", "write_bytes", "iterdir",
+                            "glob", "rglob", "mkdir", "unlink"})
+
+
+def _touches_disk(tree: ast.AST) -> bool:
+    """Does this module call the file system itself: `open`, `os`/`os.path`'s file calls,
+    `shutil`, `tempfile`, or pathlib's readers and writers?"""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "open":
+            return True
+        if not isinstance(func, ast.Attribute):
+            continue
+        owner = func.value
+        if isinstance(owner, ast.Name) and (owner.id in ("shutil", "tempfile") or
+                                            (owner.id == "os" and func.attr in _OS_CALLS)):
+            return True
+        if isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name) and \
+                owner.value.id == "os" and owner.attr == "path" and func.attr in _OS_PATH_CALLS:
+            return True
+        if func.attr in _PATHLIB_CALLS and not (isinstance(owner, ast.Name) and
+                                                owner.id == "re"):
+            return True
+    return False
+
+
+def test_who_touches_the_disk_is_what_the_document_says() -> None:
+    """docs/architecture.md names the modules outside shell/ and git/ that touch the disk
+    themselves; the list is the code's, so a claim like "only shell/ touches the disk" cannot
+    come back while it is false (issue 29 part 7)."""
+    import re
+
+    package = CHECKOUT / "src" / "mdgrill"
+    touching = {path.relative_to(package).as_posix() for path in package.rglob("*.py")
+                if path.relative_to(package).parts[0] not in ("shell", "git")
+                and _touches_disk(ast.parse(path.read_text(encoding="utf-8")))}
+    section = _section("Who touches the disk")
+    listed = set(re.findall(r"`([\w/]+\.py)`", section.split("touch the disk themselves")[1]
+                            .split("\n\n")[0]))
+    assert sorted(touching - listed) == [], "touches the disk but the document does not say"
+    assert sorted(listed - touching) == [], "the document says so but it no longer does"
+    pure = [p for p in touching if p.split("/")[0] in ("formats", "model", "checks", "core")]
+    assert pure == []
+
+
+def test_the_parse_call_print_verbs_are_what_the_document_says() -> None:
+    """The verb modules the layer table calls parse -> call -> print neither touch the disk
+    nor start git themselves; every other verb module does one or the other."""
+    import re
+
+    verbs = CHECKOUT / "src" / "mdgrill" / "cli" / "verbs"
+    thin = set()
+    for path in verbs.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        if path.name != "__init__.py" and not _touches_disk(ast.parse(text)) \
+                and "mdgrill.git" not in text:
+            thin.add(path.name)
+    row = next(line for line in ARCHITECTURE.read_text(encoding="utf-8").splitlines()
+               if line.startswith("| `cli/` |"))
+    claimed = set(re.findall(r"`(\w+\.py)`", row.split("The verbs of")[1].split("are parse")[0]))
+    assert sorted(claimed) == sorted(thin)
+
+
+def test_only_git_and_the_demo_start_processes() -> None:
+    """docs/architecture.md: git/ is the only code that starts git, but for the demo's
+    throw-away repository; no other module imports subprocess."""
+    package = CHECKOUT / "src" / "mdgrill"
+    starting = set()
+    for path in package.rglob("*.py"):
+        rel = path.relative_to(package)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                 for alias in node.names}
+        names |= {node.module for node in ast.walk(tree)
+                  if isinstance(node, ast.ImportFrom) and node.module}
+        if rel.parts[0] != "git" and "subprocess" in names:
+            starting.add(rel.as_posix())
+    assert starting == {"cli/verbs/demo.py"}

@@ -14,6 +14,7 @@ from conftest import mdgrill_command
 from mdgrill.core import artifact_gate
 from mdgrill.errors import GateRefusal
 from mdgrill.formats.progress import read_progress
+from mdgrill.model.artifact import check_artifact
 
 SHA_A = "a" * 64
 SHA_B = "b" * 64
@@ -346,8 +347,8 @@ def test_approve_advances_the_phase(phase: str, expected: str) -> None:
 
 
 def test_check_artifact_invariants() -> None:
-    assert artifact_gate.check_artifact({}) == []
-    assert artifact_gate.check_artifact(_data(sha256=SHA_A)) == []
+    assert check_artifact({}) == []
+    assert check_artifact(_data(sha256=SHA_A)) == []
     bad: list[tuple[dict[str, object], str]] = [
            ({"path": "../x.md"}, "path"), ({"path": "/abs.md"}, "path"),
            ({"sha256": "xyz"}, "sha256"), ({"status": "done"}, "status"),
@@ -355,13 +356,13 @@ def test_check_artifact_invariants() -> None:
            ({"status": "revision_requested", "feedback_round": 0}, "revision_requested"),
            ({"interview": "1bad"}, "interview"), ({"phase": "coding"}, "phase")]
     for fields, word in bad:
-        problems = artifact_gate.check_artifact(_data(**fields))
+        problems = check_artifact(_data(**fields))
         assert len(problems) == 1 and word in problems[0].message, fields
         assert problems[0].key == "artifact" and problems[0].code == "INVALID_STATE"
     data = _data(sha256=SHA_A)
     del data["artifact"]["interview"]  # type: ignore[attr-defined]
-    assert "lacks interview" in artifact_gate.check_artifact(data)[0].message
-    assert artifact_gate.check_artifact({"artifact": "x"})[0].key == "artifact"
+    assert "lacks interview" in check_artifact(data)[0].message
+    assert check_artifact({"artifact": "x"})[0].key == "artifact"
 
 
 def test_check_begin_rules() -> None:

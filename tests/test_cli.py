@@ -61,6 +61,28 @@ def test_top_level_help_imports_no_verb_module() -> None:
     assert out.strip().splitlines()[-1] == "[]"
 
 
+def test_each_verb_is_declared_once_in_its_module_table() -> None:
+    """One declaration per verb (issue 29 part 7): each verb module lists its verbs (name,
+    help, arguments, handler) in its VERBS table; main.py's lazy name -> module map, which
+    `mdgrill --help` reads without importing them, names the same verbs, modules and help."""
+    import importlib
+    import pkgutil
+
+    import mdgrill.cli.verbs as package
+
+    declared: dict[str, tuple[str, str]] = {}
+    twice: list[str] = []
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"mdgrill.cli.verbs.{info.name}")
+        assert not hasattr(module, "configure"), f"{info.name}: arguments go in its VERBS"
+        for entry in module.VERBS:
+            twice += [entry.name] if entry.name in declared else []
+            declared[entry.name] = (info.name, entry.help)
+            assert callable(entry.arguments) and callable(entry.run), entry.name
+    assert twice == []
+    assert declared == VERBS
+
+
 def _missing_help(parser: argparse.ArgumentParser, path: str) -> list[str]:
     """`path OPTION` for each argument (or sub-verb) of `parser` without help text."""
     missing = []

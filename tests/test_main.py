@@ -81,10 +81,10 @@ def test_a_spec_outside_root_is_refused(repo: Path, tmp_path: Path, mdgrill: Run
 
 _CRASH = """
 import sys
-import mdgrill.cli.verbs.report as verb
+import mdgrill.cli.verbs.views as verb
 def boom(args):
     raise RuntimeError("a defect on purpose")
-verb.run = boom
+verb.VERBS = tuple(v._replace(run=boom) for v in verb.VERBS)
 from mdgrill.cli.main import entry
 sys.argv = ["mdgrill", *sys.argv[1:]]
 entry()
@@ -121,19 +121,17 @@ def test_the_servers_keep_the_cycle_collector(monkeypatch: pytest.MonkeyPatch) -
     import gc
 
     from mdgrill.cli import main
-    from mdgrill.cli.verbs import Outcome
+    from mdgrill.cli.verbs import Outcome, Verb, no_arguments
 
     seen: dict[str, bool] = {}
 
-    class Probe:
-        @staticmethod
-        def configure(verb: str, parser: object) -> None:
-            return None
+    def run(args: object) -> Outcome:
+        seen[str(args.verb)] = gc.isenabled()  # type: ignore[attr-defined]
+        return Outcome({})
 
-        @staticmethod
-        def run(args: object) -> Outcome:
-            seen[str(args.verb)] = gc.isenabled()
-            return Outcome({})
+    class Probe:
+        VERBS = tuple(Verb(name, "", no_arguments, run) for name in ("mcp", "lsp", "watch",
+                                                                     "status"))
 
     monkeypatch.setattr(main, "_module", lambda name: Probe)
     for verb in ("mcp", "lsp", "watch", "status"):

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.git import vcs
+from mdgrill.git.vcs.repo import _env_pins
 
 _REPO_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
               "GIT_OBJECT_DIRECTORY", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
@@ -434,9 +435,9 @@ def test_inherited_variables_of_this_repository_are_kept(
     monkeypatch.chdir(repo)
     monkeypatch.setenv("GIT_DIR", ".git")
     monkeypatch.setenv("GIT_WORK_TREE", ".")
-    assert vcs._env_pins(str(repo), str(repo / ".git"), str(repo / ".git")) == {}
+    assert _env_pins(str(repo), str(repo / ".git"), str(repo / ".git")) == {}
     monkeypatch.setenv("GIT_DIR", str(tmp_path))
-    assert vcs._env_pins(str(repo), str(repo / ".git"), str(repo / ".git")) == {
+    assert _env_pins(str(repo), str(repo / ".git"), str(repo / ".git")) == {
         "GIT_DIR": str(repo / ".git"), "GIT_WORK_TREE": str(repo)}
 
 

@@ -412,12 +412,12 @@ def test_cli_watch_json_reports_then_sigterm_exits_0(repo: Path) -> None:
 def test_a_file_that_is_no_longer_a_spec_is_never_ready() -> None:
     """`printf 'garbage\\n' > .progress.md` is broken, not ready (issue: watch called it ready)."""
     from mdgrill.formats.progress import read_progress
-    from mdgrill.services.watch import _ready
+    from mdgrill.services.watch.checking import ready_for_approval
 
-    assert _ready(read_progress(b"garbage\n", "p")) is False
+    assert ready_for_approval(read_progress(b"garbage\n", "p")) is False
     tree = "\n### D1: Primary user\n- Section: users\n- Depends on: none\n\n"
     ok = make_progress(1, required="[users]", tree=tree).encode()
-    assert _ready(read_progress(ok, "p")) is True
+    assert ready_for_approval(read_progress(ok, "p")) is True
 
 
 def test_an_editor_stalled_mid_save_is_not_reported_empty(running: Running, repo: Path) -> None:

@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING
 from mdgrill.errors import InputError, MdgrillError
 
 if TYPE_CHECKING:
-    from mdgrill.cli.verbs import Outcome
+    from mdgrill.cli.verbs import Outcome, Verb
 
-# verb -> (module under mdgrill.cli.verbs, one-line help). The help is here, not in the
-# modules, so `mdgrill --help` lists every verb without importing any of them.
+# verb -> (module under mdgrill.cli.verbs, one-line help): the lazy map start-up needs, so
+# `mdgrill --help` lists every verb without importing any of them. Each verb is declared in its
+# module's VERBS table (arguments and handler); tests/test_cli.py holds the two in step.
 VERBS: dict[str, tuple[str, str]] = {
     "init": ("content", "Create a spec's .progress.md from the template."),
     "mode": ("interview", "Show or set the spec's mode (--quick or --interactive, exactly)."),
@@ -60,13 +61,13 @@ VERBS: dict[str, tuple[str, str]] = {
     "node": ("content", "Edit the design tree: `node add SPEC ID --title T ...`."),
     "frontier": ("content", "Show the open, unblocked decisions in batches of at most four."),
     "term": ("glossary", "Edit the glossary: `term add TERM --definition T ...`."),
-    "validate": ("check",
+    "validate": ("validate",
         "Check specs, glossaries and prompts; print diagnostics (exit 1 on errors)."),
-    "status": ("report", "One screen on a spec: phase, interview, pending questions, frontier."),
-    "tree": ("report", "Draw the design tree as text or as a Mermaid diagram."),
-    "ledger": ("report",
+    "status": ("views", "One screen on a spec: phase, interview, pending questions, frontier."),
+    "tree": ("views", "Draw the design tree as text or as a Mermaid diagram."),
+    "ledger": ("views",
         "List decisions as an elicitation ledger (E1 [section] question = answer)."),
-    "lint": ("report", "Glossary lint: _Avoid_ words used in the design tree and the artifacts."),
+    "lint": ("views", "Glossary lint: _Avoid_ words used in the design tree and the artifacts."),
     "log": ("history", "List the approved transitions of a spec from git commit trailers."),
     "review": ("history", "Print the rounds and terms added between two revisions, for a PR."),
     "report": ("history",
@@ -88,9 +89,9 @@ VERBS: dict[str, tuple[str, str]] = {
     "export-speckit": ("speckit",
         "Write the answered decisions into spec.md's ## Clarifications, spec-kit's shape."),
     "hook": ("hook", "Agent hooks: `hook pretooluse` gates Task calls on check-delegation."),
-    "lsp": ("editor", "Serve diagnostics, hovers and the outline to editors over LSP "
+    "lsp": ("lsp", "Serve diagnostics, hovers and the outline to editors over LSP "
             "(needs the lsp extra)."),
-    "mcp": ("serve", "Serve the interview verbs as MCP tools over stdio (needs the mcp extra)."),
+    "mcp": ("mcp", "Serve the interview verbs as MCP tools over stdio (needs the mcp extra)."),
     "demo": ("demo", "Run a complete scripted interview in a throw-away git repository."),
     "bind": ("bindings", "Bind a settled decision to the code and docs that carry it out."),
     "drift": ("bindings",
@@ -300,16 +301,21 @@ def build_parser(verb: str | None) -> Parser:
         parser, _ = _top_parser(list(VERBS))
         return parser
     parser, sub = _top_parser([])
-    module_name, help_text = VERBS[verb]
-    module = _module(module_name)
+    help_text = VERBS[verb][1]
     p = sub.add_parser(verb, help=help_text, description=help_text, allow_abbrev=False,
                        formatter_class=_Formatter)
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                    help="print one JSON object on stdout")
     p.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS,
                    help="repository root (as before the verb)")
-    module.configure(verb, p)
+    declared(verb).arguments(p)
     return parser
+
+
+def declared(verb: str) -> Verb:
+    """The entry of `verb` in its module's VERBS table (importing that module only)."""
+    table: tuple[Verb, ...] = _module(VERBS[verb][0]).VERBS
+    return next(entry for entry in table if entry.name == verb)
 
 
 def _module(name: str) -> ModuleType:
@@ -365,8 +371,7 @@ def _main(args_list: list[str], verb: str | None) -> int:
         want_json = bool(getattr(args, "json", False))
         if args.root is not None and not os.path.isdir(args.root):
             raise InputError("NOT_FOUND", f"--root {args.root} is not a folder")
-        module = _module(VERBS[args.verb][0])
-        outcome: Outcome = module.run(args)
+        outcome: Outcome = declared(args.verb).run(args)
     except MdgrillError as exc:
         return _fail(exc, want_json)
     except KeyboardInterrupt:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from mdgrill.core.artifact_gate import AWAITING, REVISION, gate_id
+from mdgrill.model.artifact import AWAITING, REVISION, gate_id
 from mdgrill.model.replies import classify, normalize_reply
 
 APPROVE_AND_DELEGATE = "approve-and-delegate"

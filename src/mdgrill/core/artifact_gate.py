@@ -10,61 +10,22 @@ from __future__ import annotations
 
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Block, Change, Progress, block_heading, single_line
-from mdgrill.model.artifact import (  # noqa: F401 - the artifact record, kept in view here
-    APPROVE_SOURCE as APPROVE_SOURCE,
-)
+from mdgrill.formats.schema import PHASES, SHA256_RE, TERMINAL
 from mdgrill.model.artifact import (
-    APPROVED as APPROVED,
+    APPROVE_SOURCE,
+    APPROVED,
+    AWAITING,
+    OPEN,
+    RANK,
+    REVISION,
+    artifact_of,
+    expected_path,
+    gate_id,
+    gate_used,
+    interview_of,
+    next_phase,
+    valid_artifact_path,
 )
-from mdgrill.model.artifact import (
-    ARTIFACT_KEYS as ARTIFACT_KEYS,
-)
-from mdgrill.model.artifact import (
-    ARTIFACT_NAME as ARTIFACT_NAME,
-)
-from mdgrill.model.artifact import (
-    ARTIFACT_STATUSES as ARTIFACT_STATUSES,
-)
-from mdgrill.model.artifact import (
-    AWAITING as AWAITING,
-)
-from mdgrill.model.artifact import (
-    NEXT_PHASE as NEXT_PHASE,
-)
-from mdgrill.model.artifact import (
-    OPEN as OPEN,
-)
-from mdgrill.model.artifact import (
-    RANK as RANK,
-)
-from mdgrill.model.artifact import (
-    REVISION as REVISION,
-)
-from mdgrill.model.artifact import (
-    _interview as _interview,
-)
-from mdgrill.model.artifact import (
-    _valid_path as _valid_path,
-)
-from mdgrill.model.artifact import (
-    artifact_of as artifact_of,
-)
-from mdgrill.model.artifact import (
-    check_artifact as check_artifact,
-)
-from mdgrill.model.artifact import (
-    expected_path as expected_path,
-)
-from mdgrill.model.artifact import (
-    gate_id as gate_id,
-)
-from mdgrill.model.artifact import (
-    gate_used as gate_used,
-)
-from mdgrill.model.artifact import (
-    next_phase as next_phase,
-)
-from mdgrill.model.record import PHASES, SHA256_RE, TERMINAL
 from mdgrill.model.replies import BARE_SKIP, CONTROL_ONLY, classify_reply
 
 # -- verbs ---------------------------------------------------------------------------------
@@ -73,7 +34,7 @@ from mdgrill.model.replies import BARE_SKIP, CONTROL_ONLY, classify_reply
 def _gate_phase(data: dict[str, object], path: str) -> tuple[str, str, bool]:
     """(phase, interview id, continuing) of the gate that a submission of `path` opens."""
     art = artifact_of(data)
-    iv = _interview(data)
+    iv = interview_of(data)
     iv_phase = iv.get("phase") if iv is not None else None
     went_back = iv_phase in RANK and art is not None and art.get("phase") in RANK and \
         RANK[str(iv_phase)] < RANK[str(art["phase"])]
@@ -112,10 +73,10 @@ def submit(data: dict[str, object], path: str, sha256: str, spec_folder: str,
     `context_digest_now` is the digest of the interview's phase computed now (None when
     there is no interview); a stale context refuses, as check-delegation does.
     """
-    if not _valid_path(path):
+    if not valid_artifact_path(path):
         raise InputError("INVALID_PATH", f"`{path}` is not a repository-relative file path")
     phase, interview_id, continuing = _gate_phase(data, path)
-    iv = _interview(data)
+    iv = interview_of(data)
     if iv is not None and iv.get("phase") == phase and \
             context_digest_now is not None and context_digest_now != iv.get("context_digest"):
         raise GateRefusal("CONTEXT_STALE",
@@ -186,7 +147,7 @@ def approve(data: dict[str, object], source: str, sha_now: str | None,
                           f"{art['feedback_round']}): revise it and submit it again with "
                           "await-artifact-approval, then ask for approval")
     phase = str(art["phase"])
-    iv = _interview(data)
+    iv = interview_of(data)
     if iv is not None and iv.get("phase") == phase:
         if iv.get("id") != art["interview"] or iv.get("status") not in TERMINAL:
             raise GateRefusal("INTERVIEW_STALE",
@@ -255,7 +216,7 @@ def check_begin(data: dict[str, object], blocks: list[Block], phase: str,
     if phase not in RANK or not gate_used(data, blocks):
         return
     art = artifact_of(data)
-    iv = _interview(data)
+    iv = interview_of(data)
     here = iv.get("phase") if iv is not None else data.get("phase")
     if art is not None and art.get("phase") in RANK and RANK[phase] > RANK[str(art["phase"])]:
         if art.get("status") in OPEN:
@@ -378,7 +339,7 @@ def reopen(data: dict[str, object], blocks: list[Block], phase: str, reason: str
                           f"to it or an earlier phase, never forward to {phase}")
     text = single_line(reason, "--reason")
     superseded: list[str] = []
-    iv = _interview(data)
+    iv = interview_of(data)
     for p, i in _approved_interviews(blocks):
         if RANK.get(p, -1) >= RANK[phase]:
             superseded.append(f"{p} interview {i}")
@@ -414,7 +375,7 @@ def check_phase_order(data: dict[str, object], blocks: list[Block], phase: str,
     """For `begin-interview`: never an earlier phase than the spec's (that is a `reopen`),
     and never an interview ID a reopening set aside."""
     current = data.get("phase")
-    iv = _interview(data)
+    iv = interview_of(data)
     resuming = iv is not None and iv.get("id") == interview_id and iv.get("phase") == phase
     if isinstance(current, str) and current in RANK and phase in RANK and \
             RANK[phase] < RANK[current] and not resuming:

@@ -29,7 +29,7 @@ _NUMBER = re.compile(r"\s*(?:Q\s*)?(\d{1,3})\s*[.):-]", re.I)
 _MARK = re.compile(r"\(recommended\)", re.I)
 
 
-def _parts(option: str) -> tuple[str, str]:
+def option_parts(option: str) -> tuple[str, str]:
     """An option line's label and description (`Label: why`), without the tree's own
     `(Recommended)` mark (the tool's label carries it instead)."""
     label, _, detail = option.partition(":")
@@ -96,7 +96,7 @@ def questions(nodes: list[Node]) -> list[dict[str, object]]:
             order.insert(0, recommended - 1)
         items = []
         for index in order:
-            label, detail = _parts(options[index])
+            label, detail = option_parts(options[index])
             is_rec = recommended is not None and index == recommended - 1
             items.append({"label": label + (RECOMMENDED if is_rec else ""),
                           "description": _description(node, label, detail, is_rec)})
@@ -248,7 +248,7 @@ def option_of(node: Node, answer: str) -> str | None:
     Markdown form, which lists the recommended option first), or None when the answer is the
     user's own words (`Other`)."""
     options, recommended = node.choices()
-    labels = [_parts(o)[0] for o in options]
+    labels = [option_parts(o)[0] for o in options]
     order = list(range(len(options)))
     if recommended is not None:
         order.remove(recommended - 1)

@@ -17,15 +17,7 @@ from __future__ import annotations
 from mdgrill.core.hints import spec_arg
 from mdgrill.errors import GateRefusal
 from mdgrill.formats.progress import Progress, split_ids
-from mdgrill.model.interview import (  # noqa: F401 - part of the gate's vocabulary
-    NEW_INTERVIEW as NEW_INTERVIEW,
-)
-from mdgrill.model.interview import (
-    interview_blocks as interview_blocks,
-)
-from mdgrill.model.interview import (
-    quick_authorized as quick_authorized,
-)
+from mdgrill.model.interview import interview_blocks
 from mdgrill.model.tree import Frontier, spec_frontier
 
 # Blocks after which a phase's rounds belong to a new interview

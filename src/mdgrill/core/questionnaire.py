@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from mdgrill.core.askround import _parts
+from mdgrill.core.askround import option_parts
 from mdgrill.formats.progress import Node
 
 FILE = "questions.md"
@@ -41,7 +41,7 @@ def render(spec: str, interview: str, round_number: int, goal: str, nodes: list[
             order.remove(recommended - 1)
             order.insert(0, recommended - 1)
         for index in order:
-            label, why = _parts(options[index])
+            label, why = option_parts(options[index])
             mark = " (Recommended)" if recommended == index + 1 else ""
             lines.append(f"- [ ] {label}{mark}" + (f": {why}" if why else ""))
         lines += ["- Other: ", ""]
@@ -167,7 +167,7 @@ def read(text: str, pending: list[str], titles: dict[str, str] | None = None) ->
             continue
         box = _BOX.match(line)
         if box is not None and box.group(1) in "xX":
-            ticked.append(_parts(box.group(2))[0])
+            ticked.append(option_parts(box.group(2))[0])
             continue
         rest = _OTHER.match(line)
         if rest is not None:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mdgrill.errors import InputError, MdgrillError
+from mdgrill.git.discovery import find_root
 
 try:  # the `mcp` extra; `mdgrill mcp` says when it is missing. The SDK reads the tools'
     # annotations at run time, so `Context` (ask_approval's argument) must be a real name here.
@@ -382,7 +383,7 @@ def server(root: str | None = None) -> MCPServer:
 
     if MCPServer is None:
         raise ImportError("mcp")
-    ws = Workspace(store.find_root(root or os.getcwd()))
+    ws = Workspace(find_root(root or os.getcwd()))
     app = MCPServer("mdgrill", instructions=INSTRUCTIONS)
     for tool in tools(ws):
         app.add_tool(tool)

@@ -15,9 +15,10 @@ from mdgrill.errors import InputError
 from mdgrill.formats import frontmatter as frontmatter_io
 from mdgrill.formats.markdown import sections
 from mdgrill.formats.progress import LOG, Progress, parse_bullets, single_line
+from mdgrill.formats.schema import PHASES, STATUSES
 from mdgrill.formats.textfile import TextFile, content
 from mdgrill.model.digest import RALPH_MARKER, context_digest
-from mdgrill.model.record import PHASES, STATUSES, check_interview
+from mdgrill.model.record import check_interview
 
 STATE_FILE = ".ralph-state.json"
 # smart-ralph 5 keeps its durable state in a tracked `progress.md` (front matter `spec`,
@@ -157,7 +158,7 @@ def summarize(prog: Progress) -> dict[str, object]:
     confirmed: dict[str, str | None] = {}
     legacy: list[str] = []
     topic_decisions = id_decisions = 0
-    from mdgrill.model.record import is_id
+    from mdgrill.formats.schema import is_id
     from mdgrill.model.tree import split_decision
 
     for block in prog.blocks:

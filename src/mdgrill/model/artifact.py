@@ -43,12 +43,12 @@ def gate_used(data: dict[str, object], blocks: list[Block]) -> bool:
         any(b.kind.startswith("artifact_") for b in blocks)
 
 
-def _interview(data: dict[str, object]) -> dict[str, object] | None:
+def interview_of(data: dict[str, object]) -> dict[str, object] | None:
     iv = data.get("interview")
     return iv if isinstance(iv, dict) else None
 
 
-def _valid_path(path: object) -> bool:
+def valid_artifact_path(path: object) -> bool:
     if not isinstance(path, str) or not path or path.startswith("/") or "\\" in path:
         return False
     return all(part not in ("", ".", "..") for part in path.split("/"))
@@ -73,7 +73,7 @@ def check_artifact(data: dict[str, object]) -> list[Problem]:
         return problems
     if art["phase"] not in PHASES:
         bad(f"artifact phase `{art['phase']}` is not one of {', '.join(PHASES)}")
-    if not _valid_path(art["path"]):
+    if not valid_artifact_path(art["path"]):
         bad(f"artifact path `{art['path']}` must be a repository-relative POSIX path "
             "(no leading `/`, no `..`)")
     if not (isinstance(art["sha256"], str) and SHA256_RE.match(art["sha256"])):

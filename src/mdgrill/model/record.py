@@ -2,50 +2,15 @@
 
 from __future__ import annotations
 
-from mdgrill.formats.schema import (  # noqa: F401 - the record's names, kept here too
-    BLOCK_LISTS as BLOCK_LISTS,
-)
 from mdgrill.formats.schema import (
-    CANONICAL_CONFIRMATION as CANONICAL_CONFIRMATION,
-)
-from mdgrill.formats.schema import (
-    HEADING_WORD as HEADING_WORD,
-)
-from mdgrill.formats.schema import (
-    ID_PATTERN as ID_PATTERN,
-)
-from mdgrill.formats.schema import (
-    ID_RE as ID_RE,
-)
-from mdgrill.formats.schema import (
-    INTERVIEW_KEYS as INTERVIEW_KEYS,
-)
-from mdgrill.formats.schema import (
-    PHASE_OF_WORD as PHASE_OF_WORD,
-)
-from mdgrill.formats.schema import (
-    PHASES as PHASES,
-)
-from mdgrill.formats.schema import (
-    QUICK_REASON as QUICK_REASON,
-)
-from mdgrill.formats.schema import (
-    SHA256_RE as SHA256_RE,
-)
-from mdgrill.formats.schema import (
-    STATUSES as STATUSES,
-)
-from mdgrill.formats.schema import (
-    TERMINAL as TERMINAL,
-)
-from mdgrill.formats.schema import (
-    TOP_KEYS as TOP_KEYS,
-)
-from mdgrill.formats.schema import (
-    Problem as Problem,
-)
-from mdgrill.formats.schema import (
-    is_id as is_id,
+    CANONICAL_CONFIRMATION,
+    INTERVIEW_KEYS,
+    PHASES,
+    QUICK_REASON,
+    SHA256_RE,
+    STATUSES,
+    Problem,
+    is_id,
 )
 from mdgrill.model.artifact import check_artifact
 

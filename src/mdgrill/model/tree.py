@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 from mdgrill.formats.progress import Block, Node, Progress, split_ids
-from mdgrill.model.record import is_id
+from mdgrill.formats.schema import is_id
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from mdgrill.errors import GateRefusal, MdgrillError
 from mdgrill.formats.progress import Progress, read_progress
+from mdgrill.git.discovery import in_repository
 from mdgrill.shell import store
 from mdgrill.shell.people import author
 
@@ -24,7 +25,7 @@ TRANSITION_OF_STATUS = {"complete": "approve", "skipped": "skip", "bypassed_quic
 
 def commit_blocker(prog: Progress | None, spec: store.Spec) -> str | None:
     """Why no commit is made, or None when one should be."""
-    if not store.in_repository(spec.root):
+    if not in_repository(spec.root):
         return "not a git repository"
     if prog is not None and prog.data.get("git") is False:
         return "`git: false` in the front matter"
@@ -37,7 +38,7 @@ def ignored_warning(spec: store.Spec) -> str | None:
     smart-ralph's own setup puts `**/.progress.md` in `.gitignore`; better said at the start
     than at the approval, when `confirm` fails with GIT_COMMIT_FAILED.
     """
-    if not store.in_repository(spec.root):
+    if not in_repository(spec.root):
         return None
     from mdgrill.git.vcs import ignored
 
@@ -189,7 +190,7 @@ def retry_confirm(spec: store.Spec, confirmation_id: str, source: str, *,
     `skipped` interview with no approval commit in HEAD's history: anything else keeps the
     original refusal.
     """
-    from mdgrill.model.record import CANONICAL_CONFIRMATION
+    from mdgrill.formats.schema import CANONICAL_CONFIRMATION
     from mdgrill.shell.session import load
 
     if source != CANONICAL_CONFIRMATION:
@@ -212,8 +213,8 @@ def _require_not_reopened(spec: store.Spec, approval: TransitionCommit, phase: s
     aside for good: the commit graph says so whatever later commits did to the file (a
     `git revert` of the reopening brings the old record back, not the approval; only a new
     approval does)."""
+    from mdgrill.formats.schema import PHASES
     from mdgrill.git import vcs
-    from mdgrill.model.record import PHASES
 
     for other in vcs.approval_commits(spec.root, spec.rel_folder):
         if other.trailers.get(vcs.TRAILER_TRANSITION) != "reopen" or other.sha == approval.sha:
@@ -238,7 +239,7 @@ def approval_binding(spec: store.Spec, prog: Progress, phase: str,
     `git: false` in the spec turns off commits, never this check: the spec is a file the
     agent can edit, so it cannot vouch for itself.
     """
-    if not store.in_repository(spec.root):
+    if not in_repository(spec.root):
         return {"checked": "digest-only", "why": "not a git repository"}
     from mdgrill.git import vcs
 

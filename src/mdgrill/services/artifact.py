@@ -10,8 +10,9 @@ import os
 from mdgrill.core import artifact_gate
 from mdgrill.errors import InputError
 from mdgrill.formats.progress import Change, Progress
+from mdgrill.formats.schema import TERMINAL
+from mdgrill.model.artifact import APPROVE_SOURCE, artifact_of
 from mdgrill.model.digest import file_sha256
-from mdgrill.model.record import TERMINAL
 from mdgrill.services.result import Result
 from mdgrill.shell import store
 from mdgrill.shell.context import context_sources
@@ -88,7 +89,7 @@ def approve_artifact(spec: store.Spec, *, source: str, by: str | None = None,
     from mdgrill.shell.project import owners
 
     def step(prog: Progress) -> tuple[Change, dict[str, object]]:
-        art = artifact_gate.artifact_of(prog.data)
+        art = artifact_of(prog.data)
         sha = _sha_now(spec, str(art["path"])) if art is not None else None
         digest = _digest_of_interview(prog, spec, art["phase"]) if art is not None else None
         return artifact_gate.approve(prog.data, source, sha, digest)
@@ -119,7 +120,7 @@ def _commit(spec: store.Spec, person: str | None,
     trailers = [(vcs.TRAILER_SPEC, spec.rel_folder),
                 (vcs.TRAILER_PHASE, str(result["approved_phase"])),
                 (vcs.TRAILER_INTERVIEW, str(result["interview"])),
-                (vcs.TRAILER_TRANSITION, artifact_gate.APPROVE_SOURCE),
+                (vcs.TRAILER_TRANSITION, APPROVE_SOURCE),
                 ("Mdgrill-Artifact", str(result["path"])),
                 (vcs.TRAILER_ARTIFACT_SHA256, str(result["sha256"]))]
     if person:
@@ -130,7 +131,7 @@ def _commit(spec: store.Spec, person: str | None,
 
     commit = vcs.commit_paths(spec.root, paths, vcs.format_message(subject, trailers),
                               author=author(person))
-    return {"commit": commit.sha, "transition": artifact_gate.APPROVE_SOURCE}
+    return {"commit": commit.sha, "transition": APPROVE_SOURCE}
 
 
 def request_revision(spec: store.Spec, *, feedback: str, by: str | None = None) -> Result:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from mdgrill.core import bindings as rules
 from mdgrill.core import fingerprints as fp
 from mdgrill.errors import InputError
+from mdgrill.git.discovery import in_repository
 from mdgrill.shell import store
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ class Finding(NamedTuple):
 
 def require_git(spec: store.Spec) -> str:
     """HEAD's sha: a binding names the commit whose files it fingerprinted."""
-    if not store.in_repository(spec.root):
+    if not in_repository(spec.root):
         raise InputError("NOT_A_REPOSITORY", f"{spec.root} is not a git repository: a binding "
                          "names the commit it fingerprinted (run `git init` and commit)")
     from mdgrill.git.vcs.changes import head_sha
@@ -429,7 +430,7 @@ def drifted_now(root: str, folders: list[str] | None = None) -> list[Finding] | 
     from mdgrill.errors import MdgrillError
     from mdgrill.shell.session import load
 
-    if not store.in_repository(root):
+    if not in_repository(root):
         return None
     candidates = all_specs(root) if folders is None else \
         [store.Spec(os.path.join(root, *f.split("/")), root) for f in folders]
@@ -451,7 +452,7 @@ def drift_questions(spec: store.Spec) -> list[dict[str, object]]:
     (one per decision, its first drifted target; `reaffirm` records the selection)."""
     from mdgrill.shell.session import load
 
-    if not store.in_repository(spec.root) or \
+    if not in_repository(spec.root) or \
             not any(b.kind == "bound" for b in load(spec, check=False).blocks):
         return []
     asked: dict[str, dict[str, object]] = {}

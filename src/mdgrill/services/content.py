@@ -9,7 +9,8 @@ import time
 from mdgrill.core.machine import require_id
 from mdgrill.errors import InputError
 from mdgrill.formats.progress import Change, Progress, single_line
-from mdgrill.model.record import BLOCK_LISTS, require_spec_name
+from mdgrill.formats.schema import BLOCK_LISTS
+from mdgrill.model.record import require_spec_name
 from mdgrill.services.result import Result
 from mdgrill.shell import store
 from mdgrill.shell.session import display, load, transaction
@@ -22,7 +23,7 @@ def init(path: str, *, goal: str, title: str | None = None,
          root: str | None = None) -> tuple[store.Spec, Result]:
     """Create the spec's `.progress.md` from the template (never over an existing one)."""
     from mdgrill.formats.frontmatter import render_entry
-    from mdgrill.model.record import PHASES
+    from mdgrill.formats.schema import PHASES
 
     spec = store.resolve_spec(path, root, must_exist=False)
     goal = single_line(goal, "--goal")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from mdgrill.core import machine
 from mdgrill.errors import GateRefusal, InputError
-from mdgrill.model.record import PHASES
+from mdgrill.formats.schema import PHASES
 from mdgrill.services.result import Result
 from mdgrill.shell import store
 from mdgrill.shell.context import context_sources
@@ -76,7 +76,7 @@ def mode(spec: store.Spec, *, quick: bool = False, interactive: bool = False) ->
     if quick and interactive:
         raise InputError("USAGE", "quick and interactive are exclusive: choose one")
     if not quick and not interactive:
-        from mdgrill.core.gate import quick_authorized
+        from mdgrill.model.interview import quick_authorized
 
         prog = load(spec)
         shown = str(prog.data.get("mode", "interactive"))
@@ -111,7 +111,7 @@ def begin_interview(spec: store.Spec, *, phase: str, interview_id: str,
 
     def step(prog: Progress) -> tuple[Change, dict[str, object]]:
         from mdgrill.core.artifact_gate import check_phase_order
-        from mdgrill.core.gate import quick_authorized
+        from mdgrill.model.interview import quick_authorized
         from mdgrill.shell.drift import guard_begin
 
         check_phase_order(prog.data, prog.blocks, phase, interview_id)

@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 
 from mdgrill.core import askround, machine
+from mdgrill.core.machine.basics import current_round_block
 from mdgrill.errors import GateRefusal, InputError
-from mdgrill.model.record import TERMINAL
+from mdgrill.formats.schema import TERMINAL
 from mdgrill.services import interview
 from mdgrill.services.answers import Recorded, pending_nodes, pending_of
 from mdgrill.services.result import Result
@@ -71,7 +72,7 @@ def open_round(spec: store.Spec) -> dict[str, object]:
         return {"opened": False}
     askround.questions(pending_nodes(prog, frontier))  # refuses before anything is written
     round_number = int(str(iv["round"]))
-    if machine._current_round_block(prog, iv) is not None:
+    if current_round_block(prog, iv) is not None:
         round_number += 1
     interview.open_frontier(spec, round=round_number, decision_ids=frontier)
     return {"opened": True, "round": round_number}

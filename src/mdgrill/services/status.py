@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from mdgrill.core import reports
 from mdgrill.errors import InputError, MdgrillError
 from mdgrill.formats.progress import Progress
+from mdgrill.git.discovery import in_repository
 from mdgrill.services.result import Result
 from mdgrill.shell import store
 from mdgrill.shell.session import display, load
@@ -92,7 +93,7 @@ def _context_state(spec: store.Spec, prog: Progress,
 
 
 def _last_approval(spec: store.Spec) -> dict[str, object]:
-    if not store.in_repository(spec.root):
+    if not in_repository(spec.root):
         return {"sha": None, "reason": "not a git repository"}
     try:
         from mdgrill.git import vcs

@@ -13,6 +13,8 @@ from mdgrill.core.artifact_gate import STANDING_KINDS, Standing, log_blocks, sta
 from mdgrill.diagnostics import Diagnostic, error, warning
 from mdgrill.errors import InputError
 from mdgrill.formats.progress import Progress
+from mdgrill.git.discovery import in_repository
+from mdgrill.model.artifact import APPROVED
 from mdgrill.shell import store
 
 
@@ -33,7 +35,7 @@ def guard_begin(spec: store.Spec, prog: Progress, phase: str) -> None:
 
     art = prog.data.get("artifact")
     sha: str | None = None
-    if isinstance(art, dict) and art.get("status") == artifact_gate.APPROVED and \
+    if isinstance(art, dict) and art.get("status") == APPROVED and \
             isinstance(art.get("path"), str):
         sha = sha_now(spec.root, str(art["path"]))
     artifact_gate.check_begin(prog.data, prog.blocks, phase, sha)
@@ -53,7 +55,7 @@ def approval_commit(root: str, spec_rel: str, standing: Standing) -> str | None:
     """The commit that recorded this approval (by its trailers), if git has it."""
     from mdgrill.git import vcs
 
-    if not store.in_repository(root):
+    if not in_repository(root):
         return None
     try:
         commits = vcs.approval_commits(root, spec_rel)
@@ -98,8 +100,8 @@ def artifact_diagnostics(prog: Progress, spec: store.Spec) -> list[Diagnostic]:
 
 def stale_approval(data: dict[str, object], spec: store.Spec) -> dict[str, object] | None:
     """How a terminal interview's approval went stale (digest, sources, skills), or None."""
+    from mdgrill.formats.schema import TERMINAL
     from mdgrill.model.digest import context_digest, file_sha256
-    from mdgrill.model.record import TERMINAL
     from mdgrill.shell.context import read_sources, skills_stale
 
     iv = data.get("interview")

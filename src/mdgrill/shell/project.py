@@ -130,7 +130,7 @@ class Delegation(NamedTuple):
 
 def delegation(root: str) -> Delegation:
     """The repository's `delegation:` settings (nothing configured: no agents, no checks)."""
-    from mdgrill.model.record import PHASES
+    from mdgrill.formats.schema import PHASES
 
     value = config(root).get("delegation")
     if value is None:

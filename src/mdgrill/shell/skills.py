@@ -8,8 +8,8 @@ import re
 import sys
 
 from mdgrill.errors import InputError
+from mdgrill.formats.schema import PHASES
 from mdgrill.model.digest import file_sha256
-from mdgrill.model.record import PHASES
 from mdgrill.shell import store
 
 _SHA = re.compile(r"[0-9a-f]{64}\Z")

@@ -13,18 +13,7 @@ from typing import Any
 
 from mdgrill.errors import InputError
 from mdgrill.formats.textfile import MAX_FILE_BYTES
-from mdgrill.git.discovery import (  # noqa: F401 - where a spec's repository is
-    find_root as find_root,
-)
-from mdgrill.git.discovery import (
-    in_repository as in_repository,
-)
-from mdgrill.git.discovery import (
-    is_dotgit as is_dotgit,
-)
-from mdgrill.git.discovery import (
-    repo_root as repo_root,
-)
+from mdgrill.git.discovery import repo_root
 
 PROGRESS = ".progress.md"
 TEMP_PREFIX = ".mdgrill-tmp-"

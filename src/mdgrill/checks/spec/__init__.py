@@ -8,16 +8,6 @@ nodes) once, so the cost stays linear in the file's size. A file that cannot be 
 from __future__ import annotations
 
 from mdgrill.checks.spec.blocks import (
-    _KIND_NAME,
-    _check_headings,
-    _check_round,
-    _check_round_number,
-    _check_transition,
-    _clip,
-    _decision_pair,
-    _head,
-    _stray,
-    _unknown_keys,
     check_blocks,
     next_round,
 )
@@ -41,11 +31,6 @@ from mdgrill.checks.spec.glossaries import (
     validate_glossary_bytes,
 )
 from mdgrill.checks.spec.keys import (
-    _BLOCK_KEYS,
-    _CLOSES_ROUND,
-    _NEW_SEQUENCE,
-    _NODE_KEYS,
-    _PREFIX,
     BLOCK_KEYS,
     CLOSING_KEYS,
     MAX_OPTIONS,
@@ -54,9 +39,6 @@ from mdgrill.checks.spec.keys import (
     ROUND_KEYS,
 )
 from mdgrill.checks.spec.tree import (
-    _check_node,
-    _check_options,
-    _cycles,
     check_ledger,
     check_nodes,
     ledger_ids,
@@ -69,24 +51,6 @@ __all__ = [
     "MIN_OPTIONS",
     "NODE_KEYS",
     "ROUND_KEYS",
-    "_BLOCK_KEYS",
-    "_CLOSES_ROUND",
-    "_KIND_NAME",
-    "_NEW_SEQUENCE",
-    "_NODE_KEYS",
-    "_PREFIX",
-    "_check_headings",
-    "_check_node",
-    "_check_options",
-    "_check_round",
-    "_check_round_number",
-    "_check_transition",
-    "_clip",
-    "_cycles",
-    "_decision_pair",
-    "_head",
-    "_stray",
-    "_unknown_keys",
     "check_blocks",
     "check_context_map_model",
     "check_front_matter",

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from mdgrill.checks.spec.keys import (
-    _BLOCK_KEYS,
-    _CLOSES_ROUND,
-    _NEW_SEQUENCE,
     BLOCK_KEYS,
+    BLOCK_KEYS_LOWER,
+    CLOSES_ROUND,
     CLOSING_KEYS,
+    NEW_SEQUENCE,
 )
 from mdgrill.diagnostics import Diagnostic, error, warning
 from mdgrill.formats.progress import Block, Progress
 from mdgrill.model.tree import split_decision
 
-_ROUND_KEYS = _BLOCK_KEYS["round"]
+_ROUND_KEYS = BLOCK_KEYS_LOWER["round"]
 
 # ---------------------------------------------------------------------------------------
 # Blocks of the log
@@ -70,7 +70,7 @@ def _check_headings(path: str,
                 last_round[phase] = number  # the next round, as nearly always: nothing to say
             else:
                 out.extend(_check_round_number(path, phase, number, line, last_round))
-        elif kind in _NEW_SEQUENCE and phase is not None:
+        elif kind in NEW_SEQUENCE and phase is not None:
             last_round.pop(phase, None)
     return out
 
@@ -84,7 +84,7 @@ def next_round(blocks: list[Block], phase: str) -> int:
             continue
         if block.kind == "round" and block.round is not None:
             number = block.round
-        elif block.kind in _NEW_SEQUENCE:
+        elif block.kind in NEW_SEQUENCE:
             number = 0
     return number + 1
 
@@ -106,7 +106,7 @@ def _check_round(path: str, block: Block, next_kind: str | None) -> list[Diagnos
                          f"round {block.round} must open with its `- Asked:` line, but its first "
                          f"line is `{first.key}:`: restore the round from git (`mdgrill "
                          "restore`); rounds are append-only"))
-    closed = "frontier after round" in keys or next_kind in _CLOSES_ROUND
+    closed = "frontier after round" in keys or next_kind in CLOSES_ROUND
     if closed:
         missing = [k for k in CLOSING_KEYS if k.lower() not in keys]
         if missing:
@@ -158,14 +158,14 @@ def _check_round_number(path: str, phase: str | None, number: int | None, line: 
 
 
 def _check_transition(path: str, block: Block) -> list[Diagnostic]:
-    known = _BLOCK_KEYS[block.kind]
+    known = BLOCK_KEYS_LOWER[block.kind]
     if block.entries and not any(e.key.lower() in known for e in block.entries):
         return []  # smart-ralph's own form (`Shared understanding: confirmed` ...): accepted
     return _unknown_keys(path, block, block.kind) + _stray(path, block)
 
 
 def _unknown_keys(path: str, block: Block, kind: str) -> list[Diagnostic]:
-    known = _BLOCK_KEYS[kind]
+    known = BLOCK_KEYS_LOWER[kind]
     out: list[Diagnostic] = []
     for entry in block.entries:
         if entry.key.lower() not in known:

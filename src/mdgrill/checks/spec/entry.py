@@ -7,12 +7,12 @@ import gc
 
 from mdgrill.checks.spec.blocks import check_blocks
 from mdgrill.checks.spec.front import check_front_matter, check_log_digest, check_sections, key_line
-from mdgrill.checks.spec.keys import _PREFIX
+from mdgrill.checks.spec.keys import LINE_COL_PREFIX
 from mdgrill.checks.spec.tree import check_ledger, check_nodes
 from mdgrill.diagnostics import Diagnostic, error, sort_diagnostics
 from mdgrill.errors import InputError, MdgrillError
 from mdgrill.formats.progress import Progress
-from mdgrill.model.record import TERMINAL
+from mdgrill.formats.schema import TERMINAL
 
 # ---------------------------------------------------------------------------------------
 # Entry points
@@ -45,7 +45,7 @@ def from_input_error(exc: MdgrillError, path: str) -> Diagnostic:
     message = exc.message
     line = exc.line or 1
     col = 1
-    m = _PREFIX.match(message, len(path)) if message.startswith(path + ":") else None
+    m = LINE_COL_PREFIX.match(message, len(path)) if message.startswith(path + ":") else None
     if m is not None:
         line, col = int(m.group(1)), int(m.group(2))
         message = message[m.end():]

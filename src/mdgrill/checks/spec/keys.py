@@ -6,7 +6,7 @@ import re
 
 NODE_KEYS = ("Section", "Depends on", "Spawned by", "Evidence", "Investigating", "Options",
              "Recommendation", "Rationale", "Tradeoffs", "Consequences", "Binds")
-_NODE_KEYS = {k.lower() for k in NODE_KEYS}
+NODE_KEYS_LOWER = {k.lower() for k in NODE_KEYS}
 MIN_OPTIONS = 2
 MAX_OPTIONS = 4
 
@@ -34,10 +34,10 @@ BLOCK_KEYS: dict[str, tuple[str, ...]] = {
     "bound": ("Decision", "At", "Target", "By"),
     "reaffirmed": ("Decision", "Selection", "Reply", "At", "Moved", "Target", "By"),
 }
-_BLOCK_KEYS = {kind: {k.lower() for k in keys} for kind, keys in BLOCK_KEYS.items()}
+BLOCK_KEYS_LOWER = {kind: {k.lower() for k in keys} for kind, keys in BLOCK_KEYS.items()}
 # A block after a round that proves the round was closed (a Reset may abandon it open).
-_CLOSES_ROUND = frozenset({"round", "awaiting", "confirmed", "skipped", "revised", "bypassed",
+CLOSES_ROUND = frozenset({"round", "awaiting", "confirmed", "skipped", "revised", "bypassed",
                           "imported"})
 # After one of these a phase's rounds count from 1 again (an import ends another tool's count).
-_NEW_SEQUENCE = frozenset({"confirmed", "skipped", "bypassed", "reset", "reopened", "imported"})
-_PREFIX = re.compile(r":(\d+):(\d+): ")  # after the path that starts the message
+NEW_SEQUENCE = frozenset({"confirmed", "skipped", "bypassed", "reset", "reopened", "imported"})
+LINE_COL_PREFIX = re.compile(r":(\d+):(\d+): ")  # after the path that starts the message

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from mdgrill.checks.spec.front import key_line
-from mdgrill.checks.spec.keys import _NODE_KEYS, MAX_OPTIONS, MIN_OPTIONS, NODE_KEYS
+from mdgrill.checks.spec.keys import MAX_OPTIONS, MIN_OPTIONS, NODE_KEYS, NODE_KEYS_LOWER
 from mdgrill.diagnostics import Diagnostic, error, warning
 from mdgrill.formats.progress import Node, Progress, split_ids
-from mdgrill.model.record import TERMINAL, is_id
+from mdgrill.formats.schema import TERMINAL, is_id
 from mdgrill.model.tree import prerequisites
 
 # ---------------------------------------------------------------------------------------
@@ -41,7 +41,7 @@ def _check_node(path: str, node: Node, known: dict[str, Node]) -> list[Diagnosti
     out: list[Diagnostic] = []
     for entry in node.entries:
         key = entry.key.lower()
-        if key not in _NODE_KEYS:
+        if key not in NODE_KEYS_LOWER:
             out.append(warning(path, entry.line + 1, "UNKNOWN_NODE_KEY",
                                f"`{entry.key}:` is not a node key (known: "
                                f"{', '.join(NODE_KEYS)}): check the spelling"))

@@ -1,9 +1,12 @@
-"""One module per group of verbs; each verb is a function `run(args) -> Outcome`."""
+"""One module per verb or group of verbs; each module lists its verbs in one table, `VERBS`,
+of `Verb(name, help, arguments, run)`: `arguments(parser)` adds the verb's options and
+`run(args) -> Outcome` does it. cli/main.py maps each name to its module without importing it."""
 
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
 
 from mdgrill.shell import store
 
@@ -23,9 +26,38 @@ class Outcome:
         self.exit_code = exit_code
 
 
+class Verb(NamedTuple):
+    """One verb: its name, its one-line help (the same as cli/main.py's map shows), how it
+    adds its arguments to its sub-parser, and its handler."""
+
+    name: str
+    help: str
+    arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], Outcome]
+
+
+def no_arguments(p: argparse.ArgumentParser) -> None:
+    """For a verb that takes nothing beyond --json and --root."""
+
+
 def spec_of(args: argparse.Namespace, must_exist: bool = True) -> store.Spec:
     """The spec named by a verb's SPEC argument (and the global --root)."""
     return store.resolve_spec(args.spec, args.root, must_exist=must_exist)
+
+
+def on_spec(handler: Callable[[store.Spec, argparse.Namespace], Outcome],
+            ) -> Callable[[argparse.Namespace], Outcome]:
+    """A handler of one spec as a verb's handler: the spec comes from SPEC and --root."""
+
+    def run(args: argparse.Namespace) -> Outcome:
+        return handler(spec_of(args), args)
+
+    return run
+
+
+def add_spec(p: argparse.ArgumentParser) -> None:
+    """The SPEC positional most verbs take."""
+    p.add_argument("spec", metavar="SPEC", help="spec folder or its .progress.md")
 
 
 def add_dry_run(p: argparse.ArgumentParser, what: str) -> None:

@@ -5,35 +5,42 @@ from __future__ import annotations
 
 import argparse
 
-from mdgrill.cli.verbs import Outcome, spec_of
-from mdgrill.core import artifact_gate
+from mdgrill.cli.verbs import Outcome, Verb, add_spec, on_spec
+from mdgrill.model.artifact import APPROVE_SOURCE
 from mdgrill.services import artifact
 from mdgrill.services.result import Result
 from mdgrill.shell import store
 
 
-def configure(verb: str, p: argparse.ArgumentParser) -> None:
-    p.add_argument("spec", metavar="SPEC", help="spec folder or its .progress.md")
-    if verb in ("approve-artifact", "request-revision"):
-        p.add_argument("--by", metavar="NAME", help="who gave it (`Name <email>` or a name); "
-                       "default: git's identity")
-    if verb == "await-artifact-approval":
-        p.add_argument("--artifact", required=True, metavar="FILE",
-                       help="the phase's artifact (e.g. specs/x/requirements.md); a relative "
-                       "path not found from here is looked up in the spec folder")
-    elif verb == "approve-artifact":
-        p.add_argument("--source", required=True, help=f"must be {artifact_gate.APPROVE_SOURCE}")
-        p.add_argument("--no-commit", action="store_true", help="do not commit the approval")
-    elif verb == "request-revision":
-        p.add_argument("--feedback", required=True, metavar="TEXT",
-                       help="what the user wants changed (one line)")
-    elif verb == "resolve-approval":
-        p.add_argument("--text", required=True, metavar="T", help="the user's reply, verbatim")
+def _by(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--by", metavar="NAME", help="who gave it (`Name <email>` or a name); "
+                   "default: git's identity")
 
 
-def run(args: argparse.Namespace) -> Outcome:
-    spec = spec_of(args)
-    return _HANDLERS[args.verb](spec, args)
+def _await_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    p.add_argument("--artifact", required=True, metavar="FILE",
+                   help="the phase's artifact (e.g. specs/x/requirements.md); a relative "
+                   "path not found from here is looked up in the spec folder")
+
+
+def _approve_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    _by(p)
+    p.add_argument("--source", required=True, help=f"must be {APPROVE_SOURCE}")
+    p.add_argument("--no-commit", action="store_true", help="do not commit the approval")
+
+
+def _request_revision_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    _by(p)
+    p.add_argument("--feedback", required=True, metavar="TEXT",
+                   help="what the user wants changed (one line)")
+
+
+def _resolve_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    p.add_argument("--text", required=True, metavar="T", help="the user's reply, verbatim")
 
 
 def _warnings_text(done: Result) -> str:
@@ -80,7 +87,13 @@ def _resolve(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     return Outcome(done.data, text)
 
 
-_HANDLERS = {
-    "await-artifact-approval": _await, "approve-artifact": _approve,
-    "request-revision": _request_revision, "resolve-approval": _resolve,
-}
+VERBS = (
+    Verb("await-artifact-approval", "Submit the phase artifact for the user's approval.",
+         _await_arguments, on_spec(_await)),
+    Verb("approve-artifact", "Record the artifact's approval and advance the phase.",
+         _approve_arguments, on_spec(_approve)),
+    Verb("request-revision", "Record the user's feedback on the artifact; the gate stays open.",
+         _request_revision_arguments, on_spec(_request_revision)),
+    Verb("resolve-approval", "Map a free-text reply to the one live approval action, or ask.",
+         _resolve_arguments, on_spec(_resolve)),
+)

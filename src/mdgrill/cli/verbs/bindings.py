@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from mdgrill.cli.verbs import Outcome, spec_of
+from mdgrill.cli.verbs import Outcome, Verb, add_spec, spec_of
 from mdgrill.errors import InputError
 from mdgrill.services.bound_targets import question_text
 from mdgrill.shell import store
@@ -21,50 +22,58 @@ if TYPE_CHECKING:
 FORMATS = ("text", "github", "sarif")
 
 
-def configure(verb: str, p: argparse.ArgumentParser) -> None:
-    if verb == "why":
-        p.add_argument("target", metavar="TARGET", help="a file, `file.py::symbol` or "
-                       "`file.md#Heading`, repository-relative")
-        return
-    if verb == "drift":
-        p.add_argument("specs", nargs="*", metavar="SPEC",
-                       help="spec folders to check (default: every spec in the repository)")
-        p.add_argument("--format", choices=FORMATS, default="text",
-                       help="text (default), github (workflow annotations on the targets) or "
-                       "sarif (code scanning); --json prints mdgrill's own JSON")
-        return
-    p.add_argument("spec", metavar="SPEC", help="spec folder or its .progress.md")
-    p.add_argument("--decision-id", required=verb != "bind", metavar="ID",
+def _why_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("target", metavar="TARGET", help="a file, `file.py::symbol` or "
+                   "`file.md#Heading`, repository-relative")
+
+
+def _drift_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("specs", nargs="*", metavar="SPEC",
+                   help="spec folders to check (default: every spec in the repository)")
+    p.add_argument("--format", choices=FORMATS, default="text",
+                   help="text (default), github (workflow annotations on the targets) or "
+                   "sarif (code scanning); --json prints mdgrill's own JSON")
+
+
+def _decision_arguments(p: argparse.ArgumentParser, *, bind: bool) -> None:
+    """What `bind` and `reaffirm` share: the spec, the decision, who, and --no-commit."""
+    add_spec(p)
+    p.add_argument("--decision-id", required=not bind, metavar="ID",
                    help="the settled decision (e.g. D1)" + (
                        "; without it, every decision's hand-written `- Binds:` targets not "
-                       "bound yet" if verb == "bind" else ""))
+                       "bound yet" if bind else ""))
     p.add_argument("--by", metavar="NAME", help="who gave it (`Name <email>` or a name); "
                    "default: git's identity")
     p.add_argument("--no-commit", action="store_true", help="record it without committing")
-    if verb == "bind":
-        p.intermixed = True  # type: ignore[attr-defined]  # TARGET... after the options
-        p.add_argument("targets", nargs="*", metavar="TARGET",
-                       help="what carries the decision out: a file, a glob (`src/pricing/**`), "
-                       "`file.py::name` or `file.py::Class.method` (a test too), "
-                       "`file.md#Heading`; none: the node's hand-written `- Binds:` targets")
-    else:
-        p.add_argument("--reply", required=True, metavar="TEXT",
-                       help="the owner's selection, verbatim: `Still holds`, `Revise the "
-                       "decision` or `The change was wrong` (or 1-3)")
 
 
-def run(args: argparse.Namespace) -> Outcome:
-    if args.verb == "drift":
-        return _drift(args)
-    if args.verb == "why":
-        return _why(args)
-    spec = spec_of(args)
-    from mdgrill.shell.people import who
+def _bind_arguments(p: argparse.ArgumentParser) -> None:
+    _decision_arguments(p, bind=True)
+    p.intermixed = True  # type: ignore[attr-defined]  # TARGET... after the options
+    p.add_argument("targets", nargs="*", metavar="TARGET",
+                   help="what carries the decision out: a file, a glob (`src/pricing/**`), "
+                   "`file.py::name` or `file.py::Class.method` (a test too), "
+                   "`file.md#Heading`; none: the node's hand-written `- Binds:` targets")
 
-    person = who(spec, args.by)
-    if args.verb == "bind":
-        return _bind(spec, args, person)
-    return _reaffirm(spec, args, person)
+
+def _reaffirm_arguments(p: argparse.ArgumentParser) -> None:
+    _decision_arguments(p, bind=False)
+    p.add_argument("--reply", required=True, metavar="TEXT",
+                   help="the owner's selection, verbatim: `Still holds`, `Revise the "
+                   "decision` or `The change was wrong` (or 1-3)")
+
+
+def _by_person(handler: Callable[[store.Spec, argparse.Namespace, str | None], Outcome],
+               ) -> Callable[[argparse.Namespace], Outcome]:
+    """`bind` and `reaffirm` record who acted: the spec and the person are found first."""
+
+    def run(args: argparse.Namespace) -> Outcome:
+        spec = spec_of(args)
+        from mdgrill.shell.people import who
+
+        return handler(spec, args, who(spec, args.by))
+
+    return run
 
 
 def _commit_text(result: dict[str, object]) -> str:
@@ -238,3 +247,17 @@ def _why(args: argparse.Namespace) -> Outcome:
         lines.append(f"  bound: {b.target} (at {b.at[:12]}, by {b.by or 'unnamed'})")
         lines.append(f"  approved by: {r.approved_by or 'not approved yet'}")
     return Outcome(result, "\n".join(lines))
+
+
+VERBS = (
+    Verb("bind", "Bind a settled decision to the code and docs that carry it out.",
+         _bind_arguments, _by_person(_bind)),
+    Verb("drift", "Check bound code and docs: exit 1 when one changed in substance since its "
+         "binding.",
+         _drift_arguments, _drift),
+    Verb("reaffirm", "Record the owner's word on a drifted decision: still holds, revise, change "
+         "was wrong.",
+         _reaffirm_arguments, _by_person(_reaffirm)),
+    Verb("why", "Show the decisions bound to a file, symbol or section, and who approved them.",
+         _why_arguments, _why),
+)

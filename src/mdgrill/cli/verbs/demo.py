@@ -9,7 +9,7 @@ import shlex
 import subprocess
 import sys
 
-from mdgrill.cli.verbs import Outcome
+from mdgrill.cli.verbs import Outcome, Verb
 from mdgrill.errors import InputError
 
 RESEARCH = """# Research: checkout discounts
@@ -35,7 +35,7 @@ CONTEXT_MAP = """# Context map
 SPEC = "specs/checkout-discounts"
 
 
-def configure(verb: str, p: argparse.ArgumentParser) -> None:
+def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", metavar="DIR", nargs="?", help="an empty or new folder for the demo "
                    "repository (default: a new temporary folder)")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
@@ -265,3 +265,9 @@ def _call(main: object, argv: list[str], stdin: str | None = None) -> tuple[int,
     finally:
         sys.stdout, sys.stderr, sys.stdin = old_out, old_err, old_in
     return int(code), buffer.getvalue()
+
+
+VERBS = (
+    Verb("demo", "Run a complete scripted interview in a throw-away git repository.",
+         _arguments, run),
+)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from mdgrill.cli.verbs import Outcome
+from mdgrill.cli.verbs import Outcome, Verb
 from mdgrill.errors import InputError
 from mdgrill.formats.markdown import refuse_conflict
 from mdgrill.shell import store
@@ -125,9 +125,7 @@ def _record_in_round(spec: store.Spec, args: argparse.Namespace, rel: str) -> bo
     return bool(transaction(spec, step)["recorded"])
 
 
-def configure(verb: str, p: argparse.ArgumentParser) -> None:
-    configure_term(p)
-
-
-def run(args: argparse.Namespace) -> Outcome:
-    return run_term(args)
+VERBS = (
+    Verb("term", "Edit the glossary: `term add TERM --definition T ...`.",
+         configure_term, run_term),
+)

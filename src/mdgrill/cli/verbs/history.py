@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from mdgrill.cli.verbs import Outcome
+from mdgrill.cli.verbs import Outcome, Verb, add_spec
 from mdgrill.core.history import (
     PhaseWatch,
     added_blocks,
@@ -18,6 +19,7 @@ from mdgrill.core.history import (
 )
 from mdgrill.diagnostics import Diagnostic, format_diagnostic
 from mdgrill.errors import InputError, MdgrillError
+from mdgrill.git.discovery import in_repository
 from mdgrill.shell import store
 from mdgrill.shell.session import display
 
@@ -28,21 +30,26 @@ if TYPE_CHECKING:
 GLOSSARY_NAMES = ("CONTEXT.md",)
 
 
-def configure(verb: str, p: argparse.ArgumentParser) -> None:
-    if verb == "log":
-        p.add_argument("spec", metavar="SPEC", nargs="?", help="default: every spec")
-    elif verb == "review":
-        p.add_argument("range", metavar="REV..REV", nargs="?",
-                       help="A..B; REV alone is REV..HEAD; default: from the merge base with "
-                       "the default branch to HEAD")
-        _page_options(p)
-    elif verb == "report":
-        p.add_argument("spec", metavar="SPEC", help="spec folder or its .progress.md")
-        _page_options(p)
-    elif verb == "verify":
-        p.add_argument("spec", metavar="SPEC", nargs="?", help="default: every spec")
-        p.add_argument("--signed", action="store_true", help="also require every approval "
-                       "commit to carry a signature git trusts (`git verify-commit`)")
+def _log_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("spec", metavar="SPEC", nargs="?", help="default: every spec")
+
+
+def _review_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("range", metavar="REV..REV", nargs="?",
+                   help="A..B; REV alone is REV..HEAD; default: from the merge base with "
+                   "the default branch to HEAD")
+    _page_options(p)
+
+
+def _report_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    _page_options(p)
+
+
+def _verify_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("spec", metavar="SPEC", nargs="?", help="default: every spec")
+    p.add_argument("--signed", action="store_true", help="also require every approval "
+                   "commit to carry a signature git trusts (`git verify-commit`)")
 
 
 def _page_options(p: argparse.ArgumentParser) -> None:
@@ -54,22 +61,21 @@ def _page_options(p: argparse.ArgumentParser) -> None:
                    "job summary (folded rounds, a Mermaid tree)")
 
 
-def run(args: argparse.Namespace) -> Outcome:
-    root = _repo_root(args)
-    if args.verb == "log":
-        return _log(args, root)
-    if args.verb == "review":
-        return _review(args, root)
-    if args.verb == "report":
-        return _report(args, root)
-    return _verify(args, root)
+def _in_repository(handler: Callable[[argparse.Namespace, str], Outcome],
+                   ) -> Callable[[argparse.Namespace], Outcome]:
+    """Every history verb reads git: the repository is found (or refused) before it runs."""
+
+    def run(args: argparse.Namespace) -> Outcome:
+        return handler(args, _repo_root(args))
+
+    return run
 
 
 def _repo_root(args: argparse.Namespace) -> str:
     start = (os.path.dirname(os.path.abspath(args.spec)) if getattr(args, "spec", None)
              else args.root or os.getcwd())
     root = store.repository(start, args.root)
-    if not store.in_repository(root):
+    if not in_repository(root):
         raise InputError("NOT_A_REPOSITORY", f"{display(start)} is not inside a git repository: "
                          f"`mdgrill {args.verb}` reads history")
     return root
@@ -446,3 +452,15 @@ def _verify(args: argparse.Namespace, root: str) -> Outcome:
                     "specs": len(progress_files), "glossaries": len(glossaries),
                     "versions": versions_read, "shallow": shallow},
                    (text + "\n" if text else "") + summary, 1 if errors else 0)
+
+
+VERBS = (
+    Verb("log", "List the approved transitions of a spec from git commit trailers.",
+         _log_arguments, _in_repository(_log)),
+    Verb("review", "Print the rounds and terms added between two revisions, for a PR.",
+         _review_arguments, _in_repository(_review)),
+    Verb("report", "One spec's whole interview as a self-contained HTML page or a PR comment.",
+         _report_arguments, _in_repository(_report)),
+    Verb("verify", "Walk git history: fail where a recorded block or term was changed.",
+         _verify_arguments, _in_repository(_verify)),
+)

@@ -15,8 +15,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from mdgrill.cli.verbs import Outcome
+from mdgrill.cli.verbs import Outcome, Verb
 from mdgrill.errors import MdgrillError
+from mdgrill.git.discovery import find_root
 from mdgrill.integrations import hook
 from mdgrill.shell import store
 
@@ -34,7 +35,7 @@ class HookTimeout(BaseException):
     way can swallow it and let a gated call through)."""
 
 
-def configure(verb: str, p: argparse.ArgumentParser) -> None:
+def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("event", choices=EVENTS, help="the hook event, its JSON on stdin: "
                    "pretooluse (gate Agent/Task calls), sessionstart (the open interviews "
                    "into the agent's context), posttooluse (Edit/Write: block an edit of a "
@@ -196,7 +197,7 @@ def _declared_skills(top: str) -> list[str]:
 
 
 def _spec_lines(spec: store.Spec, declared: list[str]) -> list[str]:
-    from mdgrill.model.record import TERMINAL
+    from mdgrill.formats.schema import TERMINAL
     from mdgrill.model.tree import spec_frontier
     from mdgrill.shell.session import load
 
@@ -234,7 +235,7 @@ def _event(raw: bytes) -> dict[str, object]:
 
 def _top(event: dict[str, object], root: str | None) -> str:
     cwd = event.get("cwd")
-    return root or store.find_root(cwd if isinstance(cwd, str) and os.path.isdir(cwd)
+    return root or find_root(cwd if isinstance(cwd, str) and os.path.isdir(cwd)
                                    else os.getcwd())
 
 
@@ -290,3 +291,9 @@ def _journal(event: dict[str, object], root: str | None, source: str, text: str)
 
     session = event.get("session_id")
     journal.append(_top(event, root), source, text, session if isinstance(session, str) else None)
+
+
+VERBS = (
+    Verb("hook", "Agent hooks: `hook pretooluse` gates Task calls on check-delegation.",
+         _arguments, run),
+)

@@ -4,144 +4,201 @@ from __future__ import annotations
 
 import argparse
 
-from mdgrill.cli.verbs import Outcome, spec_of
+from mdgrill.cli.verbs import Outcome, Verb, add_spec, on_spec
 from mdgrill.core import machine
-from mdgrill.model.record import PHASES
+from mdgrill.formats.schema import PHASES
 from mdgrill.services import interview
 from mdgrill.services.result import Result
 from mdgrill.shell import store
 
-# The verbs that record what a person said: each names them (`- By:`).
-BY_VERBS = frozenset({"record-answer", "record-fact", "out-of-scope", "confirm", "skip",
-                      "cancel", "amend", "reopen"})
+
+def _reply(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--reply", metavar="TEXT", help="the user's verbatim reply to the "
+                   "approval question; recorded in the block (for confirm it must be the "
+                   "explicit selection `Approve and delegate`)")
 
 
-def configure(verb: str, p: argparse.ArgumentParser) -> None:  # noqa: C901 - one branch a verb
-    if verb != "classify-reply":
-        p.add_argument("spec", metavar="SPEC", help="spec folder or its .progress.md")
-    if verb in ("confirm", "cancel"):
-        p.add_argument("--reply", metavar="TEXT", help="the user's verbatim reply to the "
-                       "approval question; recorded in the block (for confirm it must be the "
-                       "explicit selection `Approve and delegate`)")
-    if verb in BY_VERBS:
-        p.add_argument("--by", metavar="NAME", help="who gave it (`Name <email>` or a name); "
-                       "default: git's identity (`git var GIT_AUTHOR_IDENT`)")
-    if verb == "mode":
-        group = p.add_mutually_exclusive_group()
-        group.add_argument("--quick", action="store_true", help="quick mode: interviews are "
-                           "bypassed (only this exact flag authorizes it)")
-        group.add_argument("--interactive", action="store_true", help="interactive mode")
-    elif verb == "record-skill-load":
-        p.add_argument("--input", required=True, metavar="FILE", help="manifest JSON file, or - "
-                       "for stdin")
-    elif verb == "begin-interview":
-        p.add_argument("--phase", required=True, choices=PHASES, help="the phase asked about")
-        p.add_argument("--interview-id", required=True, metavar="ID", help="a new ID per "
-                       "interview (r1, design-1); the same ID resumes it")
-        p.add_argument("--round", type=int, metavar="N", help="round to begin at (default 1)")
-        p.add_argument("--discovery-revision", metavar="R", help="the skill-discovery revision "
-                       "this interview was begun at")
-        p.add_argument("--no-commit", action="store_true", help="in quick mode, do not commit "
-                       "the bypass")
-    elif verb == "open-frontier":
-        p.add_argument("--round", type=int, required=True, metavar="N",
-                       help="the current round, or the next one to open")
-        p.add_argument("--decision-id", action="append", required=True, metavar="ID",
-                       help="repeat for each decision asked in this round")
-    elif verb == "record-answer":
-        p.add_argument("--decision-id", required=True, metavar="ID",
-                       help="the pending decision")
-        p.add_argument("--answer", required=True, metavar="TEXT",
-                       help="the user's reply: an option's label or number, `go with your "
-                       "recommendation` (records the recommended option), or their own words")
-        p.add_argument("--assumption", metavar="TEXT",
-                       help="what the answer assumes, recorded beside it")
-        p.add_argument("--other", action="store_true", help="the user chose `Other` and wrote "
-                       "this: a specific follow-up node (`node add --spawned-by`) is then "
-                       "required before await-confirmation")
-    elif verb == "record-fact":
-        p.add_argument("text", metavar="TEXT", help="the fact, e.g. `sessions are JWT "
-                       "(src/auth/session.py)`")
-        p.add_argument("--decision-id", metavar="ID", help="the node this fact resolves")
-    elif verb == "out-of-scope":
-        p.add_argument("--decision-id", required=True, metavar="ID", help="an asked decision")
-        p.add_argument("--reply", required=True, metavar="TEXT", help="the user's own words "
-                       "that place it out of scope (out of scope is the user's call)")
-    elif verb == "record-stop":
-        p.add_argument("--choice", required=True, choices=["ship", "keep-asking", "refine"],
-                       help="the user's answer to Ready to build?")
-        p.add_argument("--section", metavar="S", help="with refine: the section to refine")
-    elif verb == "classify-reply":
-        p.add_argument("--text", required=True, metavar="T", help="the user's reply, verbatim")
-        p.add_argument("--spec", metavar="SPEC", help="with --decision-id: read the decision's "
-                       "options, so a label or number is recognised as that option")
-        p.add_argument("--decision-id", metavar="ID", help="with --spec: the decision the "
-                       "reply answers")
-        p.add_argument("--option", action="append", default=[], metavar="T",
-                       help="an option of the decision (instead of --spec); --recommend N marks "
-                       "the recommended one")
-        p.add_argument("--recommend", type=int, metavar="N", help="with --option: the number "
-                       "of the recommended option (1 for the first)")
-    elif verb == "await-confirmation":
-        p.add_argument("--decision-id", required=True, metavar="CID", help="the confirmation ID")
-        p.add_argument("--approach", required=True, metavar="TEXT",
-                       help="the approach in one line: what the user approves")
-        p.add_argument("--brief-file", metavar="F", help="the decision brief (Markdown), quoted "
-                       "into the log")
-    elif verb == "confirm":
-        p.add_argument("--decision-id", required=True, metavar="CID", help="the confirmation "
-                       "ID given to await-confirmation (CID: C1, then C2 …)")
-        p.add_argument("--source", required=True, choices=["approve-and-delegate"],
-                       help="its one legal value")
-        p.add_argument("--no-commit", action="store_true", help="do not commit the approval")
-    elif verb == "skip":
-        p.add_argument("--reason", required=True, metavar="T", help="why the user skips the "
-                       "rest (one line)")
-        p.add_argument("--assumption", action="append", default=[], metavar="T",
-                       help="at least one: what stands in for the defaulted decisions")
-        p.add_argument("--decision-id", default="skip-confirmation", metavar="CID",
-                       help="the confirmation ID the skip awaits (default: skip-confirmation); "
-                       "confirm it to finish")
-    elif verb == "reopen":
-        p.add_argument("--phase", required=True, choices=PHASES, help="the phase to go back to "
-                       "(or the current one, to redo it)")
-        p.add_argument("--reason", required=True, metavar="TEXT", help="why (one line)")
-        p.add_argument("--no-commit", action="store_true", help="do not commit the reopening")
-    elif verb == "amend":
-        p.add_argument("--decision-id", required=True, metavar="ID",
-                       help="an answered decision whose wording to correct")
-        p.add_argument("--answer", required=True, metavar="TEXT", help="the corrected wording")
-        p.add_argument("--reason", required=True, metavar="TEXT", help="why (e.g. `typo`)")
-    elif verb == "revise":
-        p.add_argument("--decision-id", action="append", required=True, metavar="ID",
-                       help="a decision to reopen; repeat it; what depends on it reopens too")
-    elif verb == "check-delegation":
-        p.add_argument("--phase", required=True, choices=PHASES,
-                       help="the phase whose approval the delegation rests on")
-        p.add_argument("--interview-id", required=True, metavar="ID",
-                       help="the interview that approved it")
-        p.add_argument("--context-digest", metavar="D", help="the context digest you hold "
-                       "(`mdgrill digest`); refused when it is not the one the interview "
-                       "recorded")
-        p.add_argument("--discovery-revision", metavar="R", help="the skill-discovery revision "
-                       "you hold; refused when the interview was begun at another")
-        p.add_argument("--prompt", metavar="FILE", help="the prompt you will delegate: refused "
-                       "when it fails the prompt checks (`validate --prompt`, Phase-3 check 5); "
-                       "required with `delegation: {prompt_checks: true}` in .mdgrill.yaml")
-    elif verb == "digest":
-        p.add_argument("--phase", choices=PHASES, help="default: the spec's phase")
-        p.add_argument("--compat", choices=["ralph"], help="smart-ralph's digest "
-                       "(ralph-phase-context-v1, absolute paths)")
+def _by(p: argparse.ArgumentParser) -> None:
+    """The verbs that record what a person said name them (`- By:`)."""
+    p.add_argument("--by", metavar="NAME", help="who gave it (`Name <email>` or a name); "
+                   "default: git's identity (`git var GIT_AUTHOR_IDENT`)")
 
 
-def run(args: argparse.Namespace) -> Outcome:
-    verb = args.verb
-    if verb == "classify-reply":
-        spec = store.resolve_spec(args.spec, args.root) if args.spec is not None else None
-        done = interview.classify_reply(args.text, spec=spec, decision_id=args.decision_id,
-                                        options=args.option, recommend=args.recommend)
-        return Outcome(done.data, str(done["classification"]))
-    return _HANDLERS[verb](spec_of(args), args)
+def _mode_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--quick", action="store_true", help="quick mode: interviews are "
+                       "bypassed (only this exact flag authorizes it)")
+    group.add_argument("--interactive", action="store_true", help="interactive mode")
+
+
+def _record_skill_load_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    p.add_argument("--input", required=True, metavar="FILE", help="manifest JSON file, or - "
+                   "for stdin")
+
+
+def _begin_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    p.add_argument("--phase", required=True, choices=PHASES, help="the phase asked about")
+    p.add_argument("--interview-id", required=True, metavar="ID", help="a new ID per "
+                   "interview (r1, design-1); the same ID resumes it")
+    p.add_argument("--round", type=int, metavar="N", help="round to begin at (default 1)")
+    p.add_argument("--discovery-revision", metavar="R", help="the skill-discovery revision "
+                   "this interview was begun at")
+    p.add_argument("--no-commit", action="store_true", help="in quick mode, do not commit "
+                   "the bypass")
+
+
+def _open_frontier_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    p.add_argument("--round", type=int, required=True, metavar="N",
+                   help="the current round, or the next one to open")
+    p.add_argument("--decision-id", action="append", required=True, metavar="ID",
+                   help="repeat for each decision asked in this round")
+
+
+def _record_answer_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    _by(p)
+    p.add_argument("--decision-id", required=True, metavar="ID",
+                   help="the pending decision")
+    p.add_argument("--answer", required=True, metavar="TEXT",
+                   help="the user's reply: an option's label or number, `go with your "
+                   "recommendation` (records the recommended option), or their own words")
+    p.add_argument("--assumption", metavar="TEXT",
+                   help="what the answer assumes, recorded beside it")
+    p.add_argument("--other", action="store_true", help="the user chose `Other` and wrote "
+                   "this: a specific follow-up node (`node add --spawned-by`) is then "
+                   "required before await-confirmation")
+
+
+def _record_fact_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    _by(p)
+    p.add_argument("text", metavar="TEXT", help="the fact, e.g. `sessions are JWT "
+                   "(src/auth/session.py)`")
+    p.add_argument("--decision-id", metavar="ID", help="the node this fact resolves")
+
+
+def _out_of_scope_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    _by(p)
+    p.add_argument("--decision-id", required=True, metavar="ID", help="an asked decision")
+    p.add_argument("--reply", required=True, metavar="TEXT", help="the user's own words "
+                   "that place it out of scope (out of scope is the user's call)")
+
+
+def _record_stop_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    p.add_argument("--choice", required=True, choices=["ship", "keep-asking", "refine"],
+                   help="the user's answer to Ready to build?")
+    p.add_argument("--section", metavar="S", help="with refine: the section to refine")
+
+
+def _classify_reply_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--text", required=True, metavar="T", help="the user's reply, verbatim")
+    p.add_argument("--spec", metavar="SPEC", help="with --decision-id: read the decision's "
+                   "options, so a label or number is recognised as that option")
+    p.add_argument("--decision-id", metavar="ID", help="with --spec: the decision the "
+                   "reply answers")
+    p.add_argument("--option", action="append", default=[], metavar="T",
+                   help="an option of the decision (instead of --spec); --recommend N marks "
+                   "the recommended one")
+    p.add_argument("--recommend", type=int, metavar="N", help="with --option: the number "
+                   "of the recommended option (1 for the first)")
+
+
+def _await_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    p.add_argument("--decision-id", required=True, metavar="CID", help="the confirmation ID")
+    p.add_argument("--approach", required=True, metavar="TEXT",
+                   help="the approach in one line: what the user approves")
+    p.add_argument("--brief-file", metavar="F", help="the decision brief (Markdown), quoted "
+                   "into the log")
+
+
+def _confirm_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    _reply(p)
+    _by(p)
+    p.add_argument("--decision-id", required=True, metavar="CID", help="the confirmation "
+                   "ID given to await-confirmation (CID: C1, then C2 …)")
+    p.add_argument("--source", required=True, choices=["approve-and-delegate"],
+                   help="its one legal value")
+    p.add_argument("--no-commit", action="store_true", help="do not commit the approval")
+
+
+def _skip_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    _by(p)
+    p.add_argument("--reason", required=True, metavar="T", help="why the user skips the "
+                   "rest (one line)")
+    p.add_argument("--assumption", action="append", default=[], metavar="T",
+                   help="at least one: what stands in for the defaulted decisions")
+    p.add_argument("--decision-id", default="skip-confirmation", metavar="CID",
+                   help="the confirmation ID the skip awaits (default: skip-confirmation); "
+                   "confirm it to finish")
+
+
+def _cancel_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    _reply(p)
+    _by(p)
+
+
+def _reopen_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    _by(p)
+    p.add_argument("--phase", required=True, choices=PHASES, help="the phase to go back to "
+                   "(or the current one, to redo it)")
+    p.add_argument("--reason", required=True, metavar="TEXT", help="why (one line)")
+    p.add_argument("--no-commit", action="store_true", help="do not commit the reopening")
+
+
+def _amend_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    _by(p)
+    p.add_argument("--decision-id", required=True, metavar="ID",
+                   help="an answered decision whose wording to correct")
+    p.add_argument("--answer", required=True, metavar="TEXT", help="the corrected wording")
+    p.add_argument("--reason", required=True, metavar="TEXT", help="why (e.g. `typo`)")
+
+
+def _revise_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    p.add_argument("--decision-id", action="append", required=True, metavar="ID",
+                   help="a decision to reopen; repeat it; what depends on it reopens too")
+
+
+def _check_delegation_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    p.add_argument("--phase", required=True, choices=PHASES,
+                   help="the phase whose approval the delegation rests on")
+    p.add_argument("--interview-id", required=True, metavar="ID",
+                   help="the interview that approved it")
+    p.add_argument("--context-digest", metavar="D", help="the context digest you hold "
+                   "(`mdgrill digest`); refused when it is not the one the interview "
+                   "recorded")
+    p.add_argument("--discovery-revision", metavar="R", help="the skill-discovery revision "
+                   "you hold; refused when the interview was begun at another")
+    p.add_argument("--prompt", metavar="FILE", help="the prompt you will delegate: refused "
+                   "when it fails the prompt checks (`validate --prompt`, Phase-3 check 5); "
+                   "required with `delegation: {prompt_checks: true}` in .mdgrill.yaml")
+
+
+def _digest_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    p.add_argument("--phase", choices=PHASES, help="default: the spec's phase")
+    p.add_argument("--compat", choices=["ralph"], help="smart-ralph's digest "
+                   "(ralph-phase-context-v1, absolute paths)")
+
+
+def _classify_reply(args: argparse.Namespace) -> Outcome:
+    spec = store.resolve_spec(args.spec, args.root) if args.spec is not None else None
+    done = interview.classify_reply(args.text, spec=spec, decision_id=args.decision_id,
+                                    options=args.option, recommend=args.recommend)
+    return Outcome(done.data, str(done["classification"]))
 
 
 def _warnings(done: Result) -> str:
@@ -296,11 +353,47 @@ def _digest(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     return Outcome(done.data, str(done["context_digest"]))
 
 
-_HANDLERS = {
-    "mode": _mode, "record-skill-load": _record_skill_load, "begin-interview": _begin,
-    "open-frontier": _open_frontier, "record-answer": _record_answer,
-    "record-fact": _record_fact, "out-of-scope": _out_of_scope,
-    "await-confirmation": _await, "confirm": _confirm, "skip": _skip, "revise": _revise,
-    "cancel": _cancel, "record-stop": _record_stop, "reopen": _reopen, "amend": _amend,
-    "check-delegation": _check_delegation, "digest": _digest,
-}
+VERBS = (
+    Verb("mode", "Show or set the spec's mode (--quick or --interactive, exactly).",
+         _mode_arguments, on_spec(_mode)),
+    Verb("record-skill-load", "Record the skill-load manifest (JSON) after checking each file's "
+         "sha256.",
+         _record_skill_load_arguments, on_spec(_record_skill_load)),
+    Verb("begin-interview", "Begin (or resume) the phase interview; records the context digest.",
+         _begin_arguments, on_spec(_begin)),
+    Verb("open-frontier", "Ask decisions: open the current or next round and record its Asked "
+         "line.",
+         _open_frontier_arguments, on_spec(_open_frontier)),
+    Verb("record-answer", "Record the user's substantive answer to one pending decision.",
+         _record_answer_arguments, on_spec(_record_answer)),
+    Verb("record-fact", "Record a fact found in the code or docs in the open round.",
+         _record_fact_arguments, on_spec(_record_fact)),
+    Verb("out-of-scope", "Record that the user placed an asked decision out of scope (--reply: "
+         "their words).",
+         _out_of_scope_arguments, on_spec(_out_of_scope)),
+    Verb("record-stop", "Record the user's answer to Ready to build? (ship, keep-asking, refine).",
+         _record_stop_arguments, on_spec(_record_stop)),
+    Verb("classify-reply", "Classify a reply: substantive, control_only, bare_skip, stop, "
+         "skip_decision, ...",
+         _classify_reply_arguments, _classify_reply),
+    Verb("await-confirmation", "Close the rounds and present the approach for approval.",
+         _await_arguments, on_spec(_await)),
+    Verb("confirm", "Record the user's approval (approve-and-delegate) and commit it.",
+         _confirm_arguments, on_spec(_confirm)),
+    Verb("skip", "Skip the remaining decisions with recorded assumptions (needs confirm).",
+         _skip_arguments, on_spec(_skip)),
+    Verb("revise", "Reopen decisions (and their answered dependents) after the brief.",
+         _revise_arguments, on_spec(_revise)),
+    Verb("cancel", "Record the user's Cancel: the interview stays open, no delegation.",
+         _cancel_arguments, on_spec(_cancel)),
+    Verb("amend", "Correct a recorded answer's wording (an Amended block; the log stays append-"
+         "only).",
+         _amend_arguments, on_spec(_amend)),
+    Verb("reopen", "Go back to an earlier phase: set aside the approvals since, recorded and "
+         "committed.",
+         _reopen_arguments, on_spec(_reopen)),
+    Verb("check-delegation", "Allow delegation only for an approved, current interview.",
+         _check_delegation_arguments, on_spec(_check_delegation)),
+    Verb("digest", "Print the context digest the spec's phase would record now.",
+         _digest_arguments, on_spec(_digest)),
+)

@@ -8,10 +8,11 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from mdgrill.cli.verbs import Outcome
+from mdgrill.cli.verbs import Outcome, Verb
 from mdgrill.core.merge import Merged, merge_progress, resolution
 from mdgrill.errors import InputError
 from mdgrill.formats.textfile import TextFile, decode
+from mdgrill.git.discovery import find_root, in_repository
 from mdgrill.shell import store
 from mdgrill.shell.session import display
 
@@ -21,32 +22,39 @@ if TYPE_CHECKING:
 GITATTRIBUTES = ".gitattributes"
 
 
-def configure(verb: str, p: argparse.ArgumentParser) -> None:
-    if verb == "merge-file":
-        for name, what in (("base", "the common ancestor's version (git's %%O)"),
-                           ("ours", "our version, where the result is written (git's %%A)"),
-                           ("theirs", "their version (git's %%B)"),
-                           ("path", "the file's path in the repository (git's %%P)")):
-            p.add_argument(name, metavar=name.upper(), help=what)
-    elif verb == "install-merge-driver":
-        p.add_argument("--command", metavar="CMD", help="how git starts mdgrill for a merge, "
-                       "e.g. `uvx mdgrill` (default: `mdgrill` from PATH, else this Python, "
-                       "else git's own line merge)")
-    elif verb == "merge":
-        p.add_argument("paths", metavar="PATH", nargs="*", help="conflicted .progress.md, "
-                       "CONTEXT.md or CONTEXT-MAP.md files (default: every one git has in "
-                       "conflict)")
+def _merge_file_arguments(p: argparse.ArgumentParser) -> None:
+    for name, what in (("base", "the common ancestor's version (git's %%O)"),
+                       ("ours", "our version, where the result is written (git's %%A)"),
+                       ("theirs", "their version (git's %%B)"),
+                       ("path", "the file's path in the repository (git's %%P)")):
+        p.add_argument(name, metavar=name.upper(), help=what)
 
 
-def run(args: argparse.Namespace) -> Outcome:
-    if args.verb == "merge-file":
-        return _merge_file(args)
+def _install_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--command", metavar="CMD", help="how git starts mdgrill for a merge, "
+                   "e.g. `uvx mdgrill` (default: `mdgrill` from PATH, else this Python, "
+                   "else git's own line merge)")
+
+
+def _merge_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", metavar="PATH", nargs="*", help="conflicted .progress.md, "
+                   "CONTEXT.md or CONTEXT-MAP.md files (default: every one git has in "
+                   "conflict)")
+
+
+def _repository(args: argparse.Namespace) -> str:
     root = store.repository(args.root or os.getcwd(), args.root)
-    if not store.in_repository(root):
+    if not in_repository(root):
         raise InputError("NOT_A_REPOSITORY", f"{display(root)} is not inside a git repository")
-    if args.verb == "install-merge-driver":
-        return _install(root, args.command)
-    return _merge(args, root)
+    return root
+
+
+def _install_verb(args: argparse.Namespace) -> Outcome:
+    return _install(_repository(args), args.command)
+
+
+def _merge_verb(args: argparse.Namespace) -> Outcome:
+    return _merge(args, _repository(args))
 
 
 MERGED_FILES = (store.PROGRESS, "CONTEXT.md", "CONTEXT-MAP.md")  # what the driver merges
@@ -94,7 +102,7 @@ def _merge_file(args: argparse.Namespace) -> Outcome:
         _write(args.ours, merged.text, bom)
         return _outcome(args.path, merged)
     # what mdgrill cannot merge is left to a person as git would have left it
-    root = store.find_root(os.path.dirname(os.path.abspath(args.ours)))
+    root = find_root(os.path.dirname(os.path.abspath(args.ours)))
     text, conflicts = git_merge_file(root, args.ours, args.base, args.theirs)
     store.atomic_write(args.ours, text)
     print(f"mdgrill: {args.path}: not merged by mdgrill ({merged.reason}); git's conflict "
@@ -243,3 +251,15 @@ def _install(root: str, command: str | None) -> Outcome:
                    + (f"{GITATTRIBUTES}: added {', '.join(missing)} (commit it so that "
                       "everyone merges specs this way)" if missing
                       else f"{GITATTRIBUTES} already routes the spec files to it"))
+
+
+VERBS = (
+    Verb("merge-file", "git's merge driver for the spec files: BASE OURS THEIRS PATH (see install-"
+         "merge-driver).",
+         _merge_file_arguments, _merge_file),
+    Verb("merge", "Merge conflicted spec files again, or seal the conflicts you resolved.",
+         _merge_arguments, _merge_verb),
+    Verb("install-merge-driver", "Route spec files' merges to mdgrill: git config and "
+         ".gitattributes.",
+         _install_arguments, _install_verb),
+)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import os
 
-from mdgrill.cli.verbs import Outcome, add_dry_run, refuse_invalid, unified_diff
+from mdgrill.cli.verbs import Outcome, Verb, add_dry_run, refuse_invalid, unified_diff
 from mdgrill.errors import InputError
 from mdgrill.formats.progress import Progress, single_line, with_record
 from mdgrill.formats.textfile import TextFile
+from mdgrill.git.discovery import in_repository
 from mdgrill.integrations import ralph
 from mdgrill.model.digest import context_digest, file_sha256
 from mdgrill.shell import store
@@ -17,7 +18,7 @@ from mdgrill.shell.session import display
 BACKUP = ".progress.ralph.md"
 
 
-def configure(verb: str, p: argparse.ArgumentParser) -> None:
+def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", metavar="SPEC", help="smart-ralph spec folder: smart-ralph 5's "
                    "progress.md, or the older .progress.md and .ralph-state.json, or both")
     add_dry_run(p, "the imported file")
@@ -391,7 +392,7 @@ def _check_result(prog: Progress | None, text: str, shown: str) -> None:
 
 def _tracked_clean(spec: store.Spec) -> bool:
     """True when git holds the file exactly as it is (so git history is the backup)."""
-    if not store.in_repository(spec.root):
+    if not in_repository(spec.root):
         return False
     from mdgrill.git.vcs import committed_as_is
 
@@ -443,3 +444,9 @@ def _summary(result: dict[str, object], shown: str, backup: str | None,
     for warning in warnings if isinstance(warnings, list) else []:
         lines.append(f"warning: {warning}")
     return "\n".join(lines)
+
+
+VERBS = (
+    Verb("import-ralph", "Turn a smart-ralph spec folder (either layout) into mdgrill's format.",
+         _arguments, run),
+)

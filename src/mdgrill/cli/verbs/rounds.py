@@ -12,43 +12,40 @@ import argparse
 import json
 import sys
 
-from mdgrill.cli.verbs import Outcome, spec_of
+from mdgrill.cli.verbs import Outcome, Verb, add_spec, on_spec
 from mdgrill.services import rounds
 from mdgrill.services.result import Result
 from mdgrill.shell import store
 from mdgrill.shell.session import spec_hint
 
 
-def configure(verb: str, p: argparse.ArgumentParser) -> None:
-    p.add_argument("spec", metavar="SPEC", help="spec folder or its .progress.md")
-    if verb == "questionnaire":
-        return
-    if verb == "collect":
-        p.add_argument("file", metavar="FILE", nargs="?", help="another questionnaire file "
-                       "(`### <question>` and the answer quoted under it, as agent skills "
-                       "write them); default: the spec's questions.md")
-        p.add_argument("--by", metavar="NAME", help="who answered (default: git's identity)")
-        return
-    if verb == "ask":
-        p.add_argument("--format", choices=["json", "markdown"], default="json",
-                       help="the tool's JSON payload (default) or the round as numbered text")
-    else:
-        p.add_argument("--tool-result", required=True, metavar="FILE",
-                       help="what the question tool returned, as it came (`{\"answers\": "
-                       "{question: answer}}`, also inside a hook's `tool_response`), or the "
-                       "user's reply: one line per question (`Q1: a`, `Q2: 2`, `Q3: the "
-                       "option's words` or their own words; a one-question round takes the "
-                       "bare reply); FILE, or - for stdin")
-        p.add_argument("--by", metavar="NAME", help="who answered (default: git's identity)")
+def _by(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--by", metavar="NAME", help="who answered (default: git's identity)")
 
 
-def run(args: argparse.Namespace) -> Outcome:
-    spec = spec_of(args)
-    if args.verb == "questionnaire":
-        return _questionnaire(spec)
-    if args.verb == "collect":
-        return _collect(spec, args)
-    return _ask(spec, args) if args.verb == "ask" else _answer(spec, args)
+def _collect_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    p.add_argument("file", metavar="FILE", nargs="?", help="another questionnaire file "
+                   "(`### <question>` and the answer quoted under it, as agent skills "
+                   "write them); default: the spec's questions.md")
+    _by(p)
+
+
+def _ask_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    p.add_argument("--format", choices=["json", "markdown"], default="json",
+                   help="the tool's JSON payload (default) or the round as numbered text")
+
+
+def _answer_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    p.add_argument("--tool-result", required=True, metavar="FILE",
+                   help="what the question tool returned, as it came (`{\"answers\": "
+                   "{question: answer}}`, also inside a hook's `tool_response`), or the "
+                   "user's reply: one line per question (`Q1: a`, `Q2: 2`, `Q3: the "
+                   "option's words` or their own words; a one-question round takes the "
+                   "bare reply); FILE, or - for stdin")
+    _by(p)
 
 
 def _nothing_open(done: Result) -> str:
@@ -63,7 +60,7 @@ def _closing(done: Result) -> str:
     return f"present the approach with `{done['next_command']}`"
 
 
-def _questionnaire(spec: store.Spec) -> Outcome:
+def _questionnaire(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = rounds.questionnaire(spec)
     if not done["written"]:
         return Outcome(done.data, _nothing_open(done))
@@ -141,3 +138,17 @@ def _answer(spec: store.Spec, args: argparse.Namespace) -> Outcome:
         lines.append(f"(the reply reads as {str(kind).replace('_', ' ')}: it answers nothing)")
     lines.append(f"nothing was recorded; ask the same round again (`{done['next_command']}`)")
     return Outcome(done.data, "\n".join(lines))
+
+
+VERBS = (
+    Verb("ask", "Open the round the gate requires and print it as AskUserQuestion's payload.",
+         _ask_arguments, on_spec(_ask)),
+    Verb("answer", "Record what the question tool returned (or the user's reply) against each "
+         "decision.",
+         _answer_arguments, on_spec(_answer)),
+    Verb("questionnaire", "Write the open round as questions.md, to answer in an editor (ticks or "
+         "own words).",
+         add_spec, on_spec(_questionnaire)),
+    Verb("collect", "Record the answers filled in questions.md, as `answer` records them.",
+         _collect_arguments, on_spec(_collect)),
+)

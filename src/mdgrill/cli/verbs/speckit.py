@@ -9,6 +9,7 @@ import os
 
 from mdgrill.cli.verbs import (
     Outcome,
+    Verb,
     add_dry_run,
     refuse_invalid,
     spec_of,
@@ -17,40 +18,38 @@ from mdgrill.cli.verbs import (
 from mdgrill.diagnostics import format_diagnostic
 from mdgrill.errors import InputError
 from mdgrill.formats.progress import Progress, single_line, with_record
-from mdgrill.formats.schema import HEADING_WORD
+from mdgrill.formats.schema import HEADING_WORD, PHASES
 from mdgrill.formats.textfile import TextFile, decode
 from mdgrill.integrations import speckit
-from mdgrill.model.record import PHASES, require_spec_name
+from mdgrill.model.record import require_spec_name
 from mdgrill.shell import store
 from mdgrill.shell.session import display
 
 SPEC_MD = "spec.md"
 
 
-def configure(verb: str, p: argparse.ArgumentParser) -> None:
-    if verb == "import-speckit":
-        p.add_argument("spec_md", metavar="SPEC_MD", help="a spec-kit feature's spec.md (or "
-                       "its folder); it is read, never written")
-        p.add_argument("--phase", choices=PHASES[2:], default="requirements",
-                       help="the phase the clarify sessions were (default: requirements, as "
-                       "spec-kit clarifies before /plan)")
-        p.add_argument("--goal", metavar="TEXT", help="the goal, when spec.md has no "
-                       "`**Input**:` line or title to take it from")
-        p.add_argument("--update", action="store_true", help="the feature was imported "
-                       "before: bring in the clarifications spec.md gained since, as new "
-                       "rounds (refused while the phase's interview is open)")
-    else:
-        p.add_argument("spec", metavar="SPEC", help="the mdgrill spec folder (beside its "
-                       "spec.md)")
-        p.add_argument("--spec-md", metavar="PATH", help="the spec.md to write (default: the "
-                       "one recorded at import, else SPEC/spec.md)")
-        p.add_argument("--date", metavar="YYYY-MM-DD", help="the session the new answers go "
-                       "under (default: today, as spec-kit dates its sessions)")
+def _import_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("spec_md", metavar="SPEC_MD", help="a spec-kit feature's spec.md (or "
+                   "its folder); it is read, never written")
+    p.add_argument("--phase", choices=PHASES[2:], default="requirements",
+                   help="the phase the clarify sessions were (default: requirements, as "
+                   "spec-kit clarifies before /plan)")
+    p.add_argument("--goal", metavar="TEXT", help="the goal, when spec.md has no "
+                   "`**Input**:` line or title to take it from")
+    p.add_argument("--update", action="store_true", help="the feature was imported "
+                   "before: bring in the clarifications spec.md gained since, as new "
+                   "rounds (refused while the phase's interview is open)")
     add_dry_run(p, "the file it would write")
 
 
-def run(args: argparse.Namespace) -> Outcome:
-    return _import(args) if args.verb == "import-speckit" else _export(args)
+def _export_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("spec", metavar="SPEC", help="the mdgrill spec folder (beside its "
+                   "spec.md)")
+    p.add_argument("--spec-md", metavar="PATH", help="the spec.md to write (default: the "
+                   "one recorded at import, else SPEC/spec.md)")
+    p.add_argument("--date", metavar="YYYY-MM-DD", help="the session the new answers go "
+                   "under (default: today, as spec-kit dates its sessions)")
+    add_dry_run(p, "the file it would write")
 
 
 # -- import ---------------------------------------------------------------------------------
@@ -355,3 +354,12 @@ def _approved(prog: Progress) -> bool:
     iv = prog.data.get("interview")
     return isinstance(iv, dict) and iv.get("status") == "complete"
 
+
+VERBS = (
+    Verb("import-speckit", "Turn a spec-kit spec.md's clarify sessions into rounds (spec.md is not"
+         " touched).",
+         _import_arguments, _import),
+    Verb("export-speckit", "Write the answered decisions into spec.md's ## Clarifications, spec-"
+         "kit's shape.",
+         _export_arguments, _export),
+)

@@ -7,34 +7,30 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from mdgrill.cli.verbs import Outcome
+from mdgrill.cli.verbs import Outcome, Verb, add_spec
 from mdgrill.errors import InputError
+from mdgrill.git.discovery import find_root
 from mdgrill.shell import store
 
 if TYPE_CHECKING:
     from mdgrill.services.watch import Watcher
 
 
-def configure(verb: str, p: argparse.ArgumentParser) -> None:
-    if verb == "watch":
-        p.add_argument("dir", nargs="?", metavar="DIR",
-                       help="folder to watch (default: the repository root)")
-        p.add_argument("--once", action="store_true",
-                       help="check everything once and exit (exit 1 on errors, like validate)")
-        p.add_argument("--debounce", type=int, default=40, metavar="MS",
-                       help="quiet time after a save's last event before checking (default 40)")
-    else:
-        p.add_argument("spec", metavar="SPEC", help="spec folder or its .progress.md")
-        p.add_argument("--dry-run", action="store_true",
-                       help="print the unified diff of what would change; write nothing")
-        p.add_argument("--from-git", action="store_true",
-                       help="take the recorded blocks from HEAD, not from the last good copy")
+def _watch_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dir", nargs="?", metavar="DIR",
+                   help="folder to watch (default: the repository root)")
+    p.add_argument("--once", action="store_true",
+                   help="check everything once and exit (exit 1 on errors, like validate)")
+    p.add_argument("--debounce", type=int, default=40, metavar="MS",
+                   help="quiet time after a save's last event before checking (default 40)")
 
 
-def run(args: argparse.Namespace) -> Outcome:
-    if args.verb == "watch":
-        return _watch(args)
-    return _restore(args)
+def _restore_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the unified diff of what would change; write nothing")
+    p.add_argument("--from-git", action="store_true",
+                   help="take the recorded blocks from HEAD, not from the last good copy")
 
 
 class LineWriter:
@@ -66,7 +62,7 @@ class LineWriter:
 def _watch(args: argparse.Namespace) -> Outcome:
     from mdgrill.services.watch import Watcher
 
-    top = args.dir or args.root or store.find_root(os.getcwd())
+    top = args.dir or args.root or find_root(os.getcwd())
     if not os.path.isdir(top):
         raise InputError("NOT_FOUND", f"{top} is not a folder: give the folder to watch")
     root = store.repository(top, args.root)
@@ -170,3 +166,11 @@ def _restore_text(changed: bool, dry_run: bool, diff: str, shown: str, source: s
     lines.extend(f"  kept (added after the good copy): {title}" for title in kept)
     lines.extend(f"  still wrong in the front matter: {m}" for m in remaining)
     return "\n".join(lines)
+
+
+VERBS = (
+    Verb("watch", "Revalidate specs on every save; report what broke and what healed.",
+         _watch_arguments, _watch),
+    Verb("restore", "Put back recorded blocks a bad edit lost, from the last good copy.",
+         _restore_arguments, _restore),
+)

@@ -5,10 +5,7 @@ from __future__ import annotations
 from mdgrill.core.hints import spec_arg
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Block, Change, Progress, block_heading
-from mdgrill.model.record import (
-    PHASES,
-    is_id,
-)
+from mdgrill.formats.schema import PHASES, is_id
 
 ROUND_KEYS = ("Facts resolved", "Decisions", "Out of scope", "Domain language")
 # The most decisions one interview may ask. Measured (docs/guarantees.md): at 100,000 the
@@ -40,7 +37,7 @@ def interview_of(data: dict[str, object]) -> dict[str, object]:
             for k, v in iv.items()}
 
 
-def _ids(iv: dict[str, object], key: str) -> list[str]:
+def id_list(iv: dict[str, object], key: str) -> list[str]:
     value = iv[key]
     assert isinstance(value, list)
     return value
@@ -49,7 +46,7 @@ def _ids(iv: dict[str, object], key: str) -> list[str]:
 def next_confirmation_id(iv: dict[str, object]) -> str:
     """An ID the next `await-confirmation` takes: C1, or one past the highest C<n> the
     interview's `asked` list holds (await-confirmation refuses an ID already there)."""
-    used = [int(i[1:]) for i in _ids(iv, "asked") if i[:1] == "C" and i[1:].isdigit()]
+    used = [int(i[1:]) for i in id_list(iv, "asked") if i[:1] == "C" and i[1:].isdigit()]
     return f"C{max(used, default=0) + 1}"
 
 
@@ -69,7 +66,7 @@ def _next_step(iv: dict[str, object], spec: str) -> str:
             f"--phase {phase} --reason TEXT`; to go on, begin the next phase's interview")
 
 
-def _require_status(iv: dict[str, object], verb: str, *allowed: str, spec: str = "SPEC") -> None:
+def require_status(iv: dict[str, object], verb: str, *allowed: str, spec: str = "SPEC") -> None:
     if iv["status"] not in allowed:
         raise GateRefusal("ILLEGAL_TRANSITION",
                           f"{verb} needs an interview that is {' or '.join(allowed)}; "
@@ -77,7 +74,7 @@ def _require_status(iv: dict[str, object], verb: str, *allowed: str, spec: str =
                           f"{_next_step(iv, spec)}")
 
 
-def _current_round_block(prog: Progress, iv: dict[str, object]) -> Block | None:
+def current_round_block(prog: Progress, iv: dict[str, object]) -> Block | None:
     last = prog.last_block()
     if last is not None and last.kind == "round" and last.phase == iv["phase"] and \
             last.round == iv["round"]:
@@ -85,8 +82,8 @@ def _current_round_block(prog: Progress, iv: dict[str, object]) -> Block | None:
     return None
 
 
-def _require_open_round(prog: Progress, iv: dict[str, object], verb: str) -> Block:
-    block = _current_round_block(prog, iv)
+def require_open_round(prog: Progress, iv: dict[str, object], verb: str) -> Block:
+    block = current_round_block(prog, iv)
     if block is None:
         raise GateRefusal("ILLEGAL_TRANSITION",
                           f"{verb} writes into the open round, and the log's last block is not "
@@ -105,13 +102,13 @@ def close_round_lines(prog: Progress, block: Block) -> list[str]:
     return lines
 
 
-def _close_open_round(prog: Progress, iv: dict[str, object], change: Change) -> None:
-    block = _current_round_block(prog, iv)
+def close_open_round(prog: Progress, iv: dict[str, object], change: Change) -> None:
+    block = current_round_block(prog, iv)
     if block is not None and not block.get("Frontier after round"):
         change.append_lines.extend(close_round_lines(prog, block))
 
 
-def _reset(data: dict[str, object], change: Change, reason: str) -> bool:
+def reset_interview(data: dict[str, object], change: Change, reason: str) -> bool:
     iv = data.get("interview")
     if not isinstance(iv, dict):
         return False

@@ -3,15 +3,12 @@ must still be the one the interview began on."""
 
 from __future__ import annotations
 
-from mdgrill.core.gate import quick_authorized
-from mdgrill.core.machine.basics import _reset, require_id, require_phase
+from mdgrill.core.machine.basics import require_id, require_phase, reset_interview
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Change, Progress, block_heading
-from mdgrill.model.record import (
-    PHASES,
-    TERMINAL,
-    new_interview,
-)
+from mdgrill.formats.schema import PHASES, TERMINAL
+from mdgrill.model.interview import quick_authorized
+from mdgrill.model.record import new_interview
 
 
 def set_mode(data: dict[str, object], prog: Progress, quick: bool,
@@ -27,7 +24,7 @@ def set_mode(data: dict[str, object], prog: Progress, quick: bool,
         incompatible = (quick and iv.get("status") != "bypassed_quick") or \
             (not quick and iv.get("status") == "bypassed_quick")
         if incompatible:
-            reset = _reset(data, change, f"mode changed to {mode}")
+            reset = reset_interview(data, change, f"mode changed to {mode}")
     authorized = quick_authorized(prog)
     if quick != authorized:
         phase = str(data.get("phase") or "start")
@@ -48,7 +45,7 @@ def record_skill_load(data: dict[str, object], header: dict[str, object],
     reset = False
     changed = (old["header"], old["skills"]) != (header, skills)
     if changed and (old["header"] is not None or old["skills"]):
-        reset = _reset(data, change, "the skill manifest changed")
+        reset = reset_interview(data, change, "the skill manifest changed")
     failed_core = [s["name"] for s in skills if s.get("core") and s.get("status") == "failed"]
     warnings = [f"domain skill {s['name']} failed to load: {_errors_text(s.get('errors'))}"
                 for s in skills if not s.get("core") and s.get("status") == "failed"]
@@ -122,7 +119,7 @@ def begin_interview(data: dict[str, object], phase: str, interview_id: str,
             return change, {"status": existing["status"], "resumed": True,
                             "round": existing["round"], "context_digest": digest}
         if same and stale:
-            _reset(data, change, "the context changed (digest "
+            reset_interview(data, change, "the context changed (digest "
                    f"{str(existing.get('context_digest'))[:12]}… -> {digest[:12]}…)")
         elif existing.get("status") not in TERMINAL:
             if not stale:
@@ -130,7 +127,7 @@ def begin_interview(data: dict[str, object], phase: str, interview_id: str,
                                   f"interview {existing.get('id')} ({existing.get('phase')}) is "
                                   f"still {existing.get('status')}: finish, skip or revise it "
                                   "before beginning another")
-            _reset(data, change, "the context changed while it was open")
+            reset_interview(data, change, "the context changed while it was open")
     quick = data.get("mode") == "quick"
     if quick and not quick_ok:
         raise GateRefusal("QUICK_NOT_AUTHORIZED",

@@ -3,23 +3,20 @@ the agent may delegate."""
 
 from __future__ import annotations
 
-from mdgrill.core.gate import quick_authorized
 from mdgrill.core.hints import spec_arg
 from mdgrill.core.machine.basics import (
-    _close_open_round,
-    _ids,
-    _require_status,
+    close_open_round,
+    id_list,
     interview_of,
     require_id,
     require_phase,
+    require_status,
 )
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Change, Progress, block_heading, single_line
-from mdgrill.model.record import (
-    CANONICAL_CONFIRMATION,
-    TERMINAL,
-    check_record,
-)
+from mdgrill.formats.schema import CANONICAL_CONFIRMATION, TERMINAL
+from mdgrill.model.interview import quick_authorized
+from mdgrill.model.record import check_record
 from mdgrill.model.tree import (
     prerequisites,
     spec_frontier,
@@ -31,8 +28,8 @@ def await_confirmation(data: dict[str, object], prog: Progress, confirmation_id:
     require_id(confirmation_id, "confirmation ID")
     text = single_line(approach, "--approach")
     iv = interview_of(data)
-    _require_status(iv, "await-confirmation", "collecting", spec=spec_arg(prog.path))
-    pending, asked = _ids(iv, "pending"), _ids(iv, "asked")
+    require_status(iv, "await-confirmation", "collecting", spec=spec_arg(prog.path))
+    pending, asked = id_list(iv, "pending"), id_list(iv, "asked")
     if pending:
         raise GateRefusal("DECISIONS_PENDING", f"decisions {', '.join(pending)} are still "
                           "pending: answer them (or mark them out of scope) first")
@@ -44,7 +41,7 @@ def await_confirmation(data: dict[str, object], prog: Progress, confirmation_id:
 
     require_clear(prog, iv, "await-confirmation")
     change = Change()
-    _close_open_round(prog, iv, change)
+    close_open_round(prog, iv, change)
     asked.append(confirmation_id)
     pending.append(confirmation_id)
     iv["approach"] = text
@@ -92,12 +89,12 @@ APPROVAL_OPTIONS = [f"{APPROVE_LABEL} (Recommended)", "Revise decisions", "Cance
 def confirm(data: dict[str, object], prog: Progress, confirmation_id: str,
             source: str, reply: str | None = None) -> tuple[Change, dict[str, object]]:
     iv = interview_of(data)
-    _require_status(iv, "confirm", "awaiting_confirmation", spec=spec_arg(prog.path))
+    require_status(iv, "confirm", "awaiting_confirmation", spec=spec_arg(prog.path))
     if source != CANONICAL_CONFIRMATION:
         raise GateRefusal("INVALID_CONFIRMATION_SOURCE",
                           f"confirm takes --source {CANONICAL_CONFIRMATION} (the user's explicit "
                           f"approval), not `{source}`")
-    pending = _ids(iv, "pending")
+    pending = id_list(iv, "pending")
     if confirmation_id not in pending:
         raise GateRefusal("CONFIRMATION_ID_MISMATCH",
                           f"{confirmation_id} is not the pending confirmation "
@@ -146,8 +143,8 @@ def cancel(data: dict[str, object], reply: str | None) -> tuple[Change, dict[str
     """The user chose Cancel: "leave the interview nonterminal; stop without delegation"."""
     iv = interview_of(data)
     # Cancel answers the approval question; while collecting, the round stays open instead.
-    _require_status(iv, "cancel", "awaiting_confirmation")
-    pending = _ids(iv, "pending")
+    require_status(iv, "cancel", "awaiting_confirmation")
+    pending = id_list(iv, "pending")
     lines = [f"- Interview: {iv['id']}"]
     if pending:
         lines.append(f"- Confirmation ID: {pending[0]}")
@@ -168,8 +165,8 @@ def skip(data: dict[str, object], prog: Progress, reason: str, assumptions: list
         raise InputError("ASSUMPTION_REQUIRED", "skip needs at least one --assumption: say "
                          "what you will assume in place of the skipped decisions")
     iv = interview_of(data)
-    _require_status(iv, "skip", "collecting", "awaiting_confirmation", spec=spec_arg(prog.path))
-    if not _ids(iv, "asked"):
+    require_status(iv, "skip", "collecting", "awaiting_confirmation", spec=spec_arg(prog.path))
+    if not id_list(iv, "asked"):
         raise GateRefusal("NOTHING_ASKED",
                           f"interview {iv['id']} has asked nothing yet: a bare `skip` defaults "
                           "\"the remaining phase interview\" after the user has seen a question. "
@@ -178,13 +175,13 @@ def skip(data: dict[str, object], prog: Progress, reason: str, assumptions: list
                           f"{spec_arg(prog.path)} --quick`")
     change = Change()
     if iv["status"] == "collecting":
-        _close_open_round(prog, iv, change)
-    pending = _ids(iv, "pending")
-    answered_before = set(_ids(iv, "asked")) - set(pending)
+        close_open_round(prog, iv, change)
+    pending = id_list(iv, "pending")
+    answered_before = set(id_list(iv, "asked")) - set(pending)
     retired = list(pending)
     defaulted = list(dict.fromkeys(retired + spec_frontier(prog).open))
-    iv["asked"] = [i for i in _ids(iv, "asked") if i not in retired or i in answered_before]
-    asked = _ids(iv, "asked")
+    iv["asked"] = [i for i in id_list(iv, "asked") if i not in retired or i in answered_before]
+    asked = id_list(iv, "asked")
     if confirmation_id not in asked:
         asked.append(confirmation_id)
     iv["pending"] = [confirmation_id]
@@ -193,7 +190,7 @@ def skip(data: dict[str, object], prog: Progress, reason: str, assumptions: list
     if iv["approach"] is None:
         iv["approach"] = "Skip remaining interview decisions"
     iv["bypass_reason"] = why
-    recorded = _ids(iv, "assumptions")
+    recorded = id_list(iv, "assumptions")
     for note in notes:
         if note not in recorded:
             recorded.append(note)
@@ -242,7 +239,7 @@ def revise(data: dict[str, object], prog: Progress,
     for node_id in ids:
         require_id(node_id)
     iv = interview_of(data)
-    _require_status(iv, "revise", "awaiting_confirmation", spec=spec_arg(prog.path))
+    require_status(iv, "revise", "awaiting_confirmation", spec=spec_arg(prog.path))
     from mdgrill.model.tree import ledger_of
 
     ledger = ledger_of(prog)
@@ -257,13 +254,13 @@ def revise(data: dict[str, object], prog: Progress,
         node = index.get(node_id)
         if node is None or not any(p in reopened_set for p in prerequisites(node)):
             ask_now.append(node_id)
-    asked, pending = _ids(iv, "asked"), _ids(iv, "pending")
+    asked, pending = id_list(iv, "asked"), id_list(iv, "pending")
     answered = [i for i in asked if i not in pending]
     retired = list(pending)
     # a reopened decision is unanswered again: asked anew when the frontier reaches it
     iv["asked"] = [i for i in asked if (i not in retired or i in answered)
                    and i not in reopened_set]
-    asked = _ids(iv, "asked")
+    asked = id_list(iv, "asked")
     for node_id in ask_now:
         if node_id not in asked:
             asked.append(node_id)

@@ -6,19 +6,17 @@ from __future__ import annotations
 from mdgrill.core.hints import spec_arg
 from mdgrill.core.machine.basics import (
     MAX_DECISIONS,
-    _close_open_round,
-    _current_round_block,
-    _ids,
-    _require_open_round,
-    _require_status,
+    close_open_round,
+    current_round_block,
+    id_list,
     interview_of,
     require_id,
+    require_open_round,
+    require_status,
 )
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Change, Progress, block_heading, single_line
-from mdgrill.model.record import (
-    TERMINAL,
-)
+from mdgrill.formats.schema import TERMINAL
 from mdgrill.model.replies import (
     ACCEPT_RECOMMENDATION,
     BARE_SKIP,
@@ -78,14 +76,14 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
     if len(set(ids)) != len(ids):
         raise InputError("INVALID_INPUT", "--decision-id names the same ID twice")
     iv = interview_of(data)
-    _require_status(iv, "open-frontier", "collecting", spec=spec_arg(prog.path))
+    require_status(iv, "open-frontier", "collecting", spec=spec_arg(prog.path))
     current = iv["round"]
     assert isinstance(current, int)
     if round_number not in (current, current + 1):
         raise GateRefusal("INVALID_ROUND_TRANSITION",
                           f"open-frontier may stay in round {current} or open round "
                           f"{current + 1}, not {round_number}")
-    asked, pending = _ids(iv, "asked"), _ids(iv, "pending")
+    asked, pending = id_list(iv, "asked"), id_list(iv, "pending")
     if round_number == current + 1 and pending:
         raise GateRefusal("DECISIONS_PENDING",
                           f"round {current} still has pending decisions {', '.join(pending)}: "
@@ -106,7 +104,7 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
                          "interview and begin another for the rest")
     frontier, warnings = _askable(prog, new_ids)
     statuses = frontier.statuses
-    block = _current_round_block(prog, iv) if round_number == current else None
+    block = current_round_block(prog, iv) if round_number == current else None
     if block is None and round_number == current + 1:
         from mdgrill.core.gate import unasked, unasked_refusal
 
@@ -127,7 +125,7 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
     else:
         old = dict(iv)
         old["round"] = current
-        _close_open_round(prog, old, change)
+        close_open_round(prog, old, change)
         # what this round must ask before it closes: the frontier as the round opens
         iv["round_frontier"] = list(frontier.frontier)
         change.block(block_heading(str(iv["phase"]), f"Grill - Round {round_number}"),
@@ -185,14 +183,14 @@ def record_answer(data: dict[str, object], prog: Progress, decision_id: str, ans
                   assumption: str | None, other: bool = False) -> tuple[Change, dict[str, object]]:
     require_id(decision_id)
     iv = interview_of(data)
-    _require_status(iv, "record-answer", "collecting", spec=spec_arg(prog.path))
+    require_status(iv, "record-answer", "collecting", spec=spec_arg(prog.path))
     text = _answer_text(prog, decision_id, answer)
-    pending = _ids(iv, "pending")
+    pending = id_list(iv, "pending")
     if decision_id not in pending:
         raise GateRefusal("DECISION_NOT_PENDING",
                           f"{decision_id} is not pending (pending: {', '.join(pending) or 'none'})"
                           ": open it with `mdgrill open-frontier` first")
-    _require_open_round(prog, iv, "record-answer")
+    require_open_round(prog, iv, "record-answer")
     pending.remove(decision_id)
     change = Change()
     change.append_lines.append(f"- Decisions: {decision_id} -> {text}")
@@ -200,7 +198,7 @@ def record_answer(data: dict[str, object], prog: Progress, decision_id: str, ans
         change.append_lines.append(f"- Other: {decision_id}")
     if assumption:
         note = single_line(assumption, "--assumption")
-        assumptions = _ids(iv, "assumptions")
+        assumptions = id_list(iv, "assumptions")
         if note not in assumptions:
             assumptions.append(note)
         change.append_lines.append(f"- Assumptions: {note}")
@@ -215,11 +213,11 @@ def record_answer(data: dict[str, object], prog: Progress, decision_id: str, ans
 def record_fact(data: dict[str, object], prog: Progress, text: str,
                 decision_id: str | None) -> tuple[Change, dict[str, object]]:
     iv = interview_of(data)
-    _require_status(iv, "record-fact", "collecting", spec=spec_arg(prog.path))
+    require_status(iv, "record-fact", "collecting", spec=spec_arg(prog.path))
     fact = single_line(text, "the fact")
-    _require_open_round(prog, iv, "record-fact")
+    require_open_round(prog, iv, "record-fact")
     change = Change()
-    pending = _ids(iv, "pending")
+    pending = id_list(iv, "pending")
     if decision_id is not None:
         require_id(decision_id)
         status = spec_frontier(prog).statuses.get(decision_id)
@@ -286,7 +284,7 @@ def amend(data: dict[str, object], prog: Progress, decision_id: str, answer: str
     lines = [f"- Amended: {decision_id} -> {text}", f"- Was: {decision_id} -> {old}",
              f"- Reason: {decision_id} -> {why}"]
     change = Change()
-    if _current_round_block(prog, iv) is not None and iv["status"] == "collecting":
+    if current_round_block(prog, iv) is not None and iv["status"] == "collecting":
         change.append_lines.extend(lines)
     else:
         change.block(block_heading(phase, "Grill - Amended"), lines)
@@ -300,16 +298,16 @@ def out_of_scope(data: dict[str, object], prog: Progress, decision_id: str,
     the user has explicitly placed it out of scope")."""
     require_id(decision_id)
     iv = interview_of(data)
-    _require_status(iv, "out-of-scope", "collecting", spec=spec_arg(prog.path))
+    require_status(iv, "out-of-scope", "collecting", spec=spec_arg(prog.path))
     words = _require_user_words(reply, f"place {decision_id} out of scope")
-    if decision_id not in _ids(iv, "asked"):
+    if decision_id not in id_list(iv, "asked"):
         raise GateRefusal("DECISION_NOT_ASKED",
                           f"{decision_id} has not been asked in this interview: out of scope "
                           "is the user's call on a question they saw; ask it first "
                           "(`mdgrill open-frontier`)")
-    _require_open_round(prog, iv, "out-of-scope")
+    require_open_round(prog, iv, "out-of-scope")
     change = Change()
-    pending = _ids(iv, "pending")
+    pending = id_list(iv, "pending")
     if decision_id in pending:
         pending.remove(decision_id)
         change.updates["interview"] = iv
@@ -321,8 +319,8 @@ def record_stop(data: dict[str, object], prog: Progress, choice: str,
                 section: str | None) -> tuple[Change, dict[str, object]]:
     """The user's answer to "Ready to build?": ship, keep asking, or refine a section."""
     iv = interview_of(data)
-    _require_status(iv, "record-stop", "collecting", spec=spec_arg(prog.path))
-    _require_open_round(prog, iv, "record-stop")
+    require_status(iv, "record-stop", "collecting", spec=spec_arg(prog.path))
+    require_open_round(prog, iv, "record-stop")
     if choice == "refine" and not section:
         raise InputError("USAGE", "--choice refine names the section to refine: add --section S")
     line = f"- Stop: {choice}" + (f" (section: {single_line(section, '--section')})"
@@ -349,7 +347,7 @@ def domain_language(data: dict[str, object], prog: Progress, term: str,
     change = Change()
     iv = data.get("interview")
     if isinstance(iv, dict) and iv.get("status") == "collecting" and \
-            _current_round_block(prog, iv) is not None:
+            current_round_block(prog, iv) is not None:
         change.append_lines.append(f"- Domain language: {single_line(term, 'term')} -> "
                                    f"{single_line(definition, '--definition')}")
     return change

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 
 from mdgrill.errors import InputError
-from mdgrill.formats.frontmatter.safe_yaml import _load_with_pyyaml
-from mdgrill.formats.frontmatter.subset import _NotSubset, _parse_subset
+from mdgrill.formats.frontmatter.safe_yaml import load_with_pyyaml
+from mdgrill.formats.frontmatter.subset import NotSubset, parse_subset
 from mdgrill.formats.textfile import TextFile, content
 
-_MISSING = object()
+MISSING = object()
 
 
 class FrontMatter:
@@ -62,10 +62,10 @@ def load(tf: TextFile, fm: FrontMatter, path: str) -> FrontMatter:
     lines = [content(line) for line in fm.head[fm.open + 1:fm.close]]
     base = fm.open + 1
     try:
-        data = _parse_subset(lines, base, path)
+        data = parse_subset(lines, base, path)
         fm.exact = True
-    except _NotSubset:
-        data = _load_with_pyyaml("\n".join(lines) + "\n", base, path)
+    except NotSubset:
+        data = load_with_pyyaml("\n".join(lines) + "\n", base, path)
         fm.exact = False
     fm.data = data
     fm.spans = top_level_spans(lines, base)

@@ -3,15 +3,15 @@ replaces only the keys that change."""
 
 from __future__ import annotations
 
-from mdgrill.formats.frontmatter.block import _MISSING, FrontMatter
+from mdgrill.formats.frontmatter.block import MISSING, FrontMatter
 from mdgrill.formats.frontmatter.subset import (
-    _INT,
-    _PLAIN_KEY,
-    _SAFE_PLAIN,
-    _SAFE_PLAIN_FLOW,
-    _WORD_LIST,
-    _YAML11_SPECIAL,
-    _YAML11_WORDS,
+    PLAIN_INT,
+    PLAIN_KEY,
+    SAFE_PLAIN,
+    SAFE_PLAIN_FLOW,
+    WORD_LIST,
+    YAML11_SPECIAL,
+    YAML11_WORDS,
 )
 from mdgrill.formats.textfile import Edit, TextFile
 
@@ -45,9 +45,9 @@ def render_scalar(value: object, flow: bool = False) -> str:
     if isinstance(value, float):
         return _render_float(value)
     text = str(value)
-    plain = _SAFE_PLAIN_FLOW.match(text) if flow else _SAFE_PLAIN.match(text)
-    if text and plain and not _YAML11_SPECIAL.match(text) \
-            and not _INT.match(text) and not text.endswith((" ", ":")) \
+    plain = SAFE_PLAIN_FLOW.match(text) if flow else SAFE_PLAIN.match(text)
+    if text and plain and not YAML11_SPECIAL.match(text) \
+            and not PLAIN_INT.match(text) and not text.endswith((" ", ":")) \
             and ": " not in text and " #" not in text and "  " not in text:
         return text
     if len(text) == 64 and all(c in "0123456789abcdef" for c in text) and \
@@ -80,7 +80,7 @@ def quote(text: str) -> str:
 
 def _render_key(key: str) -> str:
     # `no:` or `on:` as a plain key is a boolean to YAML 1.1 (PyYAML): quote it
-    return key if _PLAIN_KEY.match(key) and not _YAML11_SPECIAL.match(key) else quote(key)
+    return key if PLAIN_KEY.match(key) and not YAML11_SPECIAL.match(key) else quote(key)
 
 
 def render_flow(value: object) -> str:
@@ -88,8 +88,8 @@ def render_flow(value: object) -> str:
         if value and all(type(v) is str and v for v in value):
             joined = "[" + ", ".join(value) + "]"
             # an item holding ", " would read back as two: the count rules that out
-            if _WORD_LIST.match(joined) and joined.count(", ") == len(value) - 1 and \
-                    _YAML11_WORDS.isdisjoint(value):
+            if WORD_LIST.match(joined) and joined.count(", ") == len(value) - 1 and \
+                    YAML11_WORDS.isdisjoint(value):
                 return joined
         return "[" + ", ".join(render_flow(v) for v in value) + "]"
     if isinstance(value, dict):
@@ -120,7 +120,7 @@ def render_entry(key: str, value: object, indent: int = 0,
 
 def splice(tf: TextFile, fm: FrontMatter | None, updates: dict[str, object],
            order: list[str], block_lists: frozenset[str] = frozenset()) -> list[Edit]:
-    """Edits that set top-level keys to new values (a `_MISSING`-valued key is removed).
+    """Edits that set top-level keys to new values (a `MISSING`-valued key is removed).
 
     Keys not in `updates` keep their lines byte for byte; new keys go after the nearest
     preceding key of `order` that is present.
@@ -128,7 +128,7 @@ def splice(tf: TextFile, fm: FrontMatter | None, updates: dict[str, object],
     if fm is None:
         lines = ["---"]
         for key in order:
-            if key in updates and updates[key] is not _MISSING:
+            if key in updates and updates[key] is not MISSING:
                 lines.extend(render_entry(key, updates[key], 0, block_lists))
         lines.append("---")
         return [Edit(0, 0, lines)]
@@ -136,11 +136,11 @@ def splice(tf: TextFile, fm: FrontMatter | None, updates: dict[str, object],
     inserts: dict[int, list[str]] = {}
     for key, value in updates.items():
         span = fm.spans.get(key)
-        if value is _MISSING:
+        if value is MISSING:
             if span is not None:
                 edits.append(Edit(span[0], span[1], []))
             continue
-        if fm.data.get(key, _MISSING) == value and span is not None and \
+        if fm.data.get(key, MISSING) == value and span is not None and \
                 type(fm.data.get(key)) is type(value):
             continue
         new_lines = render_entry(key, value, 0, block_lists)
@@ -161,7 +161,6 @@ def splice(tf: TextFile, fm: FrontMatter | None, updates: dict[str, object],
     return edits
 
 
-MISSING = _MISSING
 
 
 def apply_head_edits(fm: FrontMatter, edits: list[Edit], newline: str) -> str:

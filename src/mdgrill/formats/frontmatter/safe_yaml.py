@@ -9,13 +9,13 @@ from mdgrill.errors import InputError
 # PyYAML for everything else
 
 
-_MAX_DEPTH = 32
+MAX_DEPTH = 32
 # Room for an interview at the 100,000-decision limit: `asked`, `pending` and the round's
 # frontier may each list every decision.
-_MAX_NODES = 400_000
+MAX_NODES = 400_000
 
 
-def _load_with_pyyaml(text: str, base: int, path: str) -> dict[str, object]:
+def load_with_pyyaml(text: str, base: int, path: str) -> dict[str, object]:
     import yaml
 
     loader_cls = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -68,10 +68,10 @@ def _check_nodes(root: object, base: int, path: str) -> None:
                              "are not accepted in the front matter: write the value out",
                              path=path, line=line)
         seen.add(id(node))
-        if depth > _MAX_DEPTH or count > _MAX_NODES:
+        if depth > MAX_DEPTH or count > MAX_NODES:
             raise InputError("MALFORMED_FILE", f"{path}:{line}:{col}: the front matter nests "
-                             f"deeper than {_MAX_DEPTH} levels or holds more than "
-                             f"{_MAX_NODES:,} values: simplify it", path=path, line=line)
+                             f"deeper than {MAX_DEPTH} levels or holds more than "
+                             f"{MAX_NODES:,} values: simplify it", path=path, line=line)
         if isinstance(node, yaml.MappingNode):
             keys: dict[object, int] = {}
             for key_node, value_node in node.value:

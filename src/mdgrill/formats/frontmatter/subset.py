@@ -5,22 +5,22 @@ from __future__ import annotations
 import re
 
 from mdgrill.errors import InputError
-from mdgrill.formats.frontmatter.safe_yaml import _MAX_DEPTH, _MAX_NODES
+from mdgrill.formats.frontmatter.safe_yaml import MAX_DEPTH, MAX_NODES
 
 # ---------------------------------------------------------------------------------------
 # The strict subset parser
 
 
-class _NotSubset(Exception):
+class NotSubset(Exception):
     pass
 
 
-_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
-_INT = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
+PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+PLAIN_INT = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
 # What a plain scalar may look like for the subset parser to trust its meaning: no YAML
 # indicator at the start, no `: ` or ` #`, and not a word YAML 1.1 resolves to non-string.
-_SAFE_PLAIN = re.compile(r"[A-Za-z_/.][A-Za-z0-9_ ./@()+,'-]*\Z")
-_SAFE_PLAIN_FLOW = re.compile(r"[A-Za-z_/.][A-Za-z0-9_ ./@()+'-]*\Z")
+SAFE_PLAIN = re.compile(r"[A-Za-z_/.][A-Za-z0-9_ ./@()+,'-]*\Z")
+SAFE_PLAIN_FLOW = re.compile(r"[A-Za-z_/.][A-Za-z0-9_ ./@()+'-]*\Z")
 class _Words:
     """Words YAML 1.1 reads as booleans, nulls or special floats (a set: an alternation
     regex of them cost 4 ms to compile on every start)."""
@@ -34,21 +34,21 @@ class _Words:
         return text in self.WORDS
 
 
-_YAML11_SPECIAL = _Words()
+YAML11_SPECIAL = _Words()
 _KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?:[ \t]+(.*))?\Z")
 
 
-def _parse_subset(lines: list[str], base: int, path: str) -> dict[str, object]:
+def parse_subset(lines: list[str], base: int, path: str) -> dict[str, object]:
     for line in lines:
         if "#" in line and _has_comment(line):
-            raise _NotSubset
+            raise NotSubset
         if "\t" in line:
-            raise _NotSubset
+            raise NotSubset
     value, i = _parse_block(lines, 0, 0, base, path)
     while i < len(lines) and not lines[i].strip():
         i += 1
     if i != len(lines):
-        raise _NotSubset
+        raise NotSubset
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -66,11 +66,11 @@ def _check_size(value: dict[str, object], lines: list[str], base: int, path: str
     while stack:
         node, depth = stack.pop()
         count += 1
-        if depth > _MAX_DEPTH or count > _MAX_NODES:
-            line = _deepest_line(lines) if depth > _MAX_DEPTH else len(lines)
+        if depth > MAX_DEPTH or count > MAX_NODES:
+            line = _deepest_line(lines) if depth > MAX_DEPTH else len(lines)
             raise InputError("MALFORMED_FILE", f"{path}:{base + line}:1: the front matter nests "
-                             f"deeper than {_MAX_DEPTH} levels or holds more than "
-                             f"{_MAX_NODES:,} values: simplify it", path=path, line=base + line)
+                             f"deeper than {MAX_DEPTH} levels or holds more than "
+                             f"{MAX_NODES:,} values: simplify it", path=path, line=base + line)
         if isinstance(node, dict):
             count += len(node)  # the keys
             stack.extend((v, depth + 1) for v in node.values())
@@ -116,7 +116,7 @@ def _parse_block(lines: list[str], i: int, indent: int, base: int,
         return None, i
     first = lines[i]
     if _indent_of(first) != indent:
-        raise _NotSubset
+        raise NotSubset
     if first[indent:].startswith("- ") or first[indent:] == "-":
         return _parse_sequence(lines, i, indent, base, path)
     return _parse_mapping(lines, i, indent, base, path)
@@ -134,10 +134,10 @@ def _parse_sequence(lines: list[str], i: int, indent: int, base: int,
         if ind < indent:
             break
         if ind != indent or not (line[indent:].startswith("- ") or line[indent:] == "-"):
-            raise _NotSubset
+            raise NotSubset
         text = line[indent + 2:].strip()
         if not text or _KEY_LINE.match(text):
-            raise _NotSubset  # nested block under a dash: leave it to PyYAML
+            raise NotSubset  # nested block under a dash: leave it to PyYAML
         items.append(_parse_inline(text))
         i += 1
     return items, i
@@ -155,13 +155,13 @@ def _parse_mapping(lines: list[str], i: int, indent: int, base: int,
         if ind < indent:
             break
         if ind != indent:
-            raise _NotSubset
+            raise NotSubset
         m = _KEY_LINE.match(line[indent:])
         if m is None:
-            raise _NotSubset
+            raise NotSubset
         key, rest = m.group(1), m.group(2)
-        if _YAML11_SPECIAL.match(key):
-            raise _NotSubset  # a YAML 1.1 word as a key is not a string to PyYAML
+        if YAML11_SPECIAL.match(key):
+            raise NotSubset  # a YAML 1.1 word as a key is not a string to PyYAML
         if key in result:
             raise InputError("MALFORMED_FILE",
                              f"{path}:{base + i + 1}:{indent + 1}: the key `{key}` appears twice "
@@ -190,22 +190,22 @@ _TOKEN = re.compile(r'\s*(?:([\[\]{},])|("(?:[^"\\]|\\.)*")|([^\[\]{},"]+))')
 # A flow list of plain words (`[D1, D3, auth.users]`: what `asked` and `pending` hold) is read
 # and written without the tokenizer, which costs ~10 us an item: at 10,000 decisions that is
 # most of a command's time. Anything else takes the general path.
-_WORD_LIST = re.compile(r"\[(?:[A-Za-z_][A-Za-z0-9_.-]*(?:, [A-Za-z_][A-Za-z0-9_.-]*)*)?\]\Z")
-_YAML11_WORDS = frozenset([
+WORD_LIST = re.compile(r"\[(?:[A-Za-z_][A-Za-z0-9_.-]*(?:, [A-Za-z_][A-Za-z0-9_.-]*)*)?\]\Z")
+YAML11_WORDS = frozenset([
     "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false",
     "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL"])
 
 
 def _parse_inline(text: str) -> object:
-    if text[0] == "[" and _WORD_LIST.match(text):
+    if text[0] == "[" and WORD_LIST.match(text):
         items = text[1:-1].split(", ") if len(text) > 2 else []
-        if _YAML11_WORDS.isdisjoint(items):
+        if YAML11_WORDS.isdisjoint(items):
             return items
     if text[0] in "[{":
         tokens = _tokenize(text)
         value, pos = _parse_flow(tokens, 0)
         if pos != len(tokens):
-            raise _NotSubset
+            raise NotSubset
         return value
     return _scalar(text, flow=False)
 
@@ -218,7 +218,7 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
         if m is None or m.end() == pos:
             if not text[pos:].strip():
                 break
-            raise _NotSubset
+            raise NotSubset
         if m.group(1):
             tokens.append(("p", m.group(1)))
         elif m.group(2):
@@ -234,8 +234,8 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
 def _flow_guard(tokens: list[tuple[str, str]], pos: int, depth: int) -> None:
     # Too deep for this recursive reader: PyYAML's C parser reads it and refuses it with a
     # line number, where recursion here would end in a RecursionError traceback.
-    if pos >= len(tokens) or depth > _MAX_DEPTH:
-        raise _NotSubset
+    if pos >= len(tokens) or depth > MAX_DEPTH:
+        raise NotSubset
 
 
 def _parse_flow(tokens: list[tuple[str, str]], pos: int,  # noqa: C901 - a branch per token
@@ -251,13 +251,13 @@ def _parse_flow(tokens: list[tuple[str, str]], pos: int,  # noqa: C901 - a branc
             item, pos = _parse_flow(tokens, pos, depth + 1)
             items.append(item)
             if pos >= len(tokens):
-                raise _NotSubset
+                raise NotSubset
             if tokens[pos] == ("p", ","):
                 pos += 1
                 continue
             if tokens[pos] == ("p", "]"):
                 return items, pos + 1
-            raise _NotSubset
+            raise NotSubset
     if kind == "p" and tok == "{":
         mapping: dict[str, object] = {}
         pos += 1
@@ -265,13 +265,13 @@ def _parse_flow(tokens: list[tuple[str, str]], pos: int,  # noqa: C901 - a branc
             return mapping, pos + 1
         while True:
             if pos >= len(tokens) or tokens[pos][0] != "w":
-                raise _NotSubset
+                raise NotSubset
             word = tokens[pos][1]
             # `key: value` arrives as one word `key: value` or `key:` then a string token
             key, sep, rest = word.partition(":")
-            if not sep or not _PLAIN_KEY.match(key) or key in mapping or \
-                    _YAML11_SPECIAL.match(key):
-                raise _NotSubset
+            if not sep or not PLAIN_KEY.match(key) or key in mapping or \
+                    YAML11_SPECIAL.match(key):
+                raise NotSubset
             rest = rest.strip()
             pos += 1
             if rest:
@@ -280,26 +280,26 @@ def _parse_flow(tokens: list[tuple[str, str]], pos: int,  # noqa: C901 - a branc
                 value, pos = _parse_flow(tokens, pos, depth + 1)
                 mapping[key] = value
             if pos >= len(tokens):
-                raise _NotSubset
+                raise NotSubset
             if tokens[pos] == ("p", ","):
                 pos += 1
                 continue
             if tokens[pos] == ("p", "}"):
                 return mapping, pos + 1
-            raise _NotSubset
+            raise NotSubset
     if kind == "s":
         return _unquote(tok), pos + 1
     if kind == "w":
         if ":" in tok:
-            raise _NotSubset
+            raise NotSubset
         return _scalar(tok, flow=True), pos + 1
-    raise _NotSubset
+    raise NotSubset
 
 
 def _scalar(text: str, flow: bool) -> object:
     if text.startswith('"'):
         if not text.endswith('"') or len(text) < 2:
-            raise _NotSubset
+            raise NotSubset
         return _unquote(text)
     if text in ("null", "~"):
         return None
@@ -307,16 +307,16 @@ def _scalar(text: str, flow: bool) -> object:
         return True
     if text == "false":
         return False
-    if _INT.match(text):
+    if PLAIN_INT.match(text):
         return int(text)
     if len(text) == 64 and all(c in "0123456789abcdef" for c in text) and \
             any(c in "abcdef" for c in text):
         return text
-    pattern = _SAFE_PLAIN_FLOW if flow else _SAFE_PLAIN
-    if not pattern.match(text) or _YAML11_SPECIAL.match(text) or text.endswith((" ", ":")):
-        raise _NotSubset
+    pattern = SAFE_PLAIN_FLOW if flow else SAFE_PLAIN
+    if not pattern.match(text) or YAML11_SPECIAL.match(text) or text.endswith((" ", ":")):
+        raise NotSubset
     if ": " in text or " #" in text or "  " in text:
-        raise _NotSubset
+        raise NotSubset
     return text
 
 
@@ -325,13 +325,13 @@ def _unquote(token: str) -> str:
     if "\\" not in inner:
         return inner
     if re.search(r"\\[^\"\\/bfnrtu]", inner):
-        raise _NotSubset  # YAML-only escapes (\x, \e, \N, \_ ...): let PyYAML read them
+        raise NotSubset  # YAML-only escapes (\x, \e, \N, \_ ...): let PyYAML read them
     try:
         import json
 
         value = json.loads(token)
     except ValueError:
-        raise _NotSubset from None
+        raise NotSubset from None
     if not isinstance(value, str):
-        raise _NotSubset
+        raise NotSubset
     return value

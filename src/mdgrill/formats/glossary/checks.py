@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mdgrill.diagnostics import Diagnostic, error, warning
 from mdgrill.formats.glossary.model import Glossary, Term
-from mdgrill.formats.glossary.shapes import _fold
+from mdgrill.formats.glossary.shapes import fold
 
 # --------------------------------------------------------------------------- checks
 
@@ -15,7 +15,7 @@ def check_glossary(glossary: Glossary) -> list[Diagnostic]:
     seen: dict[str, Term] = {}
     for term in glossary.terms:
         for name in term.names:
-            key = _fold(name)
+            key = fold(name)
             first = seen.get(key)
             if first is None:
                 seen[key] = term
@@ -26,7 +26,7 @@ def check_glossary(glossary: Glossary) -> list[Diagnostic]:
                              "one, or rename one of them", term.col))
     for term in glossary.terms:
         for word in term.avoid:
-            owner = seen.get(_fold(_bare(word)))
+            owner = seen.get(fold(bare_word(word)))
             if owner is None:
                 continue
             if owner is term:
@@ -44,7 +44,7 @@ def check_glossary(glossary: Glossary) -> list[Diagnostic]:
     return out
 
 
-def _bare(word: str) -> str:
+def bare_word(word: str) -> str:
     """An avoided word without surrounding quotes or emphasis, for comparing with names."""
     w = word.strip()
     for left, right in (("“", "”"), ('"', '"'), ("‘", "’"), ("'", "'"), ("`", "`"),

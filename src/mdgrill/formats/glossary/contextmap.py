@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 from mdgrill.diagnostics import Diagnostic, error, warning
-from mdgrill.formats.glossary.doc import _TEXT, _WORD, _assign_modes, _Doc, _Heading
+from mdgrill.formats.glossary.doc import TEXT_LINE, WORD_RE, Doc, Heading, assign_modes
 from mdgrill.formats.glossary.model import ContextEntry, ContextMap
-from mdgrill.formats.glossary.parse import _indent
-from mdgrill.formats.glossary.shapes import _LIST_ITEM, _fold
+from mdgrill.formats.glossary.parse import indent_width
+from mdgrill.formats.glossary.shapes import LIST_ITEM, fold
 from mdgrill.formats.textfile import TextFile
 
 # --------------------------------------------------------------------------- context map
@@ -18,7 +18,7 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def _is_contexts_heading(text: str) -> bool:
-    words = _WORD.findall(text.casefold())
+    words = WORD_RE.findall(text.casefold())
     if any(w.startswith(("relation", "ambigu")) for w in words):
         return False
     return "contexts" in words or "context" in words or "上下文" in text
@@ -26,10 +26,10 @@ def _is_contexts_heading(text: str) -> bool:
 
 def parse_context_map(tf: TextFile, path: str) -> ContextMap:
     """Read the `- [Name](path): summary` bullets under a CONTEXT-MAP.md's Contexts heading."""
-    doc = _Doc(tf, path)
+    doc = Doc(tf, path)
     cmap = ContextMap(path)
     cmap.diagnostics.extend(doc.diagnostics)
-    _assign_modes(doc)
+    assign_modes(doc)
     sections = [h for h in doc.headings if h.level >= 2 and _is_contexts_heading(h.text)]
     if not sections:
         cmap.diagnostics.append(warning(
@@ -41,16 +41,16 @@ def parse_context_map(tf: TextFile, path: str) -> ContextMap:
     return cmap
 
 
-def _read_contexts(doc: _Doc, h: _Heading, cmap: ContextMap) -> None:
+def _read_contexts(doc: Doc, h: Heading, cmap: ContextMap) -> None:
     top = -1
     for i in range(h.line + 1, h.end):
         text = doc.texts[i]
-        m = _LIST_ITEM.match(text)
-        if doc.kinds[i] != _TEXT or m is None:
+        m = LIST_ITEM.match(text)
+        if doc.kinds[i] != TEXT_LINE or m is None:
             continue
         if top < 0:
             top = len(m.group(0))
-        elif _indent(text) >= top:
+        elif indent_width(text) >= top:
             continue    # a nested item belongs to the context above
         link = _LINK.match(text, m.end())
         if link is None:
@@ -110,7 +110,7 @@ def check_context_map(cmap: ContextMap, base_depth: int = 0) -> list[Diagnostic]
                                f'context "{ctx.name}" points at {ctx.path!r}, not a CONTEXT.md: '
                                "terms written for this context would land in that file; link "
                                "the context's CONTEXT.md", ctx.col))
-        key = _fold(ctx.name)
+        key = fold(ctx.name)
         first = names.get(key)
         if first is not None:
             out.append(error(cmap.path, ctx.line, "DUPLICATE_CONTEXT",

@@ -11,9 +11,9 @@ from mdgrill.formats.textfile import TextFile, content
 
 # --------------------------------------------------------------------------- line classes
 
-_BLANK, _TEXT, _HEADING_LINE, _CODE, _COMMENT = range(5)
+BLANK_LINE, TEXT_LINE, _HEADING_LINE, CODE_LINE, COMMENT_LINE = range(5)
 
-class _Heading:
+class Heading:
     __slots__ = ("line", "level", "text", "end", "parent", "mode", "gloss_level")
 
     def __init__(self, line: int, level: int, text: str) -> None:
@@ -21,20 +21,20 @@ class _Heading:
         self.level = level
         self.text = text
         self.end = line + 1
-        self.parent: _Heading | None = None
-        self.mode = _NEUTRAL
+        self.parent: Heading | None = None
+        self.mode = MODE_NEUTRAL
         self.gloss_level = 0
 
 
-class _Doc:
+class Doc:
     """The lines of one file, each classified once; headings with their direct bodies."""
 
     __slots__ = ("texts", "kinds", "headings", "path", "diagnostics")
 
     def __init__(self, tf: TextFile, path: str) -> None:
         self.texts = [content(line) for line in tf.lines]
-        self.kinds = [_TEXT] * len(self.texts)
-        self.headings: list[_Heading] = []
+        self.kinds = [TEXT_LINE] * len(self.texts)
+        self.headings: list[Heading] = []
         self.path = path
         self.diagnostics: list[Diagnostic] = []
         self._classify()
@@ -45,7 +45,7 @@ class _Doc:
         while i < n:
             t = texts[i]
             if not t.strip():
-                kinds[i] = _BLANK
+                kinds[i] = BLANK_LINE
                 i += 1
                 continue
             fence = fence_opener(t)
@@ -55,7 +55,7 @@ class _Doc:
             heading = atx_heading(t)
             if heading is not None:
                 kinds[i] = _HEADING_LINE
-                self.headings.append(_Heading(i, *heading))
+                self.headings.append(Heading(i, *heading))
                 i += 1
                 continue
             stripped = t.lstrip(" ")
@@ -76,21 +76,21 @@ class _Doc:
                 f"is read as code: add a closing {fence} line"))
             j = len(self.texts) - 1
         for k in range(i, j + 1):
-            self.kinds[k] = _CODE
+            self.kinds[k] = CODE_LINE
         return j + 1
 
     def _mark_comment(self, i: int, after: int, block: bool) -> int:
         """Mark lines from i through the line closing an HTML comment opened at `after`."""
         texts = self.texts
         if block:
-            self.kinds[i] = _COMMENT
+            self.kinds[i] = COMMENT_LINE
         if "-->" in texts[i][after:]:
             return i + 1
         j = i + 1
         while j < len(texts):
             if not block and not texts[j].strip():
                 return j  # an inline comment cannot run past the end of its paragraph
-            self.kinds[j] = _COMMENT
+            self.kinds[j] = COMMENT_LINE
             if "-->" in texts[j]:
                 return j + 1
             j += 1
@@ -111,8 +111,8 @@ class _Doc:
 
 # --------------------------------------------------------------------------- section modes
 
-_GLOSS, _CHILD, _NEUTRAL, _OTHER, _TOP, _NONE = ("glossary", "child", "neutral", "other",
-                                                 "top", "none")
+MODE_GLOSSARY, MODE_CHILD, MODE_NEUTRAL, _OTHER, MODE_TOP, MODE_NONE = (
+    "glossary", "child", "neutral", "other", "top", "none")
 
 _GLOSS_WORDS = frozenset((
     "language", "languages", "glossary", "glossaire", "glosario", "glossário", "glossar",
@@ -135,13 +135,13 @@ _OTHER_WEAK = frozenset((
 ))
 _OTHER_CJK = ("避免", "关系", "關係", "对话", "對話", "示例", "歧义", "歧義", "决策", "決策",
               "禁用")
-_WORD = re.compile(r"\w+")
+WORD_RE = re.compile(r"\w+")
 _HEADING_CORE = re.compile(r"\s[-–—]\s|[–—:：(（|]")
 
 
 def _heading_kind(text: str, in_glossary: bool) -> str:
     folded = text.casefold()
-    words = _WORD.findall(folded)
+    words = WORD_RE.findall(folded)
     strong = (any(w in _OTHER_STRONG or w.startswith("ambigu") for w in words)
               or "known issues" in folded or any(k in text for k in _OTHER_CJK))
     weak = bool(words) and (words[0] in _OTHER_WEAK if in_glossary
@@ -151,16 +151,16 @@ def _heading_kind(text: str, in_glossary: bool) -> str:
     # "Language — work", "Ubiquitous language", "Key terms", "术语表"; not "Research: Language
     # filtering" nor "Python language detection libraries"
     core = _HEADING_CORE.split(text, 1)[0]
-    core_words = _WORD.findall(core.casefold())
+    core_words = WORD_RE.findall(core.casefold())
     if len(core_words) <= 3 and any(w in _GLOSS_WORDS for w in core_words):
-        return _GLOSS
+        return MODE_GLOSSARY
     if len(core) <= 12 and any(k in core for k in _GLOSS_CJK):
-        return _GLOSS
-    return _NEUTRAL
+        return MODE_GLOSSARY
+    return MODE_NEUTRAL
 
 
-def _assign_modes(doc: _Doc) -> None:
-    stack: list[_Heading] = []
+def assign_modes(doc: Doc) -> None:
+    stack: list[Heading] = []
     heads = doc.headings
     for index, h in enumerate(heads):
         h.end = heads[index + 1].line if index + 1 < len(heads) else len(doc.texts)
@@ -168,15 +168,16 @@ def _assign_modes(doc: _Doc) -> None:
             stack.pop()
         h.parent = stack[-1] if stack else None
         parent = h.parent
-        kind = _heading_kind(h.text, parent is not None and parent.mode in (_GLOSS, _CHILD))
-        if kind == _GLOSS:
-            h.mode, h.gloss_level = _GLOSS, h.level
+        kind = _heading_kind(h.text,
+                             parent is not None and parent.mode in (MODE_GLOSSARY, MODE_CHILD))
+        if kind == MODE_GLOSSARY:
+            h.mode, h.gloss_level = MODE_GLOSSARY, h.level
         elif kind == _OTHER:
             h.mode = _OTHER
-        elif parent is not None and parent.mode in (_GLOSS, _CHILD):
-            h.mode, h.gloss_level = _CHILD, parent.gloss_level
+        elif parent is not None and parent.mode in (MODE_GLOSSARY, MODE_CHILD):
+            h.mode, h.gloss_level = MODE_CHILD, parent.gloss_level
         elif parent is not None and parent.mode == _OTHER:
             h.mode = _OTHER
         else:
-            h.mode = _NEUTRAL
+            h.mode = MODE_NEUTRAL
         stack.append(h)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mdgrill.diagnostics import Diagnostic
-from mdgrill.formats.glossary.shapes import _TRAILING_PAREN, _fold, _Table
+from mdgrill.formats.glossary.shapes import TRAILING_PAREN, Table, fold
 
 # --------------------------------------------------------------------------- model
 
@@ -30,7 +30,7 @@ class Shape:
         self.avoid_period = ""
         self.avoid_place = "line"   # "line" | "inline" | "para"
         self.avoid_marker = ""      # "- " when the avoid words are a bullet list
-        self.table: _Table | None = None
+        self.table: Table | None = None
         self.cells: list[str] = []  # table: the row's cells as written
         self.bold = True            # table: the term cell is bold
 
@@ -65,14 +65,14 @@ class Term:
         """Every spelling that refers to this entry, case-folded."""
         out: set[str] = set()
         for n in self.names:
-            out.add(_fold(n))
-            m = _TRAILING_PAREN.search(n)
+            out.add(fold(n))
+            m = TRAILING_PAREN.search(n)
             if m is not None and n[:m.start()].strip():
-                out.add(_fold(n[:m.start()]))
-                out.add(_fold(m.group(1) or m.group(2) or ""))
+                out.add(fold(n[:m.start()]))
+                out.add(fold(m.group(1) or m.group(2) or ""))
         if self.gloss:
-            out.add(_fold(self.gloss))
-            out.add(_fold(f"{self.names[0]} ({self.gloss})"))
+            out.add(fold(self.gloss))
+            out.add(fold(f"{self.names[0]} ({self.gloss})"))
         out.discard("")
         return out
 
@@ -97,8 +97,8 @@ class Glossary:
 
     def find(self, name: str) -> list[Term]:
         """Entries named `name` (case-insensitive): by full name first, else by alias."""
-        key = _fold(name)
-        exact = [t for t in self.terms if key in (_fold(n) for n in t.names)]
+        key = fold(name)
+        exact = [t for t in self.terms if key in (fold(n) for n in t.names)]
         return exact or [t for t in self.terms if key in t.aliases()]
 
 

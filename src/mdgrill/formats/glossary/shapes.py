@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from mdgrill.formats.glossary.doc import _TEXT, _Doc
+from mdgrill.formats.glossary.doc import TEXT_LINE, Doc
 
 # --------------------------------------------------------------------------- entry shapes
 
@@ -14,36 +14,36 @@ _TERM_HEAD = re.compile(
     r"(?:[ \t]*(?P<gloss>\([^()\n]*\)|（[^（）\n]*）))?"
     r"(?P<sep>[ \t]*[:：]|[ \t]*[—–]|[ \t]+--?(?=[ \t]|$)|)"
     r"(?P<ws>[ \t]*)")
-_LIST_ITEM = re.compile(r"( {0,3})([-*+]|\d{1,9}[.)])([ \t]+)(?=\S)")
-_AVOID = re.compile(r"(?:_|\*{1,2})avoid(?:[ \t]*[:：])?(?:_|\*{1,2})(?:[ \t]*[:：])?",
+LIST_ITEM = re.compile(r"( {0,3})([-*+]|\d{1,9}[.)])([ \t]+)(?=\S)")
+AVOID_MARK = re.compile(r"(?:_|\*{1,2})avoid(?:[ \t]*[:：])?(?:_|\*{1,2})(?:[ \t]*[:：])?",
                     re.IGNORECASE)
-_BULLET = re.compile(r"[ \t]*[-*+][ \t]+(?=\S)")
+BULLET = re.compile(r"[ \t]*[-*+][ \t]+(?=\S)")
 _DELIM_CELL = re.compile(r":?-+:?\Z")  # one cell of a table's delimiter row (see _is_delimiter_row)
 # The blanks before it are left to the caller (a leading `\s*` restarts at every blank)
-_TRAILING_PAREN = re.compile(r"(?:\(([^()]*)\)|（([^（）]*)）)\s*$")
+TRAILING_PAREN = re.compile(r"(?:\(([^()]*)\)|（([^（）]*)）)\s*$")
 _PAREN = re.compile(r"\([^()]*\)|（[^（）]*）")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _SENTENCE_END = ".!?;。！？；"
 # "(A) Full-stack setup", "1. Configuration", "Phase 1: Setup": option and step labels
 _LABEL_NAME = re.compile(r"\(?(?:\d{1,3}|[A-Za-z])[.)]\s|[^:：]*\S[:：]\s")
-_MAX_NAME_WORDS = 8
-_MAX_NAME_CHARS = 80
+MAX_NAME_WORDS = 8
+MAX_NAME_CHARS = 80
 
 
-def _fold(text: str) -> str:
+def fold(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def _name_ok(name: str) -> bool:
+def is_term_name(name: str) -> bool:
     """Could this bold text be a term name, rather than a bold sentence or a label?"""
-    if not name or name != name.strip() or len(name) > _MAX_NAME_CHARS:
+    if not name or name != name.strip() or len(name) > MAX_NAME_CHARS:
         return False
-    if name[-1] in _SENTENCE_END or _CONTROL.search(name) or _LABEL_NAME.match(name):
+    if name[-1] in _SENTENCE_END or CONTROL_CHARS.search(name) or _LABEL_NAME.match(name):
         return False
-    return 0 < len(_PAREN.sub(" ", name).split()) <= _MAX_NAME_WORDS or name.startswith("(")
+    return 0 < len(_PAREN.sub(" ", name).split()) <= MAX_NAME_WORDS or name.startswith("(")
 
 
-class _Head:
+class TableHead:
     __slots__ = ("names", "cols", "gloss", "sep", "ws", "colon_inside", "rest", "def_col")
 
     def __init__(self) -> None:
@@ -57,12 +57,12 @@ class _Head:
         self.def_col = 0
 
 
-def _match_head(text: str, offset: int) -> _Head | None:
+def match_table_head(text: str, offset: int) -> TableHead | None:
     """Parse a term line (`**Term**:`, `**A**, **B**:`, `**T:**`, `**T** — d`) at `offset`."""
     m = _TERM_HEAD.match(text, offset)
     if m is None:
         return None
-    head = _Head()
+    head = TableHead()
     sep = m.group("sep")
     for bold in _BOLD.finditer(m.group("names")):
         head.names.append(bold.group(1))
@@ -75,7 +75,7 @@ def _match_head(text: str, offset: int) -> _Head | None:
         head.names[-1] = last[:-1].rstrip()
     if any(n[-1:] in (":", "：") for n in head.names[:-1]):
         return None
-    if not all(_name_ok(n) for n in head.names):
+    if not all(is_term_name(n) for n in head.names):
         return None
     gloss = m.group("gloss")
     head.gloss = gloss[1:-1].strip() if gloss else None
@@ -88,7 +88,7 @@ def _match_head(text: str, offset: int) -> _Head | None:
     return head
 
 
-def _strip_bold(cell: str) -> tuple[str, bool]:
+def strip_bold(cell: str) -> tuple[str, bool]:
     if len(cell) > 4 and cell.startswith("**") and cell.endswith("**"):
         return cell[2:-2].strip(), True
     return cell, False
@@ -101,7 +101,7 @@ _CLOSERS = ")]}”’»」』）】"
 _ITEM_SEPS = {",": ", ", "，": "，", "、": "、", ";": "; ", "；": "；"}
 
 
-def _split_items(text: str) -> tuple[list[str], str, str]:
+def split_items(text: str) -> tuple[list[str], str, str]:
     """Split an avoid list on `,` `、` `;` outside brackets, quotes and code: items, sep, period."""
     text = text.strip()
     period = ""
@@ -132,7 +132,7 @@ def _split_items(text: str) -> tuple[list[str], str, str]:
     return [item for item in items if item], sep or ", ", period
 
 
-def _join_items(items: list[str], sep: str, period: str) -> str:
+def join_items(items: list[str], sep: str, period: str) -> str:
     return sep.join(items) + (period if items else "")
 
 
@@ -150,7 +150,7 @@ _DEF_HEADERS = frozenset((
 ))
 
 
-class _Table:
+class Table:
     __slots__ = ("ncols", "term", "definition", "avoid")
 
     def __init__(self, ncols: int, term: int, definition: int, avoid: int) -> None:
@@ -160,7 +160,7 @@ class _Table:
         self.avoid = avoid      # -1 without an avoid column
 
 
-def _cells(text: str) -> list[str]:
+def table_cells(text: str) -> list[str]:
     s = text.strip()
     if s.startswith("|"):
         s = s[1:]
@@ -169,20 +169,20 @@ def _cells(text: str) -> list[str]:
     return [c.strip() for c in re.split(r"(?<!\\)\|", s)]
 
 
-def _term_table(header: str) -> _Table | None:
-    cells = [_fold(_strip_bold(c)[0]) for c in _cells(header)]
+def term_table(header: str) -> Table | None:
+    cells = [fold(strip_bold(c)[0]) for c in table_cells(header)]
     term = next((i for i, c in enumerate(cells) if c in _TERM_HEADERS), -1)
     definition = next((i for i, c in enumerate(cells) if c in _DEF_HEADERS), -1)
     if term < 0 or definition < 0 or term == definition:
         return None
     avoid = next((i for i, c in enumerate(cells)
                   if "avoid" in c or "alias" in c or "避免" in c or "evitar" in c), -1)
-    return _Table(len(cells), term, definition, avoid)
+    return Table(len(cells), term, definition, avoid)
 
 
-def _is_table_start(doc: _Doc, i: int, end: int) -> bool:
+def is_table_start(doc: Doc, i: int, end: int) -> bool:
     texts = doc.texts
-    return ("|" in texts[i] and i + 1 < end and doc.kinds[i + 1] == _TEXT
+    return ("|" in texts[i] and i + 1 < end and doc.kinds[i + 1] == TEXT_LINE
             and "-" in texts[i + 1] and _is_delimiter_row(texts[i + 1])
             and ("|" in texts[i + 1] or texts[i].lstrip().startswith("|")))
 
@@ -196,5 +196,5 @@ def _is_delimiter_row(line: str) -> bool:
     return all(_DELIM_CELL.match(cell.strip(" \t")) for cell in row.split("|"))
 
 
-def _unescape(cell: str) -> str:
+def unescape_cell(cell: str) -> str:
     return cell.replace("\\|", "|")

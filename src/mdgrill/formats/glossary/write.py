@@ -5,17 +5,17 @@ from __future__ import annotations
 import re
 
 from mdgrill.errors import InputError
-from mdgrill.formats.glossary.checks import _bare
+from mdgrill.formats.glossary.checks import bare_word
 from mdgrill.formats.glossary.model import Glossary, Shape, Term
 from mdgrill.formats.glossary.parse import parse_glossary
 from mdgrill.formats.glossary.shapes import (
-    _CONTROL,
-    _MAX_NAME_CHARS,
-    _MAX_NAME_WORDS,
-    _fold,
-    _join_items,
-    _name_ok,
-    _split_items,
+    CONTROL_CHARS,
+    MAX_NAME_CHARS,
+    MAX_NAME_WORDS,
+    fold,
+    is_term_name,
+    join_items,
+    split_items,
 )
 from mdgrill.formats.textfile import Edit, TextFile, apply_edits, content
 
@@ -29,7 +29,7 @@ def _clean_name(name: str) -> str:
     clean = name.strip()
     if not clean:
         raise _refuse("the term name is empty: give the term a name")
-    if "\n" in clean or "\r" in clean or _CONTROL.search(clean):
+    if "\n" in clean or "\r" in clean or CONTROL_CHARS.search(clean):
         raise _refuse(f"the term name {clean!r} holds a line break or a control character: "
                       "write the name on one line")
     if "*" in clean:
@@ -38,10 +38,10 @@ def _clean_name(name: str) -> str:
     if clean[-1] in ":：":
         raise _refuse(f"the term name {clean!r} ends with a colon: leave the colon out, "
                       "mdgrill writes it")
-    if not _name_ok(clean):
+    if not is_term_name(clean):
         raise _refuse(f"the term name {clean!r} reads as a sentence (it ends with sentence "
-                      f"punctuation or has more than {_MAX_NAME_WORDS} words or "
-                      f"{_MAX_NAME_CHARS} characters): use a short noun phrase")
+                      f"punctuation or has more than {MAX_NAME_WORDS} words or "
+                      f"{MAX_NAME_CHARS} characters): use a short noun phrase")
     return clean
 
 
@@ -75,7 +75,7 @@ def _one_line(text: str) -> str:
 
 def _clean_definition(definition: str) -> str:
     clean = _one_line(definition).strip()
-    if _CONTROL.search(clean):
+    if CONTROL_CHARS.search(clean):
         raise _refuse("the definition holds a control character: remove it")
     if not clean:
         raise _refuse("the definition is empty: write one or two sentences saying what the "
@@ -89,16 +89,16 @@ def _clean_avoid(avoid: list[str], sep: str, period: str) -> list[str]:
         w = word.strip()
         if not w:
             continue
-        if "\n" in w or "\r" in w or _CONTROL.search(w) or "*" in w:
+        if "\n" in w or "\r" in w or CONTROL_CHARS.search(w) or "*" in w:
             raise _refuse(f"the word to avoid {w!r} holds a line break, a control character or "
                           "a '*': write each avoided word plainly on one line")
         words.append(w)
     for w in words:
-        if _split_items(_join_items([w], sep, period))[0] != [w]:
+        if split_items(join_items([w], sep, period))[0] != [w]:
             raise _refuse(f"the word to avoid {w!r} would not read back as one word (it holds a "
                           "list separator such as ',' '、' ';', an unbalanced bracket or quote, "
                           "or ends with '.'): give one word or phrase per list item")
-    if words and _split_items(_join_items(words, sep, period))[0] != words:
+    if words and split_items(join_items(words, sep, period))[0] != words:
         raise _refuse("the words to avoid would not read back as the same list: check their "
                       "brackets and quotes")
     return words
@@ -133,7 +133,7 @@ def _render(shape: Shape, head: str | None, name: str, definition: str, avoid: l
     # where the avoid line goes is borrowed only from an entry of the same kind
     place = style.avoid_place if style.kind == shape.kind else (
         "para" if shape.kind == "heading" else "line")
-    joined = _join_items(avoid, style.avoid_sep, style.avoid_period)
+    joined = join_items(avoid, style.avoid_sep, style.avoid_period)
     if shape.kind == "heading":
         lines = [head or "#" * max(shape.level, 2) + " " + name, "", definition]
         if avoid:
@@ -171,7 +171,7 @@ def _render_row(shape: Shape, head: str | None, name: str, definition: str,
         cells[table.term] = f"**{esc(name)}**" if shape.bold else esc(name)
     cells[table.definition] = esc(definition)
     if table.avoid >= 0:
-        cells[table.avoid] = esc(_join_items(avoid, shape.avoid_sep, shape.avoid_period))
+        cells[table.avoid] = esc(join_items(avoid, shape.avoid_sep, shape.avoid_period))
     elif avoid:
         raise _refuse(f'the glossary table that holds "{name}" has no column for words to '
                       "avoid: add an `Aliases to avoid` column, or write the term without them")
@@ -195,7 +195,7 @@ def _apply(tf: TextFile, edit: Edit) -> TextFile:
 def _reads_back(tf: TextFile, path: str, before: list[Term], replaced: Term | None,
                 name: str, definition: str, avoid: list[str]) -> bool:
     after = parse_glossary(tf, path)
-    mine = [t for t in after.terms if _fold(name) in (_fold(n) for n in t.names)]
+    mine = [t for t in after.terms if fold(name) in (fold(n) for n in t.names)]
     if len(mine) != 1:
         return False
     term = mine[0]
@@ -235,23 +235,23 @@ def set_term(tf: TextFile, glossary: Glossary | None, name: str, definition: str
 def _check_conflicts(glossary: Glossary, term: Term | None, name: str,
                      words: list[str]) -> None:
     """Refuse a write that would add an AVOID_IS_TERM error; ones already there stay."""
-    names = {_fold(n) for n in (term.names if term is not None else [name])} | {_fold(name)}
-    old = {_fold(_bare(w)) for w in term.avoid} if term is not None else set()
+    names = {fold(n) for n in (term.names if term is not None else [name])} | {fold(name)}
+    old = {fold(bare_word(w)) for w in term.avoid} if term is not None else set()
     for other in glossary.terms:
         if term is not None:
             break   # the entry exists: whoever avoids its name did so before this write
-        hit = next((w for w in other.avoid if _fold(_bare(w)) in names), None)
+        hit = next((w for w in other.avoid if fold(bare_word(w)) in names), None)
         if hit is not None:
             raise InputError("AVOID_IS_TERM",
                              f'"{name}" is listed under _Avoid_ for "{other.name}" (line '
                              f"{other.avoid_line}): remove it from that list first, or pick "
                              "another name", path=glossary.path, line=other.avoid_line)
     for w in words:
-        key = _fold(_bare(w))
+        key = fold(bare_word(w))
         if key in old:
             continue
         owner = next((t for t in glossary.terms if t is not term
-                      and key in (_fold(n) for n in t.names)), None)
+                      and key in (fold(n) for n in t.names)), None)
         if owner is not None or key in names:
             where = f"a term (line {owner.line})" if owner is not None else "this term's name"
             raise InputError("AVOID_IS_TERM",
@@ -337,20 +337,20 @@ def new_glossary(context_name: str, name: str, definition: str,
     """The text of a new CONTEXT.md holding one term: `# <Context Name>`, the context's
     description (one or two sentences), `## Language`, the entry."""
     title = context_name.strip()
-    if not title or _CONTROL.search(title):
+    if not title or CONTROL_CHARS.search(title):
         raise InputError("INVALID_CONTEXT_NAME",
                          f"the context name {context_name!r} is empty or holds a line break or "
                          "control character: give a one-line name")
     clean = _clean_name(name)
     definition = _clean_definition(definition)
     words = _clean_avoid(avoid or [], ", ", "")
-    if _fold(clean) in {_fold(_bare(w)) for w in words}:
+    if fold(clean) in {fold(bare_word(w)) for w in words}:
         raise InputError("AVOID_IS_TERM",
                          f'"{clean}" cannot be a word to avoid for itself: drop it from the list')
     lines = [f"# {title}", ""]
     if description is not None:
         about = " ".join(description.split())
-        if not about or _CONTROL.search(about):
+        if not about or CONTROL_CHARS.search(about):
             raise InputError("INVALID_INPUT", "--context-description is empty or holds a "
                              "control character: give one or two sentences")
         lines += [about, ""]

@@ -45,11 +45,6 @@ from mdgrill.formats.progress.reader import (
 )
 from mdgrill.formats.progress.writer import (
     Change,
-    _block_count,
-    _drop_leading_blank,
-    _end_of_content,
-    _shift_span,
-    _tree_insertion,
     apply_change,
     single_line,
     with_record,
@@ -76,11 +71,6 @@ __all__ = [
     "SUB_BULLET",
     "TRANSITION_WORDS",
     "TREE",
-    "_block_count",
-    "_drop_leading_blank",
-    "_end_of_content",
-    "_shift_span",
-    "_tree_insertion",
     "apply_change",
     "block_heading",
     "classify_block",

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from typing import NamedTuple
 
-from mdgrill.git.vcs.repo import Repo, _bad_rev, _check, _open, _run
-from mdgrill.git.vcs.trailers import _LOG_CONFIG
+from mdgrill.git.vcs.repo import Repo, bad_rev, check_git, open_repo, run_git
+from mdgrill.git.vcs.trailers import LOG_CONFIG
 
 
 class Touched(NamedTuple):
@@ -75,15 +75,15 @@ def touched_since(repo_root: str, commits: list[str],
     git reads as the commit and its parent: the diff comes out reversed and is turned back),
     and one `git diff HEAD` for the work tree: two processes however many bindings there are.
     """
-    wanted = [c for c in dict.fromkeys(commits) if not _bad_rev(c)]
+    wanted = [c for c in dict.fromkeys(commits) if not bad_rev(c)]
     result: dict[str, Touched] = {}
     limit = ["--", *paths] if paths is not None else ["--"]
     renames = ["-M"] if paths is None else ["--no-renames"]
-    with _open(repo_root) as repo:
-        head = _check(repo, "rev-parse", "--verify", "HEAD^{commit}").decode("ascii").strip()
+    with open_repo(repo_root) as repo:
+        head = check_git(repo, "rev-parse", "--verify", "HEAD^{commit}").decode("ascii").strip()
         # the work tree in full: git matches hundreds of pathspecs against every index entry
         # (slower than listing the few changed files of a 30,000-file tree)
-        status, out, _ = _run(repo, "diff", *renames, "--name-status", "-z", "--no-ext-diff",
+        status, out, _ = run_git(repo, "diff", *renames, "--name-status", "-z", "--no-ext-diff",
                               "HEAD", "--")
         worktree = _touched(_name_status(out)) if status == 0 else Touched(frozenset(), {})
         older = [c for c in _existing(repo, wanted) if c != head]
@@ -92,11 +92,11 @@ def touched_since(repo_root: str, commits: list[str],
         if older:
             import subprocess
 
-            from mdgrill.git.vcs.repo import _exe
+            from mdgrill.git.vcs.repo import git_exe
 
             feed = "".join(f"{c} {head}\n" for c in older).encode("ascii")
             proc = subprocess.run(
-                [_exe(), *_LOG_CONFIG, "diff-tree", "--stdin", "-r", *renames,
+                [git_exe(), *LOG_CONFIG, "diff-tree", "--stdin", "-r", *renames,
                  "--name-status", "-z", "--always", *limit], input=feed, cwd=repo.root,
                 env=repo.env, capture_output=True, check=False)
             current: str | None = None
@@ -132,11 +132,11 @@ def _existing(repo: Repo, commits: list[str]) -> list[str]:
     """The commits this repository holds (a shallow clone may lack a binding's commit)."""
     import subprocess
 
-    from mdgrill.git.vcs.repo import _exe
+    from mdgrill.git.vcs.repo import git_exe
 
     if not commits:
         return []
-    proc = subprocess.run([_exe(), "cat-file", "--batch-check=%(objecttype)"],
+    proc = subprocess.run([git_exe(), "cat-file", "--batch-check=%(objecttype)"],
                           input="".join(f"{c}^{{commit}}\n" for c in commits).encode("ascii"),
                           cwd=repo.root, env=repo.env, capture_output=True, check=False)
     kinds = proc.stdout.decode("ascii", "replace").splitlines()
@@ -146,14 +146,14 @@ def _existing(repo: Repo, commits: list[str]) -> list[str]:
 def commits_touching(repo_root: str, since: str, paths: list[str],
                      limit: int = 20) -> list[PathCommit]:
     """The commits after `since` up to HEAD that changed any of `paths`, newest first."""
-    if _bad_rev(since) or not paths:
+    if bad_rev(since) or not paths:
         return []
-    from mdgrill.git.vcs.repo import _literal
+    from mdgrill.git.vcs.repo import literal_pathspec
 
-    with _open(repo_root) as repo:
-        status, out, _ = _run(repo, *_LOG_CONFIG, "log", f"--max-count={limit}",
+    with open_repo(repo_root) as repo:
+        status, out, _ = run_git(repo, *LOG_CONFIG, "log", f"--max-count={limit}",
                               "--format=%H%x1f%s%x1f%an%x1f%aI%x1e", f"{since}..HEAD", "--",
-                              *(_literal(p) for p in dict.fromkeys(paths)))
+                              *(literal_pathspec(p) for p in dict.fromkeys(paths)))
     if status != 0:
         return []
     found: list[PathCommit] = []
@@ -166,13 +166,13 @@ def commits_touching(repo_root: str, since: str, paths: list[str],
 
 def head_sha(repo_root: str) -> str | None:
     """HEAD's full sha, or None in a repository with no commit yet."""
-    with _open(repo_root) as repo:
-        status, out, _ = _run(repo, "rev-parse", "-q", "--verify", "HEAD^{commit}")
+    with open_repo(repo_root) as repo:
+        status, out, _ = run_git(repo, "rev-parse", "-q", "--verify", "HEAD^{commit}")
     return out.decode("ascii").strip() if status == 0 else None
 
 
 def tracked_at(repo_root: str, rev: str) -> list[str]:
     """Every file path in the tree of `rev`."""
-    with _open(repo_root) as repo:
-        out = _check(repo, "ls-tree", "-r", "-z", "--name-only", "--full-tree", rev)
+    with open_repo(repo_root) as repo:
+        out = check_git(repo, "ls-tree", "-r", "-z", "--name-only", "--full-tree", rev)
     return [os.fsdecode(p) for p in out.split(b"\x00") if p]

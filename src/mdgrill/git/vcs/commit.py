@@ -8,17 +8,17 @@ import re
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.git.vcs.repo import (
     Repo,
-    _check,
-    _exe,
-    _git_dirs,
-    _head,
-    _head_sha,
-    _literal,
-    _open,
-    _repo_path,
-    _run,
+    check_git,
+    git_exe,
+    head_branch_and_sha,
+    head_sha,
+    literal_pathspec,
+    open_repo,
+    repo_path,
+    require_git_dirs,
+    run_git,
 )
-from mdgrill.git.vcs.trailers import _COMMIT_HOOKS, CommitResult
+from mdgrill.git.vcs.trailers import COMMIT_HOOKS, CommitResult
 
 # --------------------------------------------------------------------------- index lock
 
@@ -71,7 +71,7 @@ def settle_index(repo_root: str) -> None:
     import time
 
     try:
-        git_dir, _ = _git_dirs(os.path.abspath(repo_root))
+        git_dir, _ = require_git_dirs(os.path.abspath(repo_root))
         names = [n for n in os.listdir(git_dir) if n.startswith(MARK_PREFIX)]
     except (InputError, OSError):
         return
@@ -111,11 +111,11 @@ def _remove_stale_lock(git_dir: str, pid: int, marked: float) -> None:
 
 
 def _run_marked(repo: Repo, git_dir: str, *args: str) -> tuple[int, bytes, str]:
-    """`_run` for a git that changes the index: named by a marker while it runs."""
+    """`run_git` for a git that changes the index: named by a marker while it runs."""
     import subprocess
 
     try:
-        proc = subprocess.Popen([_exe(), *args], cwd=repo.root, env=repo.env,
+        proc = subprocess.Popen([git_exe(), *args], cwd=repo.root, env=repo.env,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE)
     except OSError as exc:
@@ -143,7 +143,7 @@ def _run_marked(repo: Repo, git_dir: str, *args: str) -> tuple[int, bytes, str]:
 
 def _identity_gaps(repo: Repo) -> list[str]:
     """The identity settings git would have to guess for this commit."""
-    status, out, _ = _run(repo, "config", "--get-regexp",
+    status, out, _ = run_git(repo, "config", "--get-regexp",
                           r"^(user|author|committer)\.(name|email)$")
     config: dict[str, str] = {}
     if status == 0:
@@ -162,11 +162,11 @@ def _identity_gaps(repo: Repo) -> list[str]:
 
 
 def _hooks_present(repo: Repo, root: str) -> list[str]:
-    status, out, _ = _run(repo, "rev-parse", "--git-path", "hooks")
+    status, out, _ = run_git(repo, "rev-parse", "--git-path", "hooks")
     if status != 0:
         return []
     hooks_dir = os.path.join(root, os.fsdecode(out.strip()))
-    return [name for name in _COMMIT_HOOKS
+    return [name for name in COMMIT_HOOKS
             if os.access(os.path.join(hooks_dir, name), os.X_OK)]
 
 
@@ -225,8 +225,8 @@ def commit_paths(repo_root: str, paths: list[str], message: str,
     `author` (`Name <email>`) is the person who gave the approval; the committer stays git's
     own identity, so the history shows both who approved and who ran the command."""
     root = os.path.abspath(repo_root)
-    git_dir, _ = _git_dirs(root)
-    rels = list(dict.fromkeys(_repo_path(root, p) for p in paths))
+    git_dir, _ = require_git_dirs(root)
+    rels = list(dict.fromkeys(repo_path(root, p) for p in paths))
     if not rels:
         raise InputError("NOTHING_TO_COMMIT", "commit_paths needs at least one path.")
     real_root = os.path.realpath(root)
@@ -244,17 +244,17 @@ def commit_paths(repo_root: str, paths: list[str], message: str,
     if "\x00" in message or not message.strip():
         raise ValueError("a commit message must be non-empty and contain no NUL")
     settle_index(root)
-    with _open(root) as repo:
-        branch, parent = _head(repo)
+    with open_repo(root) as repo:
+        branch, parent = head_branch_and_sha(repo)
         if branch is None:
             raise _refuse_detached(root, git_dir)
         gaps = _identity_gaps(repo)
         if gaps:
             raise _refuse_identity(gaps)
-        specs = [_literal(rel) for rel in rels]
+        specs = [literal_pathspec(rel) for rel in rels]
         # `commit --only` takes tracked paths straight from the work tree and leaves the
         # real index alone if it fails; only untracked paths need a `git add` first.
-        tracked = set(_check(repo, "ls-files", "-z", "--", *specs).split(b"\x00"))
+        tracked = set(check_git(repo, "ls-files", "-z", "--", *specs).split(b"\x00"))
         new = [spec for rel, spec in zip(rels, specs, strict=True)
                if os.fsencode(rel) not in tracked]
         if new:
@@ -269,7 +269,7 @@ def commit_paths(repo_root: str, paths: list[str], message: str,
         if status != 0:
             _unstage(repo, git_dir, new)
             raise _commit_failure(repo, root, status, out, err, rels)
-        sha = _head_sha(repo)
+        sha = head_sha(repo)
     if sha is None or sha == parent:
         raise GateRefusal("GIT_COMMIT_FAILED",
                           "git reported success but HEAD did not move; nothing was committed.")

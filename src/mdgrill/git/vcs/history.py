@@ -14,21 +14,21 @@ if TYPE_CHECKING:
 from mdgrill.git.vcs.commit import settle_index
 from mdgrill.git.vcs.repo import (
     Repo,
-    _bad_rev,
-    _check,
-    _exe,
-    _head_sha,
-    _literal,
-    _open,
-    _repo_path,
-    _run,
-    _shallow,
+    bad_rev,
+    check_git,
+    git_exe,
+    head_sha,
+    is_shallow,
+    literal_pathspec,
+    open_repo,
+    repo_path,
+    run_git,
 )
 from mdgrill.git.vcs.trailers import (
-    _HEX_OID,
-    _LOG_CONFIG,
-    _NULL_OIDS,
-    _RECORD_START,
+    HEX_OID,
+    LOG_CONFIG,
+    NULL_OIDS,
+    RECORD_START,
     TRAILER_SPEC,
     TRAILER_TRANSITION,
     TransitionCommit,
@@ -47,7 +47,7 @@ def _log_records(out: bytes) -> list[list[bytes]]:
     records: list[bytes] = []
     for chunk in out.split(b"\x1e")[1:]:
         # A record separator inside a foreign commit's message belongs to that message.
-        if records and not re.match(_RECORD_START, chunk):
+        if records and not re.match(RECORD_START, chunk):
             records[-1] += b"\x1e" + chunk
         else:
             records.append(chunk)
@@ -55,7 +55,7 @@ def _log_records(out: bytes) -> list[list[bytes]]:
 
 
 def _transitions(repo_root: str, spec: str | None, rev: str) -> TransitionList:
-    if _bad_rev(rev):
+    if bad_rev(rev):
         raise InputError("BAD_REVISION", f"{rev!r} is not a revision name.")
     # a commit another mdgrill process is still making (or was killed making) is settled
     # first, so an approval it records is seen, and its stale index.lock is not left behind
@@ -63,12 +63,12 @@ def _transitions(repo_root: str, spec: str | None, rev: str) -> TransitionList:
     greps = ["--fixed-strings", f"--grep={TRAILER_TRANSITION}:"]
     if spec is not None:
         greps += ["--all-match", f"--grep={TRAILER_SPEC}: {escape_value(spec)}"]
-    with _open(repo_root) as repo:
-        status, out, err = _run(repo, *_LOG_CONFIG, "log", "--encoding=UTF-8", "--no-color",
+    with open_repo(repo_root) as repo:
+        status, out, err = run_git(repo, *LOG_CONFIG, "log", "--encoding=UTF-8", "--no-color",
                                 _LOG_FORMAT, *greps, rev, "--")
         if status != 0:
-            if rev == "HEAD" and _head_sha(repo) is None:
-                return TransitionList([], _shallow(repo_root))  # unborn: no commits yet
+            if rev == "HEAD" and head_sha(repo) is None:
+                return TransitionList([], is_shallow(repo_root))  # unborn: no commits yet
             raise InputError("GIT_COMMAND_FAILED", f"git log {rev} failed: {err.strip()}")
     commits: list[TransitionCommit] = []
     for sha, date, name, email, body in _log_records(out):
@@ -82,7 +82,7 @@ def _transitions(repo_root: str, spec: str | None, rev: str) -> TransitionList:
         commits.append(TransitionCommit(
             sha.decode("ascii"), date.decode("ascii"), name.decode("utf-8", "replace"),
             email.decode("utf-8", "replace"), subject, trailers))
-    return TransitionList(commits, _shallow(repo_root))
+    return TransitionList(commits, is_shallow(repo_root))
 
 
 def _norm_spec(spec: str) -> str:
@@ -109,7 +109,7 @@ class _BlobReader:
 
         try:
             self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
-                [_exe(), "cat-file", "--batch"], cwd=repo.root, env=repo.env,
+                [git_exe(), "cat-file", "--batch"], cwd=repo.root, env=repo.env,
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         except OSError as exc:
             raise InputError("GIT_NOT_AVAILABLE",
@@ -124,7 +124,7 @@ class _BlobReader:
         proc.stdin.flush()
         header = proc.stdout.readline()
         parts = header.rstrip(b"\n").rsplit(b" ", 2)
-        if len(parts) != 3 or not parts[2].isdigit() or not re.match(_HEX_OID, parts[0]):
+        if len(parts) != 3 or not parts[2].isdigit() or not re.match(HEX_OID, parts[0]):
             if header.endswith((b" missing\n", b" ambiguous\n")):
                 return None
             raise InputError("GIT_COMMAND_FAILED",
@@ -159,13 +159,13 @@ def _path_log(repo: Repo, rel: str, rev_range: str | None, first_parent: bool,
     """(commit, new blob id or None when deleted) per commit touching `rel`, oldest first and
     parents before children; `parents` gets each one's parents among them (git's parent
     rewriting: the nearest commits that touched `rel`)."""
-    args = [*_LOG_CONFIG, "log", "-z", "-m", "--format=%H %P", "--parents", "--topo-order",
+    args = [*LOG_CONFIG, "log", "-z", "-m", "--format=%H %P", "--parents", "--topo-order",
             "--raw", "--no-abbrev", "--no-renames", "--reverse"]
     if first_parent:
         args.append("--first-parent")
-    status, out, err = _run(repo, *args, rev_range or "HEAD", "--", _literal(rel))
+    status, out, err = run_git(repo, *args, rev_range or "HEAD", "--", literal_pathspec(rel))
     if status != 0:
-        if rev_range is None and _head_sha(repo) is None:
+        if rev_range is None and head_sha(repo) is None:
             return []  # unborn branch: no history yet
         raise InputError("BAD_REVISION", f"cannot read the history of {rel}: {err.strip()}")
     want = os.fsencode(rel)
@@ -183,7 +183,7 @@ def _path_log(repo: Repo, rel: str, rev_range: str | None, first_parent: bool,
                 meta = token.split(b" ")  # :old_mode new_mode old_oid new_oid status
                 oid = meta[3] if len(meta) > 4 else b""
                 gitlink = meta[1] == b"160000" if len(meta) > 1 else False
-                blob = None if oid in _NULL_OIDS or gitlink else oid
+                blob = None if oid in NULL_OIDS or gitlink else oid
                 entries.append((sha, blob))
             continue
         if token:
@@ -199,8 +199,8 @@ def iter_file_history(repo_root: str, rel_path: str, rev_range: str | None = Non
                       ) -> Generator[tuple[str, bytes], None, None]:
     """Like `file_history`, yielding one version at a time (close it if you stop early).
     `parents`, when given, is filled with each version's parents before the first yield."""
-    rel = _repo_path(repo_root, rel_path)
-    if rev_range is not None and _bad_rev(rev_range):
+    rel = repo_path(repo_root, rel_path)
+    if rev_range is not None and bad_rev(rev_range):
         raise InputError("BAD_REVISION", f"{rev_range!r} is not a revision range.")
     return _iter_history(repo_root, rel, rev_range, first_parent, parents)
 
@@ -208,7 +208,7 @@ def iter_file_history(repo_root: str, rel_path: str, rev_range: str | None = Non
 def _iter_history(repo_root: str, rel: str, rev_range: str | None, first_parent: bool,
                   parents: dict[str, list[str]] | None = None,
                   ) -> Generator[tuple[str, bytes], None, None]:
-    with _open(repo_root) as repo:
+    with open_repo(repo_root) as repo:
         entries = _path_log(repo, rel, rev_range, first_parent, parents)
         if not entries:
             return
@@ -239,12 +239,12 @@ def blobs_at(repo_root: str, wanted: list[tuple[str, str]]) -> list[bytes | None
     """`blob_at` for many (rev, path) pairs through one `git cat-file` process."""
     names = []
     for rev, rel_path in wanted:
-        rel = _repo_path(repo_root, rel_path)
+        rel = repo_path(repo_root, rel_path)
         # A path with a newline cannot be named to `git cat-file --batch`: it reads as None.
-        names.append(None if _bad_rev(rev) or "\n" in rel or "\n" in rev
+        names.append(None if bad_rev(rev) or "\n" in rel or "\n" in rev
                      else f"{rev}:{rel}".encode("utf-8", "surrogateescape"))
     results: list[bytes | None] = []
-    with _open(repo_root) as repo:
+    with open_repo(repo_root) as repo:
         reader = _BlobReader(repo)
         try:
             for name in names:
@@ -262,8 +262,8 @@ def blob_at(repo_root: str, rev: str, rel_path: str) -> bytes | None:
 
 def tracked_files(repo_root: str) -> list[str]:
     """Repo-relative POSIX paths of every file in the index (what `git ls-files` lists)."""
-    with _open(repo_root) as repo:
-        out = _check(repo, "ls-files", "-z")
+    with open_repo(repo_root) as repo:
+        out = check_git(repo, "ls-files", "-z")
     return [os.fsdecode(p) for p in out.split(b"\x00") if p]
 
 
@@ -271,7 +271,7 @@ def _file_in(repo_root: str, path: str) -> tuple[Repo, str] | None:
     """The repository and `path` within it, or None when either is not usable."""
     root = os.path.abspath(repo_root)
     try:
-        return _open(root), _repo_path(root, path)
+        return open_repo(root), repo_path(root, path)
     except InputError:
         return None
 
@@ -281,7 +281,7 @@ def ignored(repo_root: str, path: str) -> bool:
     found = _file_in(repo_root, path)
     if found is None:
         return False
-    status, _, _ = _run(found[0], "check-ignore", "-q", "--", found[1])  # tracked: never
+    status, _, _ = run_git(found[0], "check-ignore", "-q", "--", found[1])  # tracked: never
     return status == 0
 
 
@@ -292,13 +292,13 @@ def committed_as_is(repo_root: str, path: str) -> bool:
     if found is None:
         return False
     repo, rel = found
-    listed, _, _ = _run(repo, "ls-files", "--error-unmatch", "--", rel)
-    status, out, _ = _run(repo, "status", "--porcelain", "--", rel)
+    listed, _, _ = run_git(repo, "ls-files", "--error-unmatch", "--", rel)
+    status, out, _ = run_git(repo, "status", "--porcelain", "--", rel)
     return listed == 0 and status == 0 and not out.strip()
 
 
 def verify_commit(repo_root: str, sha: str) -> tuple[bool, str]:
     """(signed with a key git trusts, git's word) for one commit (`git verify-commit`)."""
-    with _open(repo_root) as repo:
-        status, _, err = _run(repo, "verify-commit", "--", sha)
+    with open_repo(repo_root) as repo:
+        status, _, err = run_git(repo, "verify-commit", "--", sha)
     return status == 0, err.strip().splitlines()[-1] if err.strip() else "no signature"

@@ -34,7 +34,7 @@ def _not_a_repository(root: str) -> InputError:
         "folder that holds `.git`.", path=root)
 
 
-def _git_dirs(root: str) -> tuple[str, str]:
+def require_git_dirs(root: str) -> tuple[str, str]:
     """(git dir, common dir) of the work tree at `root`; not one is an error."""
     dirs = git_dirs(root)
     if dirs is None:
@@ -94,10 +94,10 @@ class Repo:
         return None
 
 
-def _open(repo_root: str) -> Repo:
+def open_repo(repo_root: str) -> Repo:
     """The work tree at `repo_root`, whose git processes see only this repo."""
     root = os.path.abspath(repo_root)
-    git_dir, common_dir = _git_dirs(root)
+    git_dir, common_dir = require_git_dirs(root)
     env = dict(os.environ)
     env.update(_env_pins(root, git_dir, common_dir))
     # git's messages are parsed here and hooks must never wait for a terminal
@@ -105,16 +105,16 @@ def _open(repo_root: str) -> Repo:
     return Repo(root, env)
 
 
-def _exe() -> str:
+def git_exe() -> str:
     return executable()
 
 
-def _run(repo: Repo, *args: str) -> tuple[int, bytes, str]:
+def run_git(repo: Repo, *args: str) -> tuple[int, bytes, str]:
     """Run `git args...` in the repo: (exit status, raw stdout, stderr); never raises."""
     import subprocess
 
     try:
-        proc = subprocess.run([_exe(), *args], cwd=repo.root, env=repo.env,
+        proc = subprocess.run([git_exe(), *args], cwd=repo.root, env=repo.env,
                               stdin=subprocess.DEVNULL, capture_output=True, check=False)
     except OSError as exc:
         raise InputError("GIT_NOT_AVAILABLE",
@@ -122,9 +122,9 @@ def _run(repo: Repo, *args: str) -> tuple[int, bytes, str]:
     return proc.returncode, proc.stdout, proc.stderr.decode("utf-8", "replace")
 
 
-def _check(repo: Repo, *args: str) -> bytes:
+def check_git(repo: Repo, *args: str) -> bytes:
     """Run git and return stdout; a failure is an InputError carrying git's message."""
-    status, out, err = _run(repo, *args)
+    status, out, err = run_git(repo, *args)
     if status != 0:
         raise InputError("GIT_COMMAND_FAILED",
                          f"`git {' '.join(args)}` failed "
@@ -132,53 +132,53 @@ def _check(repo: Repo, *args: str) -> bytes:
     return out
 
 
-def _head_sha(repo: Repo) -> str | None:
-    status, out, _ = _run(repo, "rev-parse", "-q", "--verify", "HEAD^{commit}")
+def head_sha(repo: Repo) -> str | None:
+    status, out, _ = run_git(repo, "rev-parse", "-q", "--verify", "HEAD^{commit}")
     return out.decode("ascii").strip() if status == 0 else None
 
 
-def _head(repo: Repo) -> tuple[str | None, str | None]:
+def head_branch_and_sha(repo: Repo) -> tuple[str | None, str | None]:
     """(branch short name or None when detached, HEAD commit sha or None when unborn)."""
-    status, out, err = _run(repo, "symbolic-ref", "-q", "HEAD")
+    status, out, err = run_git(repo, "symbolic-ref", "-q", "HEAD")
     if status not in (0, 1):
         raise InputError("GIT_COMMAND_FAILED", f"git cannot read HEAD: {err.strip()}")
     ref = out.decode("utf-8", "surrogateescape").strip() if status == 0 else None
     branch = ref[len("refs/heads/"):] if ref and ref.startswith("refs/heads/") else ref
-    return branch, _head_sha(repo)
+    return branch, head_sha(repo)
 
 
-def _shallow(repo_root: str) -> bool:
-    return os.path.isfile(os.path.join(_git_dirs(os.path.abspath(repo_root))[1], "shallow"))
+def is_shallow(repo_root: str) -> bool:
+    return os.path.isfile(os.path.join(require_git_dirs(os.path.abspath(repo_root))[1], "shallow"))
 
 
 def head_state(repo_root: str) -> HeadState:
     """Branch (None when detached), detached/unborn/shallow flags and the HEAD sha."""
-    with _open(repo_root) as repo:
-        branch, head = _head(repo)
+    with open_repo(repo_root) as repo:
+        branch, head = head_branch_and_sha(repo)
     return {"branch": branch, "detached": branch is None, "unborn": head is None,
-            "shallow": _shallow(repo_root), "head": head}
+            "shallow": is_shallow(repo_root), "head": head}
 
 
-def _bad_rev(rev: str) -> bool:
+def bad_rev(rev: str) -> bool:
     # A revision starting with '-' would be read as an option.
     return not rev or rev.startswith("-") or "\n" in rev or "\x00" in rev
 
 
 def rev_parse(repo_root: str, rev: str) -> str | None:
     """The full sha of the commit `rev` names, or None if it names no commit."""
-    if _bad_rev(rev):
+    if bad_rev(rev):
         return None
-    with _open(repo_root) as repo:
-        status, out, _ = _run(repo, "rev-parse", "-q", "--verify", f"{rev}^{{commit}}")
+    with open_repo(repo_root) as repo:
+        status, out, _ = run_git(repo, "rev-parse", "-q", "--verify", f"{rev}^{{commit}}")
     return out.decode("ascii").strip() if status == 0 else None
 
 
 def is_ancestor(repo_root: str, sha: str, of: str = "HEAD") -> bool:
     """True when commit `sha` is in the history of `of` (False when either is unknown)."""
-    if _bad_rev(sha) or _bad_rev(of):
+    if bad_rev(sha) or bad_rev(of):
         return False
-    with _open(repo_root) as repo:
-        status, _, _ = _run(repo, "merge-base", "--is-ancestor", sha, of)
+    with open_repo(repo_root) as repo:
+        status, _, _ = run_git(repo, "merge-base", "--is-ancestor", sha, of)
     return status == 0
 
 
@@ -186,13 +186,13 @@ def merge_base_with_default(repo_root: str) -> str | None:
     """Merge base of HEAD with origin/HEAD, else main, else master; None if there is none."""
     candidates = ("refs/remotes/origin/HEAD", "refs/heads/main", "refs/remotes/origin/main",
                   "refs/heads/master", "refs/remotes/origin/master")
-    with _open(repo_root) as repo:
-        out = _check(repo, "for-each-ref", "--format=%(refname)", *candidates)
+    with open_repo(repo_root) as repo:
+        out = check_git(repo, "for-each-ref", "--format=%(refname)", *candidates)
         existing = set(out.decode("utf-8", "surrogateescape").split("\n"))
         for ref in candidates:
             if ref not in existing:
                 continue
-            status, base, _ = _run(repo, "merge-base", "HEAD", ref)
+            status, base, _ = run_git(repo, "merge-base", "HEAD", ref)
             if status == 0:
                 return base.decode("ascii").strip()
     return None
@@ -201,10 +201,10 @@ def merge_base_with_default(repo_root: str) -> str | None:
 def changed_files(repo_root: str, rev_a: str, rev_b: str) -> list[str]:
     """Repo-relative POSIX paths whose content differs between the trees of two revisions."""
     for rev in (rev_a, rev_b):
-        if _bad_rev(rev):
+        if bad_rev(rev):
             raise InputError("BAD_REVISION", f"{rev!r} is not a revision name.")
-    with _open(repo_root) as repo:
-        status, out, err = _run(repo, "diff", "--name-only", "-z", "--no-renames",
+    with open_repo(repo_root) as repo:
+        status, out, err = run_git(repo, "diff", "--name-only", "-z", "--no-renames",
                                 "--no-ext-diff", rev_a, rev_b, "--")
     if status != 0:
         raise InputError("BAD_REVISION",
@@ -215,7 +215,7 @@ def changed_files(repo_root: str, rev_a: str, rev_b: str) -> list[str]:
 
 # --------------------------------------------------------------------------- paths
 
-def _repo_path(root: str, path: str) -> str:
+def repo_path(root: str, path: str) -> str:
     """`path` (repo-relative or absolute) as a repo-relative POSIX path inside the work tree."""
     if "\x00" in path:
         raise InputError("PATH_OUTSIDE_REPOSITORY", f"{path!r} is not a usable path.")
@@ -238,7 +238,7 @@ def _repo_path(root: str, path: str) -> str:
     return "/".join(parts)
 
 
-def _literal(rel: str) -> str:
+def literal_pathspec(rel: str) -> str:
     # Pathspec magic would make `*.md` or `:x` match other files; this is local to the
     # argument (GIT_LITERAL_PATHSPECS would leak into hooks, which may rely on globs).
     return ":(literal)" + rel

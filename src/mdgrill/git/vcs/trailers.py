@@ -19,10 +19,10 @@ TRAILER_ARTIFACT_SHA256 = "Mdgrill-Artifact-Sha256"
 TRAILER_ROUND = "Mdgrill-Round"
 TRAILER_BY = "Mdgrill-By"  # who gave the approval (the commit's author, where git allows)
 
-_COMMIT_HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg")
+COMMIT_HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg")
 # Config that would change what our log parsing sees (gpg output, --follow on one path).
-_LOG_CONFIG = ("-c", "log.showSignature=false", "-c", "log.follow=false")
-_NULL_OIDS = frozenset((b"0" * 40, b"0" * 64))
+LOG_CONFIG = ("-c", "log.showSignature=false", "-c", "log.follow=false")
+NULL_OIDS = frozenset((b"0" * 40, b"0" * 64))
 
 # --------------------------------------------------------------------------- trailers
 
@@ -34,8 +34,8 @@ _PERCENT = rb"%([0-9A-Fa-f]{2})"
 _SUBJECT_JUNK = "[\\s\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]+"
 _TRAILER_KEY = r"[A-Za-z0-9][A-Za-z0-9-]*\Z"
 _TRAILER_HEAD = r"([A-Za-z0-9][A-Za-z0-9-]*):"  # the value is the rest, blanks stripped
-_HEX_OID = rb"(?:[0-9a-f]{40}|[0-9a-f]{64})\Z"
-_RECORD_START = rb"(?:[0-9a-f]{40}|[0-9a-f]{64})\x00"
+HEX_OID = rb"(?:[0-9a-f]{40}|[0-9a-f]{64})\Z"
+RECORD_START = rb"(?:[0-9a-f]{40}|[0-9a-f]{64})\x00"
 
 
 def _percent(match: re.Match[str]) -> str:

@@ -12,15 +12,11 @@ from __future__ import annotations
 
 from mdgrill.services.watch.checking import (
     BlockCache,
-    _key,
-    _ready,
     validate_progress,
 )
 from mdgrill.services.watch.engine import (
     TargetState,
     Watcher,
-    _h,
-    _handler,
 )
 from mdgrill.services.watch.output import (
     format_report,
@@ -55,10 +51,6 @@ __all__ = [
     "SPEC",
     "TargetState",
     "Watcher",
-    "_h",
-    "_handler",
-    "_key",
-    "_ready",
     "display",
     "find_targets",
     "format_report",

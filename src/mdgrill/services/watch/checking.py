@@ -65,7 +65,7 @@ class BlockCache:
         self.entries = fresh
 
 
-def _ready(prog: Progress) -> bool:
+def ready_for_approval(prog: Progress) -> bool:
     """Ready for approval: a spec (front matter whose record holds) with nothing left open.
     A file that is no longer a spec is broken, never ready."""
     from mdgrill.model.record import check_record
@@ -79,7 +79,7 @@ def _ready(prog: Progress) -> bool:
 # --------------------------------------------------------------------------- state
 
 
-def _key(d: Diagnostic) -> tuple[str, str, str, str]:
+def problem_key(d: Diagnostic) -> tuple[str, str, str, str]:
     # Identity without the position: a problem that moves down when lines are added above
     # it is the same problem, not a fixed one and a new one.
     return (d.path, d.severity, d.code, d.message)

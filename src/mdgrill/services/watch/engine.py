@@ -26,7 +26,12 @@ if TYPE_CHECKING:
     from mdgrill.formats.progress import Progress
     from mdgrill.services.watch.output import Report, Sink
 from mdgrill.services.watch.bound import BoundFiles, check, relative, standing_bindings
-from mdgrill.services.watch.checking import BlockCache, _key, _ready, validate_progress
+from mdgrill.services.watch.checking import (
+    BlockCache,
+    problem_key,
+    ready_for_approval,
+    validate_progress,
+)
 from mdgrill.services.watch.targets import (
     BOUND,
     DIR,
@@ -344,7 +349,7 @@ class Watcher:
         return cache
 
     def _diff(self, state: TargetState, diags: list[Diagnostic], spec: store.Spec | None) -> None:
-        new = {_key(d): d for d in diags}
+        new = {problem_key(d): d for d in diags}
         extra = {"spec": spec.rel_folder} if spec is not None else {}
         for k, d in sorted(state.diags.items(), key=lambda kv: (kv[1].line, kv[1].code)):
             if k not in new:
@@ -495,7 +500,7 @@ class Watcher:
         if rkey == state.ready_key:
             return
         try:
-            ready = _ready(prog)
+            ready = ready_for_approval(prog)
         except InputError:
             return
         if ready and state.ready is False:

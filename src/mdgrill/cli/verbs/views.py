@@ -7,7 +7,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from mdgrill.cli.verbs import Outcome, spec_of
+from mdgrill.cli.verbs import Outcome, Verb, add_spec, on_spec
 from mdgrill.core import reports
 from mdgrill.diagnostics import Diagnostic, format_diagnostic, has_errors, sort_diagnostics
 from mdgrill.errors import InputError, MdgrillError
@@ -22,29 +22,21 @@ if TYPE_CHECKING:
 ARTIFACTS = ("research.md", "requirements.md", "design.md", "tasks.md")
 
 
-def configure(verb: str, p: argparse.ArgumentParser) -> None:
-    if verb == "lint":
-        p.add_argument("path", metavar="PATH", nargs="?", default=".",
-                       help="a spec folder, a file, or a folder holding specs (default: .)")
-        return
-    p.add_argument("spec", metavar="SPEC", help="spec folder or its .progress.md")
-    if verb == "tree":
-        p.add_argument("--format", choices=["text", "mermaid"], default="text",
-                       help="text (default) or a ```mermaid block that embeds in Markdown")
-    elif verb == "ledger":
-        p.add_argument("--new", action="store_true", help="only the entries the last round "
-                       "added (what an agent posts to the chat)")
+def _lint_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("path", metavar="PATH", nargs="?", default=".",
+                   help="a spec folder, a file, or a folder holding specs (default: .)")
 
 
-def run(args: argparse.Namespace) -> Outcome:
-    if args.verb == "lint":
-        return _lint(args)
-    spec = spec_of(args)
-    if args.verb == "status":
-        return _status(spec)
-    if args.verb == "tree":
-        return _tree(spec, args)
-    return _ledger(spec, args)
+def _tree_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    p.add_argument("--format", choices=["text", "mermaid"], default="text",
+                   help="text (default) or a ```mermaid block that embeds in Markdown")
+
+
+def _ledger_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    p.add_argument("--new", action="store_true", help="only the entries the last round "
+                   "added (what an agent posts to the chat)")
 
 
 def use_color() -> bool:
@@ -68,7 +60,7 @@ def _ledger(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     return Outcome(data, text)
 
 
-def _status(spec: store.Spec) -> Outcome:
+def _status(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     from mdgrill.services.status import status
 
     view = status(spec).data
@@ -207,3 +199,15 @@ def _progress_ranges(tf: TextFile, shown: str) -> list[tuple[int, int]]:
 
     prog = Progress(tf, shown)
     return [(sec.start, sec.end) for key, sec in prog.sections.items() if key == TREE]
+
+
+VERBS = (
+    Verb("status", "One screen on a spec: phase, interview, pending questions, frontier.",
+         add_spec, on_spec(_status)),
+    Verb("tree", "Draw the design tree as text or as a Mermaid diagram.",
+         _tree_arguments, on_spec(_tree)),
+    Verb("ledger", "List decisions as an elicitation ledger (E1 [section] question = answer).",
+         _ledger_arguments, on_spec(_ledger)),
+    Verb("lint", "Glossary lint: _Avoid_ words used in the design tree and the artifacts.",
+         _lint_arguments, _lint),
+)

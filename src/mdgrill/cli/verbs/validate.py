@@ -13,9 +13,10 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from mdgrill.cli.verbs import Outcome
+from mdgrill.cli.verbs import Outcome, Verb
 from mdgrill.diagnostics import Diagnostic, error, format_diagnostic, sort_diagnostics, warning
 from mdgrill.errors import InputError
+from mdgrill.git.discovery import find_root
 from mdgrill.shell import store
 from mdgrill.shell.session import display
 
@@ -27,7 +28,7 @@ MAP = "CONTEXT-MAP.md"
 KNOWN_NAMES = (store.PROGRESS, GLOSSARY, MAP)
 
 
-def configure(verb: str, p: argparse.ArgumentParser) -> None:
+def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH",
                    help="a spec folder, a .progress.md, a CONTEXT.md / CONTEXT-MAP.md, or a "
                    "folder to search (default: the repository root)")
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> Outcome:
                          "prompt cites)")
     paths: list[str] = list(args.paths)
     if not paths and not args.prompt:
-        paths = [root_arg or store.find_root(os.getcwd())]
+        paths = [root_arg or find_root(os.getcwd())]
     for path in paths + ([args.prompt] if args.prompt else []):
         if not os.path.lexists(path):
             raise InputError("NOT_FOUND", f"{path} does not exist: give a spec folder, a "
@@ -259,3 +260,9 @@ def _read_any(path: str, shown: str) -> bytes | Diagnostic:
         from mdgrill.checks.spec import from_input_error
 
         return from_input_error(exc, shown)
+
+
+VERBS = (
+    Verb("validate", "Check specs, glossaries and prompts; print diagnostics (exit 1 on errors).",
+         _arguments, run),
+)

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from mdgrill.cli.verbs import Outcome, missing_extra
+from mdgrill.cli.verbs import Outcome, Verb, missing_extra
 
 
-def configure(verb: str, p: argparse.ArgumentParser) -> None:
+def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--transport", choices=["stdio"], default="stdio",
                    help="how the client talks to the server (stdio, the one local clients use)")
 
 
-def run(args: argparse.Namespace) -> Outcome:
+def _mcp(args: argparse.Namespace) -> Outcome:
     from mdgrill.integrations.mcp import server
 
     try:
@@ -21,3 +21,9 @@ def run(args: argparse.Namespace) -> Outcome:
         raise missing_extra("mcp", "mcp", "the MCP SDK") from None
     app.run(args.transport)
     return Outcome({"stopped": True}, "")
+
+
+VERBS = (
+    Verb("mcp", "Serve the interview verbs as MCP tools over stdio (needs the mcp extra).",
+         _arguments, _mcp),
+)
