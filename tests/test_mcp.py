@@ -114,6 +114,10 @@ def test_the_approval_is_asked_by_elicitation_and_journaled_as_evidence(tmp_path
     entry = json.loads(journal.splitlines()[-1])
     assert entry["source"] == "MCPElicitation"
     assert entry["text"] == "Approve and delegate (Recommended)"
+    # bound to the question the form asked, which names this approval (issue 30)
+    [[question, answer]] = entry["answers"]
+    assert question == asked[0].message and answer == entry["text"]
+    assert f"(approval C1 of interview r1, {spec})" in question
     text = (repo / spec / ".progress.md").read_text(encoding="utf-8")
     assert f"- Reply sha256: {entry['sha256']}" in text
     # `approval: evidence` is satisfied: delegation is allowed

@@ -206,11 +206,12 @@ def test_with_a_journal_only_a_captured_reply_approves(tmp_path: Path) -> None:
         "APPROVAL_NOT_EVIDENCED"  # the agent's word is not what the user said
     assert refused(repo, env, *CONFIRM) == "APPROVAL_NOT_EXPLICIT"  # "yes" is no selection
     assert (repo / "specs" / "a" / ".progress.md").read_bytes() == before
+    # the answer to the approval question `ask` gives (it names this approval: issue 30)
+    question = json.loads(ok(repo, env, "--json", "ask", "specs/a"))["questions"][0]["question"]
     fire(repo, env, "posttooluse", {"hook_event_name": "PostToolUse",
                                     "tool_name": "AskUserQuestion", "cwd": str(repo),
                                     "tool_input": {}, "tool_response": {"answers": {
-                                        "Approve and delegate?":
-                                            "Approve and delegate (Recommended)"}}})
+                                        question: "Approve and delegate (Recommended)"}}})
     done = json.loads(ok(repo, env, "--json", *CONFIRM))
     sha = str(done["reply_sha256"])
     assert f"- Reply sha256: {sha}" in (repo / "specs" / "a" / ".progress.md").read_text()

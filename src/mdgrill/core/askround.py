@@ -310,15 +310,17 @@ def _decision_line(decision: tuple[str, str, str]) -> str:
     return f"{node_id}{' ' + title if title else ''} → {answer}"
 
 
-def approval_question(brief: Brief) -> dict[str, object]:
+def approval_question(brief: Brief, tag: str = "") -> dict[str, object]:
     """The approval question for the question tool, carrying what is approved: "present the
-    recommended approach" and the decisions it rests on, then the three options."""
+    recommended approach" and the decisions it rests on, then the three options. `tag`
+    (`core.evidence.approval_tag`) ends the question: it names this approval, so the hook
+    that journals the answer can tell it from the answers to other questions."""
     shown = brief.decisions[:BRIEF_DECISIONS]
     rest = len(brief.decisions) - len(shown)
     rests_on = "; ".join(_decision_line(d) for d in shown) + \
         (f"; and {rest} more (see the brief)" if rest else "")
     text = f"Approve and delegate? The approach: {brief.approach}" + \
-        (f" — resting on: {rests_on}" if rests_on else "")
+        (f" — resting on: {rests_on}" if rests_on else "") + (f" {tag}" if tag else "")
     return {"question": text, "header": "Approval",
             "options": [{"label": label, "description": says}
                         for label, says in APPROVAL_SAYS.items()],

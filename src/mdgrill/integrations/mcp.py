@@ -357,7 +357,8 @@ async def approval_by_elicitation(spec: Spec, decision_id: str,
                 "next": "nothing was recorded; ask again when the user is ready"}
     picked = str(reply.data.choice)
     # the user's selection, kept outside the model's reach before anything acts on it
-    journal.append(spec.root, "MCPElicitation", picked)
+    journal.append(spec.root, "MCPElicitation", picked,
+                   answers=[(str(questions[0]["question"]), picked)])
     choice = approval_choice(picked)
     if choice == APPROVE_AND_DELEGATE:
         result = ok(spec.confirm(decision_id=decision_id, reply=picked))

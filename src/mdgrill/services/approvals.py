@@ -18,6 +18,8 @@ from mdgrill.shell import store
 from mdgrill.shell.people import author
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from mdgrill.git.vcs import TransitionCommit
 
 TRANSITION_OF_STATUS = {"complete": "approve", "skipped": "skip", "bypassed_quick": "bypass"}
@@ -203,9 +205,27 @@ def retry_confirm(spec: store.Spec, confirmation_id: str, source: str, *,
         return None
     if commit_blocker(prog, spec) is not None or find_approval(spec, iv)[0]:
         return None
-    commit = commit_transition(spec, "approve", person=person, retry=retry)
+    _recheck_before_retry(spec, prog, confirmation_id)
+    commit = commit_transition(spec, "approve", person=person, retry=retry,
+                               reply_sha256=_reply_named(prog, str(iv.get("id"))))
     return {"status": iv["status"], "round": iv.get("round"), "written": False,
             "retried_commit": True, **commit}
+
+
+def _recheck_before_retry(spec: store.Spec, prog: Progress, confirmation_id: str) -> None:
+    """The retried commit is an approval too: its evidence is checked again (issue 30
+    points 2 and 5; `confirm` held the history to `verify`'s rules before it came here)."""
+    from mdgrill.services.evidence import require_retry_evidence
+
+    require_retry_evidence(spec, prog, confirmation_id)
+
+
+def _reply_named(prog: Progress, interview_id: str) -> str | None:
+    """The `Reply sha256` of the interview's last Confirmed block (for the retried trailer)."""
+    for block in reversed(prog.blocks):
+        if block.kind == "confirmed" and block.first("Interview") == interview_id:
+            return block.first("Reply sha256")
+    return None
 
 
 def _require_not_reopened(spec: store.Spec, approval: TransitionCommit, phase: str) -> None:
@@ -230,6 +250,80 @@ def _require_not_reopened(spec: store.Spec, approval: TransitionCommit, phase: s
                 "the old record back, but not the approval. Begin the phase's interview "
                 "under a new ID and approve it again",
                 details={"approval_commit": approval.sha, "reopen_commit": other.sha})
+
+
+def require_verified_history(spec: store.Spec, approval_sha: str | None,
+                             now: bytes | None = None) -> None:
+    """Hold every version of `.progress.md` up to the approval commit to `verify`'s log rules
+    (issue 30 point 8): a recorded answer edited and resealed before the approval made its
+    own log look whole, so only the history shows it, and an approval of an edited history
+    delegates nothing. The first error `verify` would report refuses, with its code.
+
+    `confirm` passes no commit and the bytes it is about to approve (`now`): HEAD's history
+    with those bytes as its next version."""
+    from mdgrill.core.history import verify_log_history
+    from mdgrill.git import vcs
+
+    parents: dict[str, list[str]] = {}
+    history = vcs.iter_file_history(spec.root, spec.rel_progress, approval_sha or "HEAD",
+                                    parents=parents)
+    try:
+        versions = history if now is None else _then(history, parents, now)
+        found = verify_log_history(versions, spec.rel_progress, parents=parents)
+    finally:
+        history.close()
+    errors = [d for d in found if d.severity == "error"]
+    if not errors:
+        return
+    first = errors[0]
+    if f"commit {_NOW[:10]}" in first.message:  # the bytes `confirm` is about to approve
+        raise GateRefusal(
+            first.code,
+            f"{spec.rel_progress} rewrites a block its committed history recorded (line "
+            f"{first.line} as `verify` reads it): an approval of an edited record approves "
+            f"nothing. Put the block back as committed (`mdgrill restore {spec.rel_folder}`, "
+            "or git) and record a correction as a new round; nothing was written",
+            path=spec.rel_progress, details={"problems": len(errors)})
+    where = f"approval commit {approval_sha[:12]}" if approval_sha else "HEAD"
+    raise GateRefusal(
+        first.code,
+        f"the history behind {where} breaks a rule `verify` holds it to ({first.message}): "
+        "an approval of an edited record approves nothing. "
+        f"`mdgrill verify {spec.rel_folder}` names every problem",
+        path=spec.rel_progress,
+        details={"approval_commit": approval_sha, "problems": len(errors)})
+
+
+def require_verified_record(spec: store.Spec) -> None:
+    """Before `confirm` writes: the record it approves, held with HEAD's history of it to
+    `verify`'s log rules (nothing to hold outside a repository or before a first commit)."""
+    from mdgrill.git.discovery import in_repository
+
+    if not in_repository(spec.root):
+        return
+    from mdgrill.git import vcs
+
+    if vcs.rev_parse(spec.root, "HEAD") is None:
+        return
+    require_verified_history(spec, None, store.read_file(spec.progress, spec.rel_progress,
+                                                         spec.root))
+
+
+_NOW = "0" * 40  # the version not yet committed, named as no commit can be
+
+
+def _then(history: Iterator[tuple[str, bytes]], parents: dict[str, list[str]],
+          now: bytes) -> Iterator[tuple[str, bytes]]:
+    """The committed versions, then `now` as the child of the newest ones (the versions no
+    other names as a parent: HEAD's last versions of the file)."""
+    first = next(history, None)  # `parents` is filled once the walk has begun
+    if first is None:
+        return
+    named = {p for before in parents.values() for p in before}
+    parents[_NOW] = [sha for sha in parents if sha not in named] or [first[0]]
+    yield first
+    yield from history
+    yield _NOW, now
 
 
 def approval_binding(spec: store.Spec, prog: Progress, phase: str,
@@ -270,6 +364,7 @@ def approval_binding(spec: store.Spec, prog: Progress, phase: str,
                               f"{spec.rel_progress}: {gap[1]}",
                               details={"approval_commit": commit.sha})
         _require_not_reopened(spec, commit, phase)
+        require_verified_history(spec, commit.sha)
         return {"checked": "history", "approval_commit": commit.sha}
     hint = (" This clone is shallow: if the approval is older than its cut, "
             "`git fetch --unshallow` and check again." if shallow else "")

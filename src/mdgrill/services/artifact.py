@@ -85,14 +85,20 @@ def approve_artifact(spec: store.Spec, *, source: str, by: str | None = None,
                      no_commit: bool = False) -> Result:
     """Record the artifact's approval (its bytes unchanged since it was submitted), advance
     the phase, and commit `.progress.md` with the approved artifact."""
+    from mdgrill.services.evidence import journal_entries
     from mdgrill.shell.people import phase_rule, signed, who
     from mdgrill.shell.project import owners
+
+    entries = journal_entries(spec)
 
     def step(prog: Progress) -> tuple[Change, dict[str, object]]:
         art = artifact_of(prog.data)
         sha = _sha_now(spec, str(art["path"])) if art is not None else None
         digest = _digest_of_interview(prog, spec, art["phase"]) if art is not None else None
-        return artifact_gate.approve(prog.data, source, sha, digest)
+        change, result = artifact_gate.approve(prog.data, source, sha, digest)
+        if entries is not None:
+            _with_evidence(spec, prog, entries, change, result)
+        return change, result
 
     person = who(spec, by)
     result = transaction(spec, signed(step, person, None, phase_rule(
@@ -102,6 +108,20 @@ def approve_artifact(spec: store.Spec, *, source: str, by: str | None = None,
     else:
         result.update(_commit(spec, person, result))
     return Result("approve-artifact", result)
+
+
+def _with_evidence(spec: store.Spec, prog: Progress, entries: list[dict[str, object]],
+                   change: Change, result: dict[str, object]) -> None:
+    """Where the repository keeps a reply journal (or `approval: evidence`), the artifact's
+    approval is the user's captured answer to the artifact's own approval question, given
+    after this version was presented (issue 30 point 6); the Approved block and the commit
+    name it as `confirm` names its reply."""
+    from mdgrill.services.evidence import artifact_evidence
+
+    found = artifact_evidence(spec, prog, entries)
+    heading, lines = change.new_blocks[-1]
+    change.new_blocks[-1] = (heading, [*lines, f"- Reply sha256: {found.sha256}"])
+    result["reply_sha256"] = found.sha256
 
 
 def _commit(spec: store.Spec, person: str | None,
@@ -125,6 +145,8 @@ def _commit(spec: store.Spec, person: str | None,
                 (vcs.TRAILER_ARTIFACT_SHA256, str(result["sha256"]))]
     if person:
         trailers.append((vcs.TRAILER_BY, person))
+    if result.get("reply_sha256"):  # the captured answer that approved (the reply journal)
+        trailers.append(("Mdgrill-Reply-Sha256", str(result["reply_sha256"])))
     paths = touched_paths(spec, prog)
     paths.append(str(result["path"]))
     from mdgrill.shell.people import author

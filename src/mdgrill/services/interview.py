@@ -25,6 +25,7 @@ from mdgrill.shell.session import load, spec_hint, transaction
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from mdgrill.core.evidence import Evidence
     from mdgrill.formats.progress import Change, Progress
     from mdgrill.shell.project import Owners
 
@@ -213,53 +214,57 @@ def await_confirmation(spec: store.Spec, *, decision_id: str, approach: str,
             prog.data, prog, decision_id, approach, brief))))
 
 
-def approval_evidence(spec: store.Spec, reply: str | None) -> tuple[str, str] | None:
-    """(the user's words, their sha256) from the reply journal when the repository keeps one
-    (or the project requires one); None when the approval rests on `reply`."""
+def evidence_for(spec: store.Spec, prog: Progress, decision_id: str, reply: str | None,
+                 entries: list[dict[str, object]]) -> Evidence | None:
+    """The captured answer that approves this brief (`services.evidence`); `--reply`, when
+    given, must be those words. None when the brief is not awaiting (the machine refuses)."""
     from mdgrill.formats.progress import single_line
-    from mdgrill.shell import journal
-    from mdgrill.shell.project import requires_evidence
+    from mdgrill.services.evidence import interview_evidence
 
-    found = journal.entries(spec.root)
-    if found is None and not requires_evidence(spec.root):
-        return None
-    iv = load(spec).data.get("interview")
-    interview = str(iv.get("id")) if isinstance(iv, dict) else ""
-    entry = journal.last_reply_while_awaiting(spec.root, spec.rel_folder, interview)
-    if entry is None:
-        raise GateRefusal("APPROVAL_NOT_EVIDENCED",
-                          f"no reply of the user was captured while interview {interview} "
-                          "awaited confirmation (the plugin's UserPromptSubmit and "
-                          "AskUserQuestion hooks keep them): ask the approval question "
-                          f"(`mdgrill ask {spec_hint(spec)}`) and let the user answer; nothing "
-                          "was written")
-    words = single_line(journal.reply_words(entry), "the captured reply")
+    iv = prog.data.get("interview")
+    if not isinstance(iv, dict) or iv.get("status") != "awaiting_confirmation":
+        return None  # confirm refuses it (or retries its commit, which re-checks)
+    found = interview_evidence(spec, prog, decision_id, entries)
+    words = single_line(found.words, "the captured reply")
     if reply is not None and single_line(reply, "--reply") != words:
         raise GateRefusal("APPROVAL_NOT_EVIDENCED",
-                          f"--reply `{reply}` is not what the user said last (captured: "
-                          f"`{words}`): record the user's own reply; nothing was written")
-    return words, str(entry.get("sha256"))
+                          f"--reply `{reply}` is not the user's captured answer to the approval "
+                          f"question (`{words}`): record the user's own reply; nothing was "
+                          "written")
+    return found._replace(words=words)
 
 
 def confirm(spec: store.Spec, *, decision_id: str, source: str = "approve-and-delegate",
             reply: str | None = None, by: str | None = None, no_commit: bool = False) -> Result:
     """Record the user's explicit approval and commit it (a failed commit is retried by the
     same call); the owners of the phase and the captured reply are checked first."""
-    from mdgrill.services.approvals import commit_transition, retry_confirm
+    from mdgrill.services.approvals import (
+        commit_transition,
+        require_verified_record,
+        retry_confirm,
+    )
+    from mdgrill.services.evidence import journal_entries
 
     retry = retry_command(spec, "confirm", decision_id=decision_id)
     person: str | None = None
+    evidence: list[str] = []  # the captured reply's sha256, once the step found it
     try:
         person, own = acting(spec, by)
-        evidence = approval_evidence(spec, reply)
-        said = evidence[0] if evidence else reply
+        require_verified_record(spec)
+        entries = journal_entries(spec)
 
         def step(prog: Progress) -> tuple[Change, dict[str, object]]:
+            said = reply
+            found = None if entries is None else \
+                evidence_for(spec, prog, decision_id, reply, entries)
+            if found is not None:
+                said = found.words
             change, result = machine.confirm(prog.data, prog, decision_id, source, said)
-            if evidence is not None:  # the Confirmed block names the captured reply
+            if found is not None:  # the Confirmed block names the captured reply
                 heading, lines = change.new_blocks[-1]
-                change.new_blocks[-1] = (heading, [*lines, f"- Reply sha256: {evidence[1]}"])
-                result["reply_sha256"] = evidence[1]
+                change.new_blocks[-1] = (heading, [*lines, f"- Reply sha256: {found.sha256}"])
+                result["reply_sha256"] = found.sha256
+                evidence[:] = [found.sha256]
             return change, result
 
         result = transaction(spec, fresh(spec, "confirm", signed(
@@ -273,7 +278,7 @@ def confirm(spec: store.Spec, *, decision_id: str, source: str = "approve-and-de
         return Result("confirm", retried, already_recorded=True)
     if not no_commit:
         result.update(commit_transition(spec, "approve", person=person, retry=retry,
-                                        reply_sha256=evidence[1] if evidence else None))
+                                        reply_sha256=evidence[0] if evidence else None))
     return Result("confirm", result)
 
 

@@ -85,8 +85,11 @@ def ask(spec: store.Spec) -> Asked:
     status = str(iv["status"])
     if status == "awaiting_confirmation":
         # the question carries what is approved: the approach and the decisions it rests on
+        from mdgrill.core.evidence import approval_tag
+
         brief = askround.approval_brief(prog)
-        return Asked({"kind": "approval", "questions": [askround.approval_question(brief)],
+        tag = approval_tag(spec.rel_folder, str(iv["id"]), brief.confirmation_id)
+        return Asked({"kind": "approval", "questions": [askround.approval_question(brief, tag)],
                       "markdown": askround.approval_markdown(brief),
                       "next": "confirm --reply with the user's selection",
                       "next_command": f"mdgrill confirm {spec_hint(spec)} --decision-id "

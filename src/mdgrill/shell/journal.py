@@ -2,11 +2,12 @@
 
 `hook userpromptsubmit` and `hook posttooluse` (AskUserQuestion) append one JSON line per
 reply to `<git common dir>/mdgrill/replies.jsonl` (one journal for every worktree of the
-repository: a reply given in one checkout holds in all), each with the interviews under way at
-that moment;
-so does the MCP server for the approval it asked the user itself (an elicitation).
-When the journal exists, an approval must be one of those replies: the agent's word for it
-is not enough. What this proves, and what not: the hooks run outside the model, so an agent
+repository: a reply given in one checkout holds in all), each with what awaited the user's
+word in each spec at that moment (`core.evidence.pending_records`) and a question tool's
+answers each with its question; so does the MCP server for the approval it asked the user
+itself (an elicitation). When the journal exists, an approval must be the user's answer to
+that approval question while that brief was shown (`services/evidence.py`): the agent's word
+for it is not enough. What this proves, and what not: the hooks run outside the model, so an agent
 cannot record an approval by mistake or by paraphrase; an agent with a shell can still write
 the file, which is why the approval block and commit carry the reply's sha256, and a reviewer
 or `verify` can hold them to the journal.
@@ -31,13 +32,18 @@ def path_of(root: str) -> str | None:
     return None if dirs is None else os.path.join(dirs[1], JOURNAL)
 
 
-def append(root: str, source: str, text: str, session: str | None = None) -> None:
-    """Append the user's reply, its sha256 and the interviews it may answer (those collecting
-    or awaiting confirmation) to the journal under the repository's git folder, outside the
-    work tree the agent edits. Outside a repository nothing is kept."""
+def append(root: str, source: str, text: str, session: str | None = None,
+           answers: list[tuple[str, str]] | None = None) -> None:
+    """Append the user's reply, its sha256 and what awaited their word in each spec (the
+    interviews collecting or awaiting confirmation, with the brief shown; the artifact
+    awaiting approval) to the journal under the repository's git folder, outside the work
+    tree the agent edits. `answers`: a question tool's (question, answer) pairs, kept apart
+    so an answer is matched to the question it answers. Outside a repository nothing is
+    kept."""
     from datetime import datetime, timezone
     from hashlib import sha256
 
+    from mdgrill.core.evidence import pending_records
     from mdgrill.errors import MdgrillError
     from mdgrill.shell import store
     from mdgrill.shell.session import load
@@ -48,16 +54,17 @@ def append(root: str, source: str, text: str, session: str | None = None) -> Non
     pending: list[dict[str, object]] = []
     for spec_folder in store.find_specs(root):  # every spec: a cap left the 21st unapprovable
         try:
-            iv = load(store.Spec(spec_folder, root), check=False).data.get("interview")
+            prog = load(store.Spec(spec_folder, root), check=False)
         except MdgrillError:
             continue
-        if isinstance(iv, dict) and iv.get("status") in ("collecting", "awaiting_confirmation"):
-            pending.append({"spec": store.relpath_posix(spec_folder, root),
-                            "interview": iv.get("id"), "status": iv.get("status")})
-    entry = {"at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "source": source,
-             "session": session, "text": text,
-             "sha256": sha256(text.encode("utf-8", "surrogatepass")).hexdigest(),
-             "pending": pending}
+        pending.extend(pending_records(store.relpath_posix(spec_folder, root), prog))
+    entry: dict[str, object] = {
+        "at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "source": source,
+        "session": session, "text": text,
+        "sha256": sha256(text.encode("utf-8", "surrogatepass")).hexdigest(),
+        "pending": pending}
+    if answers is not None:
+        entry["answers"] = [[question, answer] for question, answer in answers]
     try:
         line = json.dumps(entry, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate (JSON's `\ud800`): kept as the escape
@@ -115,20 +122,6 @@ def reply_words(entry: dict[str, object]) -> str:
         answers = [line.rpartition(": ")[2] for line in text.splitlines() if ": " in line]
         return answers[-1] if answers else text
     return text
-
-
-def last_reply_while_awaiting(root: str, spec_rel: str,
-                              interview: str) -> dict[str, object] | None:
-    """The last reply captured while this interview awaited confirmation, or None."""
-    found = entries(root) or []
-    for entry in reversed(found):
-        pending = entry.get("pending")
-        if isinstance(pending, list) and any(
-                isinstance(p, dict) and p.get("spec") == spec_rel
-                and p.get("interview") == interview and p.get("status") == "awaiting_confirmation"
-                for p in pending):
-            return entry
-    return None
 
 
 def unmatched_approvals(root: str, blocks: list[Block]) -> list[tuple[Block, str]]:

@@ -249,8 +249,10 @@ def post_tool_use(raw: bytes, root: str | None = None) -> Outcome:
         response = event.get("tool_response")
         answers = response.get("answers") if isinstance(response, dict) else None
         if isinstance(answers, dict):
-            text = "\n".join(f"{q}: {a}" for q, a in answers.items())
-            _journal(event, root, "AskUserQuestion", text)
+            pairs = [(str(q), str(a)) for q, a in answers.items()]
+            text = "\n".join(f"{q}: {a}" for q, a in pairs)
+            # each answer with its question: evidence is the answer to the approval question
+            _journal(event, root, "AskUserQuestion", text, pairs)
         return Outcome({"decision": "pass"}, "")
     tool_input = event.get("tool_input")
     path = tool_input.get("file_path") if isinstance(tool_input, dict) else None
@@ -286,11 +288,13 @@ def user_prompt(raw: bytes, root: str | None = None) -> Outcome:
     return Outcome({"decision": "pass"}, "")
 
 
-def _journal(event: dict[str, object], root: str | None, source: str, text: str) -> None:
+def _journal(event: dict[str, object], root: str | None, source: str, text: str,
+             answers: list[tuple[str, str]] | None = None) -> None:
     from mdgrill.shell import journal
 
     session = event.get("session_id")
-    journal.append(_top(event, root), source, text, session if isinstance(session, str) else None)
+    journal.append(_top(event, root), source, text,
+                   session if isinstance(session, str) else None, answers)
 
 
 VERBS = (
