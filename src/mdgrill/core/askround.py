@@ -74,8 +74,9 @@ def _description(node: Node, label: str, detail: str, recommended: bool) -> str:
     return "; ".join(parts)
 
 
-def questions(nodes: list[Node]) -> list[dict[str, object]]:
-    """One tool question per node, numbered from 1, the recommended option first.
+def questions(nodes: list[Node], numbers: list[int] | None = None) -> list[dict[str, object]]:
+    """One tool question per node, numbered from 1 (or by `numbers`: the round's own
+    numbering, which a partial answer leaves as it was), the recommended option first.
 
     A node needs 2–4 options to be asked this way; nodes without them are refused together,
     with the command that adds them.
@@ -88,7 +89,7 @@ def questions(nodes: list[Node]) -> list[dict[str, object]]:
                           "--recommend 1`), or ask it in words and record the reply with "
                           "`record-answer`")
     out: list[dict[str, object]] = []
-    for number, node in enumerate(nodes, 1):
+    for number, node in zip(numbers or range(1, len(nodes) + 1), nodes, strict=True):
         options, recommended = node.choices()
         order = list(range(len(options)))
         if recommended is not None:
@@ -118,7 +119,8 @@ def tool_payload(batch: list[dict[str, object]]) -> dict[str, object]:
 def markdown(asked: list[dict[str, object]], round_number: int) -> str:
     """The same round as numbered text, for a host without the question tool."""
     lines = [f"Round {round_number}: please answer each question (a letter, the option, or "
-             "your own words), one line each: `Q1: a`, `Q2: …`.", ""]
+             "your own words) by its number or its ID: `Q1: a`, `Q2: …` (or `D1: a`), on one "
+             "line or several.", ""]
     for q in asked:
         lines.append(f"**{q['question']}**")
         options = q["options"]
@@ -170,10 +172,26 @@ class _Keys(NamedTuple):
     ids: frozenset[str]
 
 
+def _number(question: dict[str, object]) -> int:
+    """The number a question was asked under (`Q3 - D3: …` -> 3)."""
+    found = _numbered(str(question["question"]))
+    return found[0] if found is not None else 0
+
+
 def _keys(asked: list[dict[str, object]]) -> _Keys:
     return _Keys({str(q["question"]): str(q["decision_id"]) for q in asked},
-                 {i: str(q["decision_id"]) for i, q in enumerate(asked, 1)},
+                 {_number(q): str(q["decision_id"]) for q in asked},
                  frozenset(str(q["decision_id"]) for q in asked))
+
+
+def _numbering(asked: list[dict[str, object]]) -> list[str]:
+    """The round's numbering as far as the questions show it ("" where a number is not
+    among them: a question answered already)."""
+    out = [""] * max((_number(q) for q in asked), default=0)
+    for q in asked:
+        if _number(q) >= 1:
+            out[_number(q) - 1] = str(q["decision_id"])
+    return out
 
 
 def _decision_of(keys: _Keys, question: str) -> str | None:
@@ -199,9 +217,9 @@ _BARE_NUMBER = re.compile(r"\s*(?:Q\s*)?(\d{1,3})\s*", re.I)  # a key that is `Q
 
 def match(asked: list[dict[str, object]], reply: dict[str, str] | str) -> dict[str, str]:
     """One answer per decision ID, from the tool's answers (keyed by question text or its
-    `Q<n>` number) or from the numbered lines of a plain reply (`1. …`, `Q2: …`; the other
-    lines answer nothing); a plain reply that is not numbered answers the only question of a
-    one-question round."""
+    `Q<n>` number) or from the parts of a plain reply (`core.plain_reply`: `Q2: …`, `2) …`,
+    `D2: …`, on one line or several; the rest answers nothing); a plain reply with no
+    marker answers the only question of a one-question round."""
     keys = _keys(asked)
     out: dict[str, str] = {}
     if isinstance(reply, dict):
@@ -210,21 +228,20 @@ def match(asked: list[dict[str, object]], reply: dict[str, str] | str) -> dict[s
             if decision is not None and answer.strip():
                 out[decision] = _label(answer.strip())
         return out
-    numbered = [_numbered(line) for line in reply.splitlines() if line.strip()]
-    if len(asked) == 1 and not all(m is not None for m in numbered):
-        out[str(asked[0]["decision_id"])] = _label(reply.strip())
-        return out
-    for m in numbered:  # a line that names no question is `unread_lines`' to name back
-        decision = keys.by_number.get(m[0]) if m is not None else None
-        if m is not None and decision is not None and m[1].strip():
-            out[decision] = _label(m[1].strip())
+    from mdgrill.core.plain_reply import split_reply
+
+    pending = [str(q["decision_id"]) for q in asked]
+    for part in split_reply(reply, _numbering(asked), pending):
+        if part.decision in pending and part.text and part.decision not in out:
+            out[part.decision] = _label(part.text)
     return out
 
 
 # What `answer` reads, said to a user whose reply it could not place.
-REPLY_SHAPES = ("one line per question, `Q1: a` (the letter or number shown), `Q2: the "
-                "option's words` or `Q3: your own words`; a one-question round also takes the "
-                "bare reply; or the question tool's JSON result as it came")
+REPLY_SHAPES = ("each answer after its question's number or ID, on one line or several: "
+                "`Q1: a` (the letter or number shown), `Q2: the option's words`, `Q3: your "
+                "own words`, `D1: a; D2: b`; a one-question round also takes the bare reply; "
+                "or the question tool's JSON result as it came")
 
 
 def unread_lines(asked: list[dict[str, object]], reply: dict[str, str] | str) -> list[str]:
@@ -235,12 +252,17 @@ def unread_lines(asked: list[dict[str, object]], reply: dict[str, str] | str) ->
     if isinstance(reply, dict):
         keys = _keys(asked)
         return [q for q in reply if _decision_of(keys, q) is None]
-    lines = [line.strip() for line in reply.splitlines() if line.strip()]
-    numbered = [(_numbered(line), line) for line in lines]
-    if len(asked) == 1 and not all(m is not None for m, _ in numbered):
-        return []  # the bare reply to a one-question round: `match` reads it whole
-    return [line for m, line in numbered
-            if m is None or not (1 <= m[0] <= len(asked) and m[1].strip())]
+    from mdgrill.core.plain_reply import split_reply
+
+    pending = [str(q["decision_id"]) for q in asked]
+    seen: set[str] = set()
+    unread: list[str] = []
+    for part in split_reply(reply, _numbering(asked), pending):
+        if part.decision not in pending or not part.text or part.decision in seen:
+            unread.append(part.written)
+        else:
+            seen.add(part.decision)
+    return unread
 
 
 def option_of(node: Node, answer: str) -> str | None:

@@ -195,7 +195,7 @@ def tools(ws: Workspace) -> list[Callable[..., object]]:  # noqa: C901 - one clo
     def answer(spec: str, tool_result: str, by: str | None = None) -> dict[str, object]:
         """Record what the question tool returned (its JSON) or the user's plain reply."""
         done = ws.spec(spec).answer(tool_result, by=by)
-        return ok(done, bool(done.recorded) or not done.refused)
+        return ok(done, done.exit_code == 0)
 
     def record_answer(spec: str, decision_id: str, answer: str, by: str | None = None,
                       other: bool = False, assumption: str | None = None) -> dict[str, object]:
