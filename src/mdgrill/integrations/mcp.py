@@ -281,7 +281,7 @@ def tools(ws: Workspace) -> list[Callable[..., object]]:  # noqa: C901 - one clo
     def amend(spec: str, decision_id: str, answer: str, reason: str,
               by: str | None = None) -> dict[str, object]:
         """Correct a recorded answer's wording (an Amended block; the log stays
-        append-only)."""
+        append-only); another option or meaning is refused: that is a `revise`."""
         return ok(ws.spec(spec).amend(decision_id, answer=answer, reason=reason, by=by))
 
     def reopen(spec: str, phase: str, reason: str, by: str | None = None) -> dict[str, object]:

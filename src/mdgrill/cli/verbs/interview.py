@@ -110,7 +110,9 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:  # noqa: C901 - on
     elif verb == "amend":
         p.add_argument("--decision-id", required=True, metavar="ID",
                        help="an answered decision whose wording to correct")
-        p.add_argument("--answer", required=True, metavar="TEXT", help="the corrected wording")
+        p.add_argument("--answer", required=True, metavar="TEXT",
+                       help="the corrected wording: the same option, or the user's own words "
+                       "reworded (another option or meaning is a `revise`)")
         p.add_argument("--reason", required=True, metavar="TEXT", help="why (e.g. `typo`)")
     elif verb == "revise":
         p.add_argument("--decision-id", action="append", required=True, metavar="ID",
@@ -265,7 +267,10 @@ def _reopen(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 def _amend(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = interview.amend(spec, decision_id=args.decision_id, answer=args.answer,
                            reason=args.reason, by=args.by)
-    return Outcome(done.data, f"amended {args.decision_id}: {done['was']} -> {done['answer']}")
+    text = f"amended {args.decision_id}: {done['was']} -> {done['answer']}"
+    if done.get("note"):
+        text += f"\n{done['note']}"
+    return Outcome(done.data, text)
 
 
 def _revise(spec: store.Spec, args: argparse.Namespace) -> Outcome:
