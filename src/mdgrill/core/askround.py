@@ -298,7 +298,8 @@ BRIEF_DECISIONS = 12  # the question names at most this many; the rest are count
 
 class Brief(NamedTuple):
     """What the approval question approves: the approach, and each decision it rests on as
-    (ID, question, answer); an answer is `out of scope` for a decision the user set aside."""
+    (ID, question, answer); an answer is `out of scope` for a decision the user set aside,
+    and `<value> (default)` for one a skip defaulted."""
 
     confirmation_id: str
     approach: str
@@ -307,7 +308,7 @@ class Brief(NamedTuple):
 
 def approval_brief(prog: Progress) -> Brief:
     """The brief of the interview awaiting confirmation, in the order it asked."""
-    from mdgrill.model.tree import ledger_of
+    from mdgrill.model.tree import DEFAULTED_ANSWER, ledger_of
 
     iv = prog.data.get("interview")
     iv = iv if isinstance(iv, dict) else {}
@@ -315,13 +316,20 @@ def approval_brief(prog: Progress) -> Brief:
     pending = {str(i) for i in iv.get("pending") or []}
     ledger = ledger_of(prog)
     known = set(prog.node_ids())
+    # a skip defaults decisions never asked too ("present those choices in the final
+    # brief"), and the user may place a branch out of scope before it is asked
+    unasked = [i for i in ledger.order if ledger.answers.get(i) == DEFAULTED_ANSWER
+               and i not in asked]
+    unasked += sorted(i for i in ledger.out_of_scope if i not in asked)
     decisions = []
-    for node_id in asked:
+    for node_id in [*asked, *unasked]:
         if node_id in pending:
             continue
         node = prog.node(node_id) if node_id in known else None
         answer = "out of scope" if node_id in ledger.out_of_scope else \
             ledger.answers.get(node_id, "")
+        if answer == DEFAULTED_ANSWER and node_id in ledger.defaults:
+            answer = f"{ledger.defaults[node_id]} (default)"
         decisions.append((node_id, node.title if node is not None else "", answer))
     confirmation = next((i for i in asked if i in pending), "")
     return Brief(confirmation, str(iv.get("approach") or ""), decisions)

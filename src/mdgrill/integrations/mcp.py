@@ -270,9 +270,11 @@ def tools(ws: Workspace) -> list[Callable[..., object]]:  # noqa: C901 - one clo
         return ok(ws.spec(spec).skip(reason=reason, assumptions=assumption or [],
                                      decision_id=decision_id or "skip-confirmation", by=by))
 
-    def revise(spec: str, decision_id: list[str]) -> dict[str, object]:
-        """Reopen decisions (and their answered dependents) after the brief."""
-        return ok(ws.spec(spec).revise(decision_ids=decision_id))
+    def revise(spec: str, decision_id: list[str],
+               keep: list[str] | None = None) -> dict[str, object]:
+        """Reopen decisions (and their answered dependents, but those in `keep`: dependents
+        whose answers the change does not touch) after the brief."""
+        return ok(ws.spec(spec).revise(decision_ids=decision_id, keep=keep))
 
     def cancel(spec: str, reply: str | None = None, by: str | None = None) -> dict[str, object]:
         """Record the user's Cancel: the interview stays open, nothing is delegated."""

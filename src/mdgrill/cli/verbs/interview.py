@@ -117,6 +117,10 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:  # noqa: C901 - on
     elif verb == "revise":
         p.add_argument("--decision-id", action="append", required=True, metavar="ID",
                        help="a decision to reopen; repeat it; what depends on it reopens too")
+        p.add_argument("--keep", action="append", default=[], metavar="ID",
+                       help="an answered decision that depends on one reopened, whose answer "
+                       "the change does not touch: it stays answered (recorded as kept); "
+                       "repeat it")
     elif verb == "check-delegation":
         p.add_argument("--phase", required=True, choices=PHASES,
                        help="the phase whose approval the delegation rests on")
@@ -251,7 +255,11 @@ def _confirm(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 def _skip(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = interview.skip(spec, reason=args.reason, assumptions=args.assumption,
                           decision_id=args.decision_id, by=args.by)
-    return Outcome(done.data, f"skip recorded; confirm {args.decision_id} to finish")
+    defaults = done.get("defaults")
+    said = "; ".join(f"{k} -> {v}" for k, v in defaults.items()) \
+        if isinstance(defaults, dict) else ""
+    return Outcome(done.data, f"skip recorded; confirm {args.decision_id} to finish"
+                   + (f"\ndefaults: {said}" if said else ""))
 
 
 def _reopen(spec: store.Spec, args: argparse.Namespace) -> Outcome:
@@ -274,11 +282,14 @@ def _amend(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 
 
 def _revise(spec: store.Spec, args: argparse.Namespace) -> Outcome:
-    done = interview.revise(spec, decision_ids=args.decision_id)
+    done = interview.revise(spec, decision_ids=args.decision_id, keep=args.keep)
     text = f"revising: round {done['round']}, pending {', '.join(done.pending)}"
     dependents = done.get("dependents")
     if isinstance(dependents, list) and dependents:
         text += f"\nreopened with them (they depend on what changed): {', '.join(dependents)}"
+    kept = done.get("kept")
+    if isinstance(kept, list) and kept:
+        text += f"\nkept as answered: {', '.join(kept)}"
     return Outcome(done.data, text)
 
 

@@ -372,16 +372,19 @@ def amend(data: dict[str, object], prog: Progress, decision_id: str, answer: str
 
 def out_of_scope(data: dict[str, object], prog: Progress, decision_id: str,
                  reply: str) -> tuple[Change, dict[str, object]]:
-    """The user's words place an asked decision out of scope ("every branch is resolved or
-    the user has explicitly placed it out of scope")."""
+    """The user's words place a decision out of scope ("every branch is resolved or the user
+    has explicitly placed it out of scope"): one they were asked, or a branch blocked under
+    one they were asked ("drop the tax branch"), which is never asked until then."""
     require_id(decision_id)
     iv = interview_of(data)
     _require_status(iv, "out-of-scope", "collecting", spec=spec_arg(prog.path))
     words = _require_user_words(reply, f"place {decision_id} out of scope")
-    if decision_id not in _ids(iv, "asked"):
+    asked = _ids(iv, "asked")
+    if decision_id not in asked and not _blocked_under_asked(prog, decision_id, set(asked)):
         raise GateRefusal("DECISION_NOT_ASKED",
-                          f"{decision_id} has not been asked in this interview: out of scope "
-                          "is the user's call on a question they saw; ask it first "
+                          f"{decision_id} has not been asked in this interview, nor is it a "
+                          "branch blocked under a question that was: out of scope is the "
+                          "user's call on a branch they saw; ask it first "
                           "(`mdgrill open-frontier`)")
     _require_open_round(prog, iv, "out-of-scope")
     change = Change()
@@ -391,6 +394,28 @@ def out_of_scope(data: dict[str, object], prog: Progress, decision_id: str,
         change.updates["interview"] = iv
     change.append_lines.append(f"- Out of scope: {decision_id} -> {words}")
     return change, {"pending": pending}
+
+
+def _blocked_under_asked(prog: Progress, decision_id: str, asked: set[str]) -> bool:
+    """Whether the decision is a node still open behind an unresolved prerequisite, and one
+    of the decisions it rests on (directly or further up) was asked in this interview."""
+    from mdgrill.model.tree import OPEN, prerequisites
+
+    frontier = spec_frontier(prog)
+    if frontier.statuses.get(decision_id) != OPEN or decision_id not in frontier.blocked:
+        return False
+    index = {n.id: n for n in prog.nodes}
+    seen: set[str] = set()
+    queue = [decision_id]
+    while queue:
+        node = index.get(queue.pop())
+        for parent in prerequisites(node) if node is not None else []:
+            if parent in asked:
+                return True
+            if parent not in seen:
+                seen.add(parent)
+                queue.append(parent)
+    return False
 
 
 def record_stop(data: dict[str, object], prog: Progress, choice: str,
