@@ -167,3 +167,16 @@ def test_generated_multi_answer_replies_split_back(ids: list[str], picks: st.Dat
             [(ids[0], answers[ids[0]])], [(ids[0], text)])
         return
     assert [(p.decision, p.text) for p in parts] == list(answers.items()), text
+
+
+def test_a_long_reply_of_markers_splits_in_linear_time() -> None:
+    """A 400 KB reply of markers: looking back over the whole line for each one took time
+    quadratic in its length (~1 s at 120 KB); read to the last blank only, it is linear."""
+    import time
+
+    ids = ["D1", "D2", "D3"]
+    for text in ("1) a  " * 70000, "D1: a; " * 60000, "Q1: " + "a, " * 140000):
+        started = time.perf_counter()
+        parts = split_reply(text, ids, ids)
+        assert time.perf_counter() - started < 5, text[:20]
+        assert parts[0].decision == "D1"

@@ -64,14 +64,18 @@ class _Marker(NamedTuple):
 
 
 def _accepted(line: str, m: re.Match[str], numbering: list[str], ids: dict[str, str],
-              found: list[_Marker]) -> _Marker | None:
+              found: list[_Marker], used: set[int]) -> _Marker | None:
     """The marker a candidate is, or None: it must name a question of the round; at a line's
     start any mark serves; further on only a clear one (see the module's docstring)."""
     mark = m.group("mark")
     after = line[m.end():m.end() + 1]
-    at_start = not line[:m.start()].strip()
-    before = line[:m.start()].rstrip(" \t")
-    after_separator = before.endswith((",", ";"))
+    # what comes before, looked at back to the first non-blank only: slicing the whole line
+    # for each candidate made a reply of many markers quadratic
+    back = m.start()
+    while back > 0 and line[back - 1] in " \t":
+        back -= 1
+    at_start = back == 0
+    after_separator = line[back - 1:back] in (",", ";")
     first = found[0] if found else None
     if m.group("q") is not None:
         kind, number = "q", int(m.group("q"))
@@ -85,7 +89,7 @@ def _accepted(line: str, m: re.Match[str], numbering: list[str], ids: dict[str, 
             return None  # `1.5 years`, `10:30`, `2-3 weeks`
         if not at_start and not after_separator and (
                 first is None or first.kind != "n" or first.mark != mark or
-                any(f.number == number for f in found)):
+                number in used):
             return None  # a number inside the words, unless it continues `1) … 2) …`
     else:
         kind, number = "id", 0
@@ -101,10 +105,13 @@ def _accepted(line: str, m: re.Match[str], numbering: list[str], ids: dict[str, 
 
 def _markers(line: str, numbering: list[str], ids: dict[str, str]) -> list[_Marker]:
     found: list[_Marker] = []
+    used: set[int] = set()  # the bare numbers this line has taken as markers
     for m in _MARKER.finditer(line):
-        marker = _accepted(line, m, numbering, ids, found)
+        marker = _accepted(line, m, numbering, ids, found, used)
         if marker is not None:
             found.append(marker)
+            if marker.kind == "n":
+                used.add(marker.number)
     return found
 
 
