@@ -200,9 +200,9 @@ def _decision_of(keys: _Keys, question: str) -> str | None:
     decision = keys.by_text.get(question)
     if decision is None:
         m = _numbered(question)
-        # `Q2 - D2: …` as an earlier `ask` numbered it: once part of the round is answered the
-        # rest is numbered again from 1, and the number would name another decision; the ID
-        # the question text carries does not change (and one answered already names none)
+        # `Q2 - D2: …` as an `ask` asked it: the ID the text carries wins over the number
+        # (a round keeps its numbers now, but a tool result of an older mdgrill, or of a
+        # round reopened by a revise, may number otherwise); one answered already names none
         named = m[1].partition(":")[0].strip() if m and ":" in m[1] else ""
         if named and is_id(named):
             return named if named in keys.ids else None
