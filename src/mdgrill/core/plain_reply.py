@@ -42,11 +42,14 @@ def round_numbering(prog: Progress, pending: list[str]) -> list[str]:
     """The open round's decisions in the order the round asked them (its `Asked:` lines),
     then any pending one it does not list: question n is item n-1, for the whole round."""
     iv = prog.data.get("interview")
-    last = prog.last_block()
     order: list[str] = []
-    if isinstance(iv, dict) and last is not None and last.kind == "round" and \
-            last.phase == iv.get("phase") and last.round == iv.get("round"):
-        for entry in last.get("Asked"):
+    # the latest block of the open round, even when another block (an amendment, a binding)
+    # was written after it
+    block = next((b for b in reversed(prog.blocks) if isinstance(iv, dict) and
+                  b.kind == "round" and b.phase == iv.get("phase") and
+                  b.round == iv.get("round")), None)
+    if block is not None:
+        for entry in block.get("Asked"):
             order.extend(split_ids(entry.value))
     order = list(dict.fromkeys(order))
     order += [d for d in pending if d not in order]
