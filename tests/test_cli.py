@@ -137,9 +137,10 @@ def test_the_interview_verbs_say_what_their_options_take(mdgrill: Run) -> None:
         "C2 …)" in confirm
     assert "--source {approve-and-delegate} its one legal value" in confirm
     assert "--tool-result FILE what the question tool returned, as it came (`{\"answers\": " \
-        "{question: answer}}`, also inside a hook's `tool_response`), or the user's reply: one " \
-        "line per question (`Q1: a`, `Q2: 2`, `Q3: the option's words` or their own words; a " \
-        "one-question round takes the bare reply); FILE, or - for stdin" in help_of("answer")
+        "{question: answer}}`, also inside a hook's `tool_response`), or the user's reply: each " \
+        "answer after its question's number or decision ID, on one line or several (`Q1: a, " \
+        "Q2: 2`, `1) b 2) a`, `D1: the option's words; D2: their own words`; a one-question " \
+        "round takes the bare reply); FILE, or - for stdin" in help_of("answer")
     assert "--decision-id ID a decision to reopen; repeat it; what depends on it reopens too" \
         in help_of("revise")
     assert "--decision-id ID an answered decision whose wording to correct" in help_of("amend")

@@ -75,14 +75,18 @@ def test_a_reply_that_records_nothing_names_each_line_and_the_shapes(
     progress = repo / SPEC / ".progress.md"
     before = progress.read_bytes()
     again = f"nothing was recorded; ask the same round again (`mdgrill ask {SPEC}`)"
-    out = text(repo, env, "answer", SPEC, "--tool-result", "-", stdin="All of it\nQ7: b\n")
+    # words that answer nothing pending are REPLY_UNREAD (exit 2): issue 31, point 2
+    out = text(repo, env, "answer", SPEC, "--tool-result", "-", stdin="All of it\nQ7: b\n",
+               code=2)
     assert out.splitlines() == [unread("All of it"), unread("Q7: b"), again]
     out = text(repo, env, "answer", SPEC, "--tool-result", "-", stdin="ok, sounds good")
     assert out.splitlines() == [
-        unread("ok, sounds good"), "(the reply reads as control only: it answers nothing)",
-        again]
+        unread("ok, sounds good") + " (it reads as control only: it answers nothing)", again]
     assert progress.read_bytes() == before
-    done = ok(repo, env, "answer", SPEC, "--tool-result", "-", stdin="ok, sounds good\nQ7: b")
+    code, raw, _ = run(repo, env, "answer", SPEC, "--tool-result", "-",
+                       stdin="ok, sounds good\nQ7: b")
+    done = json.loads(raw)
+    assert code == 2 and done["error"]["code"] == "REPLY_UNREAD"
     assert done["recorded"] == {} and done["unread"] == ["ok, sounds good", "Q7: b"]
     assert (done["round"], done["asked"], done["next"]) == (1, 3, "ask")
     assert done["next_command"] == f"mdgrill ask {SPEC}"
@@ -93,11 +97,12 @@ def test_the_lines_that_answer_are_recorded_and_the_others_named(
         three: tuple[Path, dict[str, str]]) -> None:
     repo, env = three
     out = text(repo, env, "answer", SPEC, "--tool-result", "-",
-               stdin="Q1: b\nand for the rest, whatever\nQ3: a\nQ9: a\n")
+               stdin="Q1: b\nand for the rest, whatever\nQ3: a\nQ9: a\n", code=2)
     assert out.splitlines() == [
         "recorded D1 -> Some", "recorded D3 -> All",
         unread("and for the rest, whatever"), unread("Q9: a"),
-        "still open: D2", f"next: mdgrill ask {SPEC}"]
+        "still open: D2", f"next: mdgrill ask {SPEC}",
+        "not all of the reply was recorded (REPLY_UNREAD)"]
     text_now = (repo / SPEC / ".progress.md").read_text(encoding="utf-8")
     assert "- Decisions: D1 -> Some\n" in text_now and "- Decisions: D3 -> All\n" in text_now
 
@@ -107,15 +112,18 @@ def test_the_tools_answers_that_name_no_question_are_named(
     repo, env = three
     result = {"answers": {"Q1 - D1: Question 1?": "All (Recommended)", "Q2": "Some",
                           "Which colour?": "Blue"}}
-    done = ok(repo, env, "answer", SPEC, "--tool-result", "-", stdin=json.dumps(result))
+    code, raw, _ = run(repo, env, "answer", SPEC, "--tool-result", "-",
+                       stdin=json.dumps(result))
+    done = json.loads(raw)
     # `Q2` alone names the second question, as `Q2: …` does in a plain reply
+    assert code == 2 and done["error"]["code"] == "REPLY_UNREAD"  # `Blue` was not recorded
     assert done["recorded"] == {"D1": "All", "D2": "Some"}
     assert done["unread"] == ["Which colour?"] and done["open"] == ["D3"]
 
 
 def test_a_long_line_is_quoted_back_cut(three: tuple[Path, dict[str, str]]) -> None:
     repo, env = three
-    out = text(repo, env, "answer", SPEC, "--tool-result", "-", stdin="x" * 5000)
+    out = text(repo, env, "answer", SPEC, "--tool-result", "-", stdin="x" * 5000, code=2)
     assert f"`{'x' * 79}…` names no question of round 1 (Q1–Q3)" in out
     assert len(out.splitlines()[0]) < 400
 
@@ -250,9 +258,9 @@ def test_an_approval_with_no_captured_reply_names_the_spec_to_ask(
 
 
 def test_the_tools_result_lands_on_the_decision_its_question_names(tmp_path: Path) -> None:
-    """Once part of a round is answered the rest is numbered again from 1 (`ask` shows it
-    so); a tool result from the first `ask` still names its decision in each question's text,
-    and that ID wins over the number: `Q2 - D2` was recorded against D4 before."""
+    """Once part of a round is answered the rest keeps its numbers (issue 31); a tool result
+    from the first `ask` names its decision in each question's text: `Q2 - D2` was once
+    recorded against D4. An answered question given another answer is named, not recorded."""
     repo, env = make_repo(tmp_path)
     ok(repo, env, "init", SPEC, "--goal", "Promo codes")
     for i in (1, 2, 3, 4):
@@ -265,9 +273,16 @@ def test_the_tools_result_lands_on_the_decision_its_question_names(tmp_path: Pat
     ok(repo, env, "answer", SPEC, "--tool-result", "-", stdin=json.dumps(
         {"answers": {by_id["D1"]: "All", by_id["D3"]: "All"}}))
     # the same first call's answers again, and the one left: D1 names no pending question
-    done = ok(repo, env, "answer", SPEC, "--tool-result", "-", stdin=json.dumps(
+    code, raw, _ = run(repo, env, "answer", SPEC, "--tool-result", "-", stdin=json.dumps(
         {"answers": {by_id["D1"]: "Some", by_id["D2"]: "Some (Recommended)"}}))
-    assert done["recorded"] == {"D2": "Some"} and done["open"] == ["D4"]
+    done = json.loads(raw)
+    assert code == 2 and done["recorded"] == {"D2": "Some"} and done["open"] == ["D4"]
     assert done["unread"] == ["Q1 - D1: Question 1?"]
+    assert done["unread_messages"][0].startswith(
+        "`Q1 - D1: Question 1?` names Q1 (D1), answered already (`All`)")
     text_now = (repo / SPEC / ".progress.md").read_text(encoding="utf-8")
     assert "- Decisions: D2 -> Some\n" in text_now and "D4 -> Some" not in text_now
+    # the first call's answer again, as it was recorded, holds no news: nothing is unread
+    done = ok(repo, env, "answer", SPEC, "--tool-result", "-", stdin=json.dumps(
+        {"answers": {by_id["D1"]: "All", by_id["D4"]: "Some"}}))
+    assert done["recorded"] == {"D4": "Some"} and "error" not in done

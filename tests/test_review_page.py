@@ -226,7 +226,7 @@ def _decided_interview(tmp_path: Path) -> tuple[Path, dict[str, str], str]:
     ok(repo, env, "ask", spec)
     subprocess.run([*MDGRILL, "answer", spec, "--tool-result", "-"], cwd=repo, env=env,
                    input="b", capture_output=True, text=True, timeout=60, check=True)
-    ok(repo, env, "amend", spec, "--decision-id", "D2", "--answer", "First 2, never stacked",
+    ok(repo, env, "amend", spec, "--decision-id", "D2", "--answer", "First 2 (never stacked)",
        "--reason", "clearer")
     ok(repo, env, "await-confirmation", spec, "--decision-id", "C1", "--approach",
        "One code per order, EU only, starting in Germany")

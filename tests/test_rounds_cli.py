@@ -85,9 +85,10 @@ def test_answer_records_options_own_words_and_leaves_the_rest_open(
        "--option", "All", "--option", "Holidays only", "--recommend", "1")
     markdown = subprocess.run([*MDGRILL, "ask", SPEC, "--format", "markdown"], cwd=repo,
                               env=env, capture_output=True, text=True).stdout
-    assert "**Q1 - D4: Question 4?**" in markdown and "  a) Second 4 (Recommended)" in markdown
+    # the round keeps the numbers it was asked under (issue 31): D4 is still its Q4
+    assert "**Q4 - D4: Question 4?**" in markdown and "  a) Second 4 (Recommended)" in markdown
     done = ok(repo, env, "answer", SPEC, "--tool-result", "-",
-              stdin="1. b\n2) go with your recommendation\nQ3: a\n")
+              stdin="4. b\n5) go with your recommendation\nQ6: a\n")
     assert done["recorded"] == {
         "D4": "First 4", "D5": 'Second 5 (accepted recommendation: "go with your '
         'recommendation")', "D6": "Second 6"}
@@ -161,7 +162,7 @@ def test_the_whole_loop_with_a_partial_answer_an_other_a_control_reply_and_a_rev
     ok(repo, env, "node", "add", SPEC, "D7", "--title", "Which members?", "--spawned-by", "D2",
        "--option", "Paying", "--option", "All", "--recommend", "1")
     assert answer("sure, go on")["classification"] == "control_only"  # nothing recorded
-    rest = answer("1. a\n2. b\n3. a\n4. a\n")  # D3..D6 as the same round's questions 1-4
+    rest = answer("3. a\n4. b\n5. a\n6. a\n")  # D3..D6 keep the round's numbers 3-6
     assert rest["recorded"] == {"D3": "Second 3", "D4": "First 4", "D5": "Second 5",
                                 "D6": "Second 6"}
     asked = ok(repo, env, "ask", SPEC)

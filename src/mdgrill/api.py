@@ -197,9 +197,10 @@ class Spec:
         return interview.skip(self._where, reason=reason, assumptions=assumptions,
                               decision_id=decision_id, by=by)
 
-    def revise(self, *, decision_ids: list[str]) -> Result:
-        """Reopen decisions (and their answered dependents) after the brief."""
-        return interview.revise(self._where, decision_ids=decision_ids)
+    def revise(self, *, decision_ids: list[str], keep: list[str] | None = None) -> Result:
+        """Reopen decisions (and their answered dependents, but those kept) after the
+        brief."""
+        return interview.revise(self._where, decision_ids=decision_ids, keep=keep)
 
     def cancel(self, *, reply: str | None = None, by: str | None = None) -> Result:
         """Record the user's Cancel."""

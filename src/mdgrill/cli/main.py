@@ -53,7 +53,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "revise": ("interview", "Reopen decisions (and their answered dependents) after the brief."),
     "cancel": ("interview", "Record the user's Cancel: the interview stays open, no delegation."),
     "amend": ("interview",
-        "Correct a recorded answer's wording (an Amended block; the log stays append-only)."),
+        "Correct a recorded answer's wording (an Amended block; the log stays append-only); "
+        "another option or meaning is a `revise`."),
     "reopen": ("interview",
         "Go back to an earlier phase: set aside the approvals since, recorded and committed."),
     "check-delegation": ("interview", "Allow delegation only for an approved, current interview."),

@@ -74,8 +74,9 @@ def _description(node: Node, label: str, detail: str, recommended: bool) -> str:
     return "; ".join(parts)
 
 
-def questions(nodes: list[Node]) -> list[dict[str, object]]:
-    """One tool question per node, numbered from 1, the recommended option first.
+def questions(nodes: list[Node], numbers: list[int] | None = None) -> list[dict[str, object]]:
+    """One tool question per node, numbered from 1 (or by `numbers`: the round's own
+    numbering, which a partial answer leaves as it was), the recommended option first.
 
     A node needs 2–4 options to be asked this way; nodes without them are refused together,
     with the command that adds them.
@@ -88,7 +89,7 @@ def questions(nodes: list[Node]) -> list[dict[str, object]]:
                           "--recommend 1`), or ask it in words and record the reply with "
                           "`record-answer`")
     out: list[dict[str, object]] = []
-    for number, node in enumerate(nodes, 1):
+    for number, node in zip(numbers or range(1, len(nodes) + 1), nodes, strict=True):
         options, recommended = node.choices()
         order = list(range(len(options)))
         if recommended is not None:
@@ -118,7 +119,8 @@ def tool_payload(batch: list[dict[str, object]]) -> dict[str, object]:
 def markdown(asked: list[dict[str, object]], round_number: int) -> str:
     """The same round as numbered text, for a host without the question tool."""
     lines = [f"Round {round_number}: please answer each question (a letter, the option, or "
-             "your own words), one line each: `Q1: a`, `Q2: …`.", ""]
+             "your own words) by its number or its ID: `Q1: a`, `Q2: …` (or `D1: a`), on one "
+             "line or several.", ""]
     for q in asked:
         lines.append(f"**{q['question']}**")
         options = q["options"]
@@ -170,10 +172,26 @@ class _Keys(NamedTuple):
     ids: frozenset[str]
 
 
+def _number(question: dict[str, object]) -> int:
+    """The number a question was asked under (`Q3 - D3: …` -> 3)."""
+    found = _numbered(str(question["question"]))
+    return found[0] if found is not None else 0
+
+
 def _keys(asked: list[dict[str, object]]) -> _Keys:
     return _Keys({str(q["question"]): str(q["decision_id"]) for q in asked},
-                 {i: str(q["decision_id"]) for i, q in enumerate(asked, 1)},
+                 {_number(q): str(q["decision_id"]) for q in asked},
                  frozenset(str(q["decision_id"]) for q in asked))
+
+
+def _numbering(asked: list[dict[str, object]]) -> list[str]:
+    """The round's numbering as far as the questions show it ("" where a number is not
+    among them: a question answered already)."""
+    out = [""] * max((_number(q) for q in asked), default=0)
+    for q in asked:
+        if _number(q) >= 1:
+            out[_number(q) - 1] = str(q["decision_id"])
+    return out
 
 
 def _decision_of(keys: _Keys, question: str) -> str | None:
@@ -182,9 +200,9 @@ def _decision_of(keys: _Keys, question: str) -> str | None:
     decision = keys.by_text.get(question)
     if decision is None:
         m = _numbered(question)
-        # `Q2 - D2: …` as an earlier `ask` numbered it: once part of the round is answered the
-        # rest is numbered again from 1, and the number would name another decision; the ID
-        # the question text carries does not change (and one answered already names none)
+        # `Q2 - D2: …` as an `ask` asked it: the ID the text carries wins over the number
+        # (a round keeps its numbers now, but a tool result of an older mdgrill, or of a
+        # round reopened by a revise, may number otherwise); one answered already names none
         named = m[1].partition(":")[0].strip() if m and ":" in m[1] else ""
         if named and is_id(named):
             return named if named in keys.ids else None
@@ -199,9 +217,9 @@ _BARE_NUMBER = re.compile(r"\s*(?:Q\s*)?(\d{1,3})\s*", re.I)  # a key that is `Q
 
 def match(asked: list[dict[str, object]], reply: dict[str, str] | str) -> dict[str, str]:
     """One answer per decision ID, from the tool's answers (keyed by question text or its
-    `Q<n>` number) or from the numbered lines of a plain reply (`1. …`, `Q2: …`; the other
-    lines answer nothing); a plain reply that is not numbered answers the only question of a
-    one-question round."""
+    `Q<n>` number) or from the parts of a plain reply (`core.plain_reply`: `Q2: …`, `2) …`,
+    `D2: …`, on one line or several; the rest answers nothing); a plain reply with no
+    marker answers the only question of a one-question round."""
     keys = _keys(asked)
     out: dict[str, str] = {}
     if isinstance(reply, dict):
@@ -210,21 +228,20 @@ def match(asked: list[dict[str, object]], reply: dict[str, str] | str) -> dict[s
             if decision is not None and answer.strip():
                 out[decision] = _label(answer.strip())
         return out
-    numbered = [_numbered(line) for line in reply.splitlines() if line.strip()]
-    if len(asked) == 1 and not all(m is not None for m in numbered):
-        out[str(asked[0]["decision_id"])] = _label(reply.strip())
-        return out
-    for m in numbered:  # a line that names no question is `unread_lines`' to name back
-        decision = keys.by_number.get(m[0]) if m is not None else None
-        if m is not None and decision is not None and m[1].strip():
-            out[decision] = _label(m[1].strip())
+    from mdgrill.core.plain_reply import split_reply
+
+    pending = [str(q["decision_id"]) for q in asked]
+    for part in split_reply(reply, _numbering(asked), pending):
+        if part.decision in pending and part.text and part.decision not in out:
+            out[part.decision] = _label(part.text)
     return out
 
 
 # What `answer` reads, said to a user whose reply it could not place.
-REPLY_SHAPES = ("one line per question, `Q1: a` (the letter or number shown), `Q2: the "
-                "option's words` or `Q3: your own words`; a one-question round also takes the "
-                "bare reply; or the question tool's JSON result as it came")
+REPLY_SHAPES = ("each answer after its question's number or ID, on one line or several: "
+                "`Q1: a` (the letter or number shown), `Q2: the option's words`, `Q3: your "
+                "own words`, `D1: a; D2: b`; a one-question round also takes the bare reply; "
+                "or the question tool's JSON result as it came")
 
 
 def unread_lines(asked: list[dict[str, object]], reply: dict[str, str] | str) -> list[str]:
@@ -235,12 +252,17 @@ def unread_lines(asked: list[dict[str, object]], reply: dict[str, str] | str) ->
     if isinstance(reply, dict):
         keys = _keys(asked)
         return [q for q in reply if _decision_of(keys, q) is None]
-    lines = [line.strip() for line in reply.splitlines() if line.strip()]
-    numbered = [(_numbered(line), line) for line in lines]
-    if len(asked) == 1 and not all(m is not None for m, _ in numbered):
-        return []  # the bare reply to a one-question round: `match` reads it whole
-    return [line for m, line in numbered
-            if m is None or not (1 <= m[0] <= len(asked) and m[1].strip())]
+    from mdgrill.core.plain_reply import split_reply
+
+    pending = [str(q["decision_id"]) for q in asked]
+    seen: set[str] = set()
+    unread: list[str] = []
+    for part in split_reply(reply, _numbering(asked), pending):
+        if part.decision not in pending or not part.text or part.decision in seen:
+            unread.append(part.written)
+        else:
+            seen.add(part.decision)
+    return unread
 
 
 def option_of(node: Node, answer: str) -> str | None:
@@ -276,7 +298,8 @@ BRIEF_DECISIONS = 12  # the question names at most this many; the rest are count
 
 class Brief(NamedTuple):
     """What the approval question approves: the approach, and each decision it rests on as
-    (ID, question, answer); an answer is `out of scope` for a decision the user set aside."""
+    (ID, question, answer); an answer is `out of scope` for a decision the user set aside,
+    and `<value> (default)` for one a skip defaulted."""
 
     confirmation_id: str
     approach: str
@@ -285,7 +308,7 @@ class Brief(NamedTuple):
 
 def approval_brief(prog: Progress) -> Brief:
     """The brief of the interview awaiting confirmation, in the order it asked."""
-    from mdgrill.model.tree import ledger_of
+    from mdgrill.model.tree import DEFAULTED_ANSWER, ledger_of
 
     iv = prog.data.get("interview")
     iv = iv if isinstance(iv, dict) else {}
@@ -293,13 +316,20 @@ def approval_brief(prog: Progress) -> Brief:
     pending = {str(i) for i in iv.get("pending") or []}
     ledger = ledger_of(prog)
     known = set(prog.node_ids())
+    # a skip defaults decisions never asked too ("present those choices in the final
+    # brief"), and the user may place a branch out of scope before it is asked
+    unasked = [i for i in ledger.order if ledger.answers.get(i) == DEFAULTED_ANSWER
+               and i not in asked]
+    unasked += sorted(i for i in ledger.out_of_scope if i not in asked)
     decisions = []
-    for node_id in asked:
+    for node_id in [*asked, *unasked]:
         if node_id in pending:
             continue
         node = prog.node(node_id) if node_id in known else None
         answer = "out of scope" if node_id in ledger.out_of_scope else \
             ledger.answers.get(node_id, "")
+        if answer == DEFAULTED_ANSWER and node_id in ledger.defaults:
+            answer = f"{ledger.defaults[node_id]} (default)"
         decisions.append((node_id, node.title if node is not None else "", answer))
     confirmation = next((i for i in asked if i in pending), "")
     return Brief(confirmation, str(iv.get("approach") or ""), decisions)

@@ -196,7 +196,7 @@ def tools(ws: Workspace) -> list[Callable[..., object]]:  # noqa: C901 - one clo
     def answer(spec: str, tool_result: str, by: str | None = None) -> dict[str, object]:
         """Record what the question tool returned (its JSON) or the user's plain reply."""
         done = ws.spec(spec).answer(tool_result, by=by)
-        return ok(done, bool(done.recorded) or not done.refused)
+        return ok(done, done.exit_code == 0)
 
     def record_answer(spec: str, decision_id: str, answer: str, by: str | None = None,
                       other: bool = False, assumption: str | None = None) -> dict[str, object]:
@@ -274,9 +274,11 @@ def tools(ws: Workspace) -> list[Callable[..., object]]:  # noqa: C901 - one clo
         return ok(ws.spec(spec).skip(reason=reason, assumptions=assumption or [],
                                      decision_id=decision_id or "skip-confirmation", by=by))
 
-    def revise(spec: str, decision_id: list[str]) -> dict[str, object]:
-        """Reopen decisions (and their answered dependents) after the brief."""
-        return ok(ws.spec(spec).revise(decision_ids=decision_id))
+    def revise(spec: str, decision_id: list[str],
+               keep: list[str] | None = None) -> dict[str, object]:
+        """Reopen decisions (and their answered dependents, but those in `keep`: dependents
+        whose answers the change does not touch) after the brief."""
+        return ok(ws.spec(spec).revise(decision_ids=decision_id, keep=keep))
 
     def cancel(spec: str, reply: str | None = None, by: str | None = None) -> dict[str, object]:
         """Record the user's Cancel: the interview stays open, nothing is delegated."""
@@ -285,7 +287,7 @@ def tools(ws: Workspace) -> list[Callable[..., object]]:  # noqa: C901 - one clo
     def amend(spec: str, decision_id: str, answer: str, reason: str,
               by: str | None = None) -> dict[str, object]:
         """Correct a recorded answer's wording (an Amended block; the log stays
-        append-only)."""
+        append-only); another option or meaning is refused: that is a `revise`."""
         return ok(ws.spec(spec).amend(decision_id, answer=answer, reason=reason, by=by))
 
     def reopen(spec: str, phase: str, reason: str, by: str | None = None) -> dict[str, object]:

@@ -133,7 +133,7 @@ def changed_parts(recorded: dict[str, str], now: Scope) -> list[str]:
     return out
 
 
-SKIP_KEYS = ("reason", "defaulted", "assumption")
+SKIP_KEYS = ("reason", "defaulted", "default", "assumption")  # `default`: one per defaulted ID
 
 
 def skip_lines(block: Block) -> list[str] | None:

@@ -68,6 +68,9 @@ class Ledger(Settled):
         super().__init__(self.answers, set())
         self.order: list[str] = []  # IDs in the order they were settled
         self.amended: dict[str, str] = {}  # ID -> the wording it had before its last amendment
+        # ID -> the value a skip defaulted it to (its recommended option's label); a Skipped
+        # block written before defaults were recorded names the IDs alone
+        self.defaults: dict[str, str] = {}
         self._lines: dict[str, int] = {}
 
     @property
@@ -87,6 +90,7 @@ def read_ledger(blocks: list[Block]) -> Ledger:
             for entry in block.get("Reopened"):
                 for node_id in split_ids(entry.value):
                     ledger.answers.pop(node_id, None)
+                    ledger.defaults.pop(node_id, None)
                     ledger.out_of_scope.discard(node_id)
         elif block.kind == "skipped":
             _read_defaulted(ledger, block)
@@ -136,6 +140,10 @@ def _read_defaulted(ledger: Ledger, block: Block) -> None:
         for node_id in split_ids(entry.value):
             if is_id(node_id):
                 _settle(ledger, node_id, DEFAULTED_ANSWER, entry.line)
+    for entry in block.get("Default"):  # `Default: ID -> value`, one per defaulted decision
+        pair = split_decision(entry.value)
+        if pair is not None and ledger.answers.get(pair[0]) == DEFAULTED_ANSWER:
+            ledger.defaults[pair[0]] = pair[1]
 
 
 # What a node defaulted by a bare skip reads as: the skip's assumptions stand for it.

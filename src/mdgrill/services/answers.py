@@ -5,7 +5,10 @@ freshness check, same round, log and seal). `answer` (the question tool's result
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from mdgrill.core import machine
+from mdgrill.core.plain_reply import Part
 from mdgrill.core.questionnaire import Filled
 from mdgrill.errors import GateRefusal, MdgrillError
 from mdgrill.formats.progress import Node, Progress
@@ -18,8 +21,8 @@ class Recorded:
     open, those answered in the user's own words (the gate wants their follow-up), the
     reply's lines that named no question, and the next step (`next`, as a command: `command`)."""
 
-    __slots__ = ("recorded", "refused", "open", "others", "owed", "unread", "next", "spec",
-                 "confirmation_id", "round", "asked")
+    __slots__ = ("recorded", "refused", "open", "others", "owed", "unread", "notes", "next",
+                 "spec", "confirmation_id", "round", "asked", "error")
 
     def __init__(self, spec: str) -> None:
         self.recorded: dict[str, str] = {}
@@ -28,6 +31,8 @@ class Recorded:
         self.others: list[str] = []
         self.owed: list[str] = []  # every `Other` of the interview still without its follow-up
         self.unread: list[str] = []
+        self.notes: list[str] = []  # what is said of each unread piece, in the same order
+        self.error: dict[str, str] | None = None  # REPLY_UNREAD: some content went unrecorded
         self.next = "ask"
         self.spec = spec  # as a hint names it (`session.spec_hint`)
         self.confirmation_id = "C1"  # the ID the next `await-confirmation` takes
@@ -44,10 +49,14 @@ class Recorded:
         return f"mdgrill {self.next} {self.spec}"
 
     def to_json(self) -> dict[str, object]:
-        return {"recorded": self.recorded, "refused": self.refused, "open": self.open,
-                "other": self.others, "owed_followup": self.owed, "unread": self.unread,
-                "next": self.next, "next_command": self.command(),
-                "written": bool(self.recorded)}
+        out: dict[str, object] = {
+            "recorded": self.recorded, "refused": self.refused, "open": self.open,
+            "other": self.others, "owed_followup": self.owed, "unread": self.unread,
+            "unread_messages": self.notes, "next": self.next, "next_command": self.command(),
+            "written": bool(self.recorded)}
+        if self.error is not None:
+            out["error"] = self.error
+        return out
 
 
 def unread_message(line: str, round_number: int, asked: int) -> str:
@@ -60,6 +69,77 @@ def unread_message(line: str, round_number: int, asked: int) -> str:
 
 
 UNREAD_CHARS = 80  # a line quoted back is cut here: a pasted page stays one readable line
+
+
+class Placed(NamedTuple):
+    """A plain reply read against the round: the answers to record (decision -> text), each
+    piece not recorded with what is said of it, and whether one of those held content (a
+    piece that only acknowledges, stops or skips answers nothing and sinks nothing)."""
+
+    answers: dict[str, str]
+    unread: list[str]
+    notes: list[str]
+    content_unread: bool
+
+
+def _quoted(text: str) -> str:
+    return text if len(text) <= UNREAD_CHARS else text[:UNREAD_CHARS - 1] + "…"
+
+
+def place_reply(prog: Progress, parts: list[Part], numbering: list[str],
+                pending: list[str], round_number: int) -> Placed:
+    """Place the reply's pieces (`core.plain_reply.Part`s: a plain reply cut by question
+    number or decision ID, or the tool's answers) and say, of each piece not recorded, why:
+    it names no question, it answers one a second time, or the question it names was
+    answered before (the same answer again holds no news and sinks nothing)."""
+    from mdgrill.model.replies import NOT_AN_ANSWER, classify
+    from mdgrill.model.tree import ledger_of
+
+    answers: dict[str, str] = {}
+    unread: list[str] = []
+    notes: list[str] = []
+    content = False
+    recorded = None
+    for part in parts:
+        number = numbering.index(part.decision) + 1 if part.decision in numbering else 0
+        named = f"Q{number} ({part.decision})"
+        if part.decision is None or not part.text:
+            note = unread_message(part.written, round_number, len(numbering))
+            kind = classify(part.text).kind if part.text else None
+            if kind in NOT_AN_ANSWER:
+                note += f" (it reads as {str(kind).replace('_', ' ')}: it answers nothing)"
+            else:
+                content = True
+        elif part.decision in answers:
+            note = (f"`{_quoted(part.written)}` answers {named} a second time: only its first "
+                    f"answer (`{_quoted(answers[part.decision])}`) is taken")
+            content = True
+        elif part.decision not in pending:
+            recorded = recorded or ledger_of(prog).answers
+            was = recorded.get(part.decision, "")
+            note = (f"`{_quoted(part.written)}` names {named}, answered already"
+                    + (f" (`{_quoted(was)}`)" if was else "") + ": nothing was recorded for "
+                    "it; `mdgrill amend` corrects an answer's wording, and once the brief is "
+                    "shown `mdgrill revise` changes it")
+            said = part.text.removesuffix(" (Recommended)").strip().casefold()
+            content = content or said != was.casefold()
+        else:
+            answers[part.decision] = part.text
+            continue
+        unread.append(part.written)
+        notes.append(note)
+    return Placed(answers, unread, notes, content)
+
+
+def unread_error(done: Recorded) -> dict[str, str]:
+    """REPLY_UNREAD: what `answer` says when part of a reply that holds content was not
+    recorded (the rest was, as `recorded` lists)."""
+    kept = ", ".join(done.recorded) if done.recorded else "nothing"
+    return {"code": "REPLY_UNREAD",
+            "message": f"part of the reply was not recorded ({len(done.unread)} piece(s), "
+                       f"each named in `unread_messages`); recorded: {kept}. Ask the user "
+                       "about the pieces named, then record their reply with `mdgrill "
+                       f"answer {done.spec} --tool-result -`"}
 
 
 def pending_of(prog: Progress) -> list[str]:
@@ -132,7 +212,7 @@ def report_lines(done: Recorded) -> list[str]:
     """What a reply did, line by line, ending with the next step as a command."""
     lines = [f"recorded {d} -> {t}" for d, t in done.recorded.items()]
     lines += [f"not recorded {d}: {r['code']}: {r['message']}" for d, r in done.refused.items()]
-    lines += [unread_message(line, done.round, done.asked) for line in done.unread]
+    lines += done.notes
     lines += [f"{d} was answered in the user's own words"
               f"{'' if d in done.others else ' (in an earlier reply)'}: add the decision it "
               f"leads to (`mdgrill node add {done.spec} ID --title T --spawned-by {d}`)"

@@ -318,10 +318,12 @@ def amend(spec: store.Spec, *, decision_id: str, answer: str, reason: str,
         person, decision_id)))
 
 
-def revise(spec: store.Spec, *, decision_ids: list[str]) -> Result:
-    """Reopen decisions (and their answered dependents) after the brief."""
+def revise(spec: store.Spec, *, decision_ids: list[str],
+           keep: list[str] | None = None) -> Result:
+    """Reopen decisions (and their answered dependents, but those in `keep`) after the
+    brief."""
     return Result("revise", transaction(spec, fresh(spec, "revise", lambda prog: machine.revise(
-        prog.data, prog, list(decision_ids)))))
+        prog.data, prog, list(decision_ids), list(keep or [])))))
 
 
 def check_delegation(spec: store.Spec, *, phase: str, interview_id: str,

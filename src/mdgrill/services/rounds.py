@@ -9,6 +9,7 @@ context's freshness hold here as there; the round is opened by `interview.open_f
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from mdgrill.core import askround, machine
 from mdgrill.core.machine.basics import current_round_block
@@ -19,6 +20,10 @@ from mdgrill.services.answers import Recorded, pending_nodes, pending_of
 from mdgrill.services.result import Result
 from mdgrill.shell import store
 from mdgrill.shell.session import load, spec_hint
+
+if TYPE_CHECKING:
+    from mdgrill.core.plain_reply import Part
+    from mdgrill.formats.progress import Progress
 
 
 class Asked(Result):
@@ -56,6 +61,14 @@ class Answered(Result):
     def refused(self) -> dict[str, dict[str, str]]:
         value = self.data.get("refused")
         return value if isinstance(value, dict) else {}
+
+    @property
+    def exit_code(self) -> int:
+        """2 when part of the reply that held content was not recorded (REPLY_UNREAD), 3
+        when the gate refused every answer it gave, else 0."""
+        if "error" in self.data:
+            return 2
+        return 0 if self.recorded or not self.refused else 3
 
 
 def open_round(spec: store.Spec) -> dict[str, object]:
@@ -115,7 +128,7 @@ def ask(spec: store.Spec) -> Asked:
         step, command = closing_step(spec)
         return Asked({"kind": "none", "questions": [], "written": False, "next": step,
                       "next_command": command})
-    asked = askround.questions(pending_nodes(prog, pending))
+    asked = round_questions(prog, pending)
     calls = [askround.tool_payload(b) for b in askround.batches(asked)]
     return Asked({"kind": "round", "round": iv["round"], "questions": calls[0]["questions"],
                   "batches": calls, "decisions": {str(q["question"]): q["decision_id"]
@@ -125,10 +138,12 @@ def ask(spec: store.Spec) -> Asked:
 
 def answer(spec: store.Spec, *, tool_result: str, by: str | None = None) -> Answered:
     """Record what the question tool returned (its JSON, as text) or the user's plain reply,
-    each answer as `record-answer` records it; every line that names no question is named
-    back (`unread`), whether or not the others recorded."""
+    each answer as `record-answer` records it; every piece that answers no pending question is
+    named back (`unread`, `unread_messages`), whether or not the others recorded, and one
+    that held content makes the result REPLY_UNREAD (`error`)."""
+    from mdgrill.core.plain_reply import round_numbering, split_reply
     from mdgrill.model.replies import classify
-    from mdgrill.services.answers import record_reply
+    from mdgrill.services.answers import place_reply, record_reply, unread_error
     from mdgrill.shell.people import who
 
     reply = askround.read_reply(tool_result)
@@ -140,20 +155,64 @@ def answer(spec: store.Spec, *, tool_result: str, by: str | None = None) -> Answ
     if not pending:
         raise GateRefusal("NOTHING_ASKED", f"no decision is pending: run `mdgrill ask "
                           f"{spec_hint(spec)}` and pass its questions to the user first")
-    asked = askround.questions(pending_nodes(prog, pending))
-    answers = askround.match(asked, reply)
-    unread = askround.unread_lines(asked, reply)
-    if not answers:
+    numbering = round_numbering(prog, pending)
+    round_number = int(str(iv["round"]))
+    if isinstance(reply, str):
+        parts = split_reply(reply, numbering, pending)
+    else:
+        parts = tool_parts(round_questions(prog, pending), reply, numbering)
+    placed = place_reply(prog, parts, numbering, pending, round_number)
+    if not placed.answers:
         data: dict[str, object] = {
-            "recorded": {}, "refused": {}, "open": pending, "unread": unread,
-            "round": int(str(iv["round"])), "asked": len(asked), "next": "ask",
-            "next_command": f"mdgrill ask {spec_hint(spec)}", "written": False}
+            "recorded": {}, "refused": {}, "open": pending, "unread": placed.unread,
+            "unread_messages": placed.notes, "round": round_number, "asked": len(numbering),
+            "next": "ask", "next_command": f"mdgrill ask {spec_hint(spec)}", "written": False}
         if isinstance(reply, str):
             data["classification"] = classify(reply).kind
+        if placed.content_unread:
+            data["error"] = {"code": "REPLY_UNREAD",
+                             "message": "nothing of the reply was recorded: no piece of it "
+                             "answers a pending question of the round (each is named in "
+                             "`unread_messages`); ask the same round again (`mdgrill ask "
+                             f"{spec_hint(spec)}`)"}
         return Answered(data)
-    done = record_reply(spec, answers, who(spec, by), pending)
-    done.unread = unread
+    done = record_reply(spec, placed.answers, who(spec, by), pending)
+    done.asked = len(numbering)
+    done.unread, done.notes = placed.unread, placed.notes
+    if placed.content_unread:
+        done.error = unread_error(done)
     return Answered(done.to_json(), done)
+
+
+def tool_parts(asked: list[dict[str, object]], reply: dict[str, str],
+               numbering: list[str]) -> list[Part]:
+    """The tool's answers as pieces of a reply: each under the decision its question names
+    (by text, ID or number); a question of the round answered already keeps its decision, so
+    that it is named as such; an empty answer is no piece."""
+    from mdgrill.core.plain_reply import Part, split_reply
+
+    parts: list[Part] = []
+    for question, text in reply.items():
+        if not text.strip():
+            continue
+        found = askround.match(asked, {question: text})
+        if found:
+            decision, answer = next(iter(found.items()))
+            parts.append(Part(decision, question, answer, question))
+            continue
+        named = split_reply(question, numbering, [])
+        earlier = named[0].decision if named and named[0].marker else None
+        parts.append(Part(earlier, "", text.strip(), question))
+    return parts
+
+
+def round_questions(prog: Progress, pending: list[str]) -> list[dict[str, object]]:
+    """The pending questions, each numbered as the open round first numbered it."""
+    from mdgrill.core.plain_reply import round_numbering
+
+    order = round_numbering(prog, pending)
+    return askround.questions(pending_nodes(prog, pending),
+                              [order.index(d) + 1 for d in pending])
 
 
 def _approval_is_no_answer(spec: store.Spec, iv: dict[str, object],

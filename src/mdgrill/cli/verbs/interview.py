@@ -161,7 +161,9 @@ def _amend_arguments(p: argparse.ArgumentParser) -> None:
     _by(p)
     p.add_argument("--decision-id", required=True, metavar="ID",
                    help="an answered decision whose wording to correct")
-    p.add_argument("--answer", required=True, metavar="TEXT", help="the corrected wording")
+    p.add_argument("--answer", required=True, metavar="TEXT",
+                   help="the corrected wording: the same option, or the user's own words "
+                   "reworded (another option or meaning is a `revise`)")
     p.add_argument("--reason", required=True, metavar="TEXT", help="why (e.g. `typo`)")
 
 
@@ -169,6 +171,10 @@ def _revise_arguments(p: argparse.ArgumentParser) -> None:
     add_spec(p)
     p.add_argument("--decision-id", action="append", required=True, metavar="ID",
                    help="a decision to reopen; repeat it; what depends on it reopens too")
+    p.add_argument("--keep", action="append", default=[], metavar="ID",
+                   help="an answered decision that depends on one reopened, whose answer "
+                   "the change does not touch: it stays answered (recorded as kept); "
+                   "repeat it")
 
 
 def _check_delegation_arguments(p: argparse.ArgumentParser) -> None:
@@ -309,7 +315,11 @@ def _confirm(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 def _skip(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = interview.skip(spec, reason=args.reason, assumptions=args.assumption,
                           decision_id=args.decision_id, by=args.by)
-    return Outcome(done.data, f"skip recorded; confirm {args.decision_id} to finish")
+    defaults = done.get("defaults")
+    said = "; ".join(f"{k} -> {v}" for k, v in defaults.items()) \
+        if isinstance(defaults, dict) else ""
+    return Outcome(done.data, f"skip recorded; confirm {args.decision_id} to finish"
+                   + (f"\ndefaults: {said}" if said else ""))
 
 
 def _reopen(spec: store.Spec, args: argparse.Namespace) -> Outcome:
@@ -325,15 +335,21 @@ def _reopen(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 def _amend(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = interview.amend(spec, decision_id=args.decision_id, answer=args.answer,
                            reason=args.reason, by=args.by)
-    return Outcome(done.data, f"amended {args.decision_id}: {done['was']} -> {done['answer']}")
+    text = f"amended {args.decision_id}: {done['was']} -> {done['answer']}"
+    if done.get("note"):
+        text += f"\n{done['note']}"
+    return Outcome(done.data, text)
 
 
 def _revise(spec: store.Spec, args: argparse.Namespace) -> Outcome:
-    done = interview.revise(spec, decision_ids=args.decision_id)
+    done = interview.revise(spec, decision_ids=args.decision_id, keep=args.keep)
     text = f"revising: round {done['round']}, pending {', '.join(done.pending)}"
     dependents = done.get("dependents")
     if isinstance(dependents, list) and dependents:
         text += f"\nreopened with them (they depend on what changed): {', '.join(dependents)}"
+    kept = done.get("kept")
+    if isinstance(kept, list) and kept:
+        text += f"\nkept as answered: {', '.join(kept)}"
     return Outcome(done.data, text)
 
 

@@ -42,8 +42,9 @@ def _answer_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tool-result", required=True, metavar="FILE",
                    help="what the question tool returned, as it came (`{\"answers\": "
                    "{question: answer}}`, also inside a hook's `tool_response`), or the "
-                   "user's reply: one line per question (`Q1: a`, `Q2: 2`, `Q3: the "
-                   "option's words` or their own words; a one-question round takes the "
+                   "user's reply: each answer after its question's number or decision "
+                   "ID, on one line or several (`Q1: a, Q2: 2`, `1) b  2) a`, `D1: the "
+                   "option's words; D2: their own words`; a one-question round takes the "
                    "bare reply); FILE, or - for stdin")
     _by(p)
 
@@ -120,24 +121,27 @@ def _read(source: str) -> str:
 
 
 def _answer(spec: store.Spec, args: argparse.Namespace) -> Outcome:
-    from mdgrill.services.answers import report_lines, unread_message
+    from mdgrill.services.answers import report_lines
 
     raw = _read(args.tool_result)
     done = rounds.answer(spec, tool_result=raw, by=args.by)
     if done.done is not None:
-        return Outcome(done.data, "\n".join(report_lines(done.done)),
-                       0 if done.recorded or not done.refused else 3)
-    unread = done["unread"]
-    assert isinstance(unread, list)
-    round_number, asked = int(str(done["round"])), int(str(done["asked"]))
-    lines = [unread_message(str(line), round_number, asked) for line in unread]
-    kind = done.get("classification")
+        lines = report_lines(done.done)
+        if done.done.error is not None:
+            lines.append(f"not all of the reply was recorded ({done.done.error['code']})")
+        return Outcome(done.data, "\n".join(lines), done.exit_code)
+    messages = done["unread_messages"]
+    assert isinstance(messages, list)
+    lines = [str(m) for m in messages]
     if not lines:  # the tool's answers were all empty
-        lines = [f"the reply answers no question of round {round_number}"]
-    elif kind not in (None, "substantive"):
-        lines.append(f"(the reply reads as {str(kind).replace('_', ' ')}: it answers nothing)")
+        lines = [f"the reply answers no question of round {done['round']}"]
+    else:
+        kind = done.get("classification")
+        if kind not in (None, "substantive") and not any("answers nothing" in m for m in lines):
+            lines.append(f"(the reply reads as {str(kind).replace('_', ' ')}: it answers "
+                         "nothing)")
     lines.append(f"nothing was recorded; ask the same round again (`{done['next_command']}`)")
-    return Outcome(done.data, "\n".join(lines))
+    return Outcome(done.data, "\n".join(lines), done.exit_code)
 
 
 VERBS = (

@@ -195,13 +195,17 @@ def skip(data: dict[str, object], prog: Progress, reason: str, assumptions: list
         if note not in recorded:
             recorded.append(note)
     change.updates["interview"] = iv
+    defaults = default_values(prog, defaulted)
     lines = [f"- Confirmation ID: {confirmation_id}", f"- Reason: {why}",
              f"- Retired: {', '.join(retired) or 'none'}",
              f"- Defaulted: {', '.join(defaulted) or 'none'}"]
+    lines.extend(f"- Default: {node_id} -> {value}" for node_id, value in defaults.items())
     lines.extend(f"- Assumption: {note}" for note in notes)
     from mdgrill.model.scope import PARTS_KEY, SCOPE_KEY, approval_scope
 
+    # the scope reads these back from the block in its order (`scope.skip_lines`)
     skip_part = [f"reason: {why}", f"defaulted: {', '.join(defaulted) or 'none'}",
+                 *(f"default: {node_id} -> {value}" for node_id, value in defaults.items()),
                  *(f"assumption: {note}" for note in notes)]
     scope = approval_scope(prog, prog.blocks, interview_id=str(iv["id"]),
                            confirmation_id=confirmation_id, approach=str(iv["approach"]),
@@ -210,11 +214,31 @@ def skip(data: dict[str, object], prog: Progress, reason: str, assumptions: list
               f"- {PARTS_KEY}: {scope.parts_line()}"]
     change.block(block_heading(str(iv["phase"]), "Grill - Skipped"), lines)
     return change, {"status": "awaiting_confirmation", "confirmation_id": confirmation_id,
-                    "defaulted": defaulted, "question": APPROVAL_OPTIONS}
+                    "defaulted": defaulted, "defaults": defaults, "question": APPROVAL_OPTIONS}
 
 
-def answered_dependents(prog: Progress, ids: list[str], answered: set[str]) -> list[str]:
-    """Answered decisions that depend on `ids`, directly or through each other."""
+def default_values(prog: Progress, ids: list[str]) -> dict[str, str]:
+    """What a skip defaults each decision to: its recommended option's label ("the
+    recommended test depth and rollback policy listed as defaults"); a decision with no
+    recommendation (or no node) has none, and the assumptions stand for it."""
+    from mdgrill.model.replies import option_label
+
+    known = set(prog.node_ids())
+    out: dict[str, str] = {}
+    for node_id in ids:
+        node = prog.node(node_id) if node_id in known else None
+        if node is None:
+            continue
+        options, recommended = node.choices()
+        if recommended is not None and 1 <= recommended <= len(options):
+            out[node_id] = single_line(option_label(options[recommended - 1]), "a default")
+    return out
+
+
+def answered_dependents(prog: Progress, ids: list[str], answered: set[str],
+                        keep: frozenset[str] = frozenset()) -> list[str]:
+    """Answered decisions that depend on `ids`, directly or through each other; a decision in
+    `keep` is neither one of them nor a way through to others."""
     children: dict[str, list[str]] = {}
     for node in prog.nodes:
         for parent in prerequisites(node):
@@ -224,7 +248,7 @@ def answered_dependents(prog: Progress, ids: list[str], answered: set[str]) -> l
     seen = set(ids)
     while queue:
         for child in children.get(queue.pop(0), []):
-            if child not in seen:
+            if child not in seen and child not in keep:
                 seen.add(child)
                 queue.append(child)
                 if child in answered:
@@ -232,11 +256,13 @@ def answered_dependents(prog: Progress, ids: list[str], answered: set[str]) -> l
     return found
 
 
-def revise(data: dict[str, object], prog: Progress,
-           ids: list[str]) -> tuple[Change, dict[str, object]]:
+def revise(data: dict[str, object], prog: Progress, ids: list[str],
+           keep: list[str] | None = None) -> tuple[Change, dict[str, object]]:
     """Reopen decisions and every answered decision that depends on them ("invalidate
-    dependent answers"); ask in the next round those whose prerequisites still stand."""
-    for node_id in ids:
+    dependent answers when necessary"): `keep` names dependents whose answers the change
+    does not touch, which stay answered (and recorded as kept); ask in the next round those
+    whose prerequisites still stand."""
+    for node_id in [*ids, *(keep or [])]:
         require_id(node_id)
     iv = interview_of(data)
     require_status(iv, "revise", "awaiting_confirmation", spec=spec_arg(prog.path))
@@ -244,8 +270,17 @@ def revise(data: dict[str, object], prog: Progress,
 
     ledger = ledger_of(prog)
     named = list(dict.fromkeys(ids))
-    dependents = [d for d in answered_dependents(prog, named, set(ledger.answered))
-                  if d not in named]
+    kept = list(dict.fromkeys(keep or []))
+    could = [d for d in answered_dependents(prog, named, set(ledger.answered))
+             if d not in named]
+    stray = [k for k in kept if k not in could]
+    if stray:
+        raise InputError("INVALID_INPUT",
+                         f"--keep {', '.join(stray)}: only an answered decision that depends on "
+                         f"what is revised can be kept (here: {', '.join(could) or 'none'}); "
+                         "nothing was written")
+    dependents = [d for d in answered_dependents(prog, named, set(ledger.answered),
+                                                 frozenset(kept)) if d not in named]
     reopened = named + dependents
     reopened_set = set(reopened)
     index = {n.id: n for n in prog.nodes}
@@ -280,13 +315,16 @@ def revise(data: dict[str, object], prog: Progress,
     if dependents:
         lines.append(f"- Dependents: {', '.join(dependents)} (answered on what is reopened: "
                      "asked again once it is answered)")
+    if kept:
+        lines.append(f"- Kept: {', '.join(kept)} (depends on what is reopened; the user kept "
+                     "its answer, which the change does not touch)")
     lines.append(f"- Next round: {rnd + 1}")
     change.block(block_heading(phase, "Grill - Revised"), lines)
     change.block(block_heading(phase, f"Grill - Round {rnd + 1}"),
                  [f"- Asked: {', '.join(ask_now)}"])
     previous = {i: ledger.answers[i] for i in reopened if i in ledger.answers}
     return change, {"status": "collecting", "round": rnd + 1, "pending": list(ask_now),
-                    "reopened": reopened, "dependents": dependents,
+                    "reopened": reopened, "dependents": dependents, "kept": kept,
                     "previous_answers": previous}
 
 

@@ -244,26 +244,95 @@ def _require_user_words(reply: str, what: str) -> str:
     return words
 
 
+def _answered_as_other(prog: Progress, phase: str, decision_id: str) -> bool:
+    """Whether the round that last recorded the decision's answer marked it `Other` (the
+    user's own words, owing a follow-up decision)."""
+    from mdgrill.formats.progress.lines import split_ids
+    from mdgrill.model.interview import interview_blocks
+
+    other = False
+    for block in interview_blocks(prog.blocks, phase):
+        if block.kind != "round":
+            continue
+        if any(e.value.split(" -> ", 1)[0].strip() == decision_id
+               for e in block.get("Decisions")):
+            other = any(decision_id in split_ids(e.value) for e in block.get("Other"))
+    return other
+
+
+def _option_named(text: str, options: list[str], recommended: int | None) -> str | None:
+    """The option an answer names (its label, number, the recommendation, or a bare letter
+    a–d of the Markdown round), or None for the user's own words."""
+    from mdgrill.model.replies import option_label
+
+    reply = classify(text, options, recommended)
+    if reply.option is not None:
+        return reply.option
+    letter = text.strip().casefold()
+    if len(letter) == 1 and letter in "abcd"[:len(options)]:
+        return f"option {letter}"  # which one depends on the order shown: a choice anyway
+    return next((option_label(o) for o in options
+                 if text.strip().casefold().startswith(option_label(o).casefold() + " (")),
+                None)
+
+
+def _require_same_meaning(prog: Progress, decision_id: str, old: str, text: str,
+                          other: bool) -> None:
+    """`amend` corrects wording: an amendment that picks another option, or turns an option
+    into the user's own words (or back), changes what was decided, which is a `revise`."""
+    node = prog.node(decision_id) if decision_id in prog.node_ids() else None
+    options, recommended = node.choices() if node is not None else ([], None)
+    if not options:
+        return  # nothing to hold the words to: any rewording stays a rewording
+    was = None if other else _option_named(old, options, recommended)
+    now = _option_named(text, options, recommended)
+    if was == now or (was is not None and now is not None and was.casefold() == now.casefold()):
+        return
+    if was is None:
+        what = f"`{text}` names the option `{now}`, where {decision_id} was answered in the " \
+            "user's own words"
+    elif now is None:
+        what = f"`{text}` is not the option `{was}` that {decision_id} records: own words in " \
+            "place of an option change what was decided"
+    else:
+        what = f"`{text}` picks `{now}`, another option than the `{was}` {decision_id} records"
+    raise GateRefusal("REVISE_REQUIRED",
+                      f"{what}; `amend` corrects wording only. Change a decision with `revise`: "
+                      "present the brief (`mdgrill await-confirmation`), then `mdgrill revise "
+                      f"{spec_arg(prog.path)} --decision-id {decision_id}` (with every affected "
+                      "decision) and record the new answer; nothing was written")
+
+
 def amend(data: dict[str, object], prog: Progress, decision_id: str, answer: str,
           reason: str) -> tuple[Change, dict[str, object]]:
     """`amend`: correct the wording of a recorded answer without reopening anything.
 
     The log stays append-only: an `- Amended: ID -> words` line (in the open round, or in an
     `Amended` block when no round is open) says how the answer reads from now on, with what it
-    said before and why. Only before approval: once the interview is terminal, its record was
-    approved as it stands, and changing it is a reopening.
+    said before and why. Only while collecting: once the brief is shown, "call one `revise`
+    transition with every affected `--decision-id` before updating answers", and once the
+    interview is terminal, its record was approved as it stands. Never another option or
+    another meaning (REVISE_REQUIRED); an `Other` answer stays `Other`, follow-up and all.
     """
     require_id(decision_id)
     iv = interview_of(data)
     phase = str(iv["phase"])
+    spec = spec_arg(prog.path)
     if iv["status"] in TERMINAL:
         raise GateRefusal("AMEND_AFTER_APPROVAL",
                           f"the {phase} interview {iv['id']} is {iv['status']}: its answers were "
                           f"approved as they read. To change what {decision_id} says, go back "
-                          f"with `mdgrill reopen {spec_arg(prog.path)} --phase {phase} --reason "
+                          f"with `mdgrill reopen {spec} --phase {phase} --reason "
                           "TEXT` and ask "
                           "again (before approval, `amend` corrects wording and `revise` "
                           "reopens a decision whose substance changes)")
+    if iv["status"] == "awaiting_confirmation":
+        raise GateRefusal("REVISE_REQUIRED",
+                          f"the brief of interview {iv['id']} awaits the user's approval: "
+                          "\"call one `revise` transition with every affected `--decision-id` "
+                          f"before updating answers\" (`mdgrill revise {spec} --decision-id "
+                          f"{decision_id}`), then record the answer as it now reads; nothing "
+                          "was written")
     from mdgrill.model.tree import DEFAULTED_ANSWER, ledger_of
 
     ledger = ledger_of(prog)
@@ -281,6 +350,8 @@ def amend(data: dict[str, object], prog: Progress, decision_id: str, answer: str
     old = was[len(decision_id) + 4:] if was.startswith(f"{decision_id} -> ") else was
     if text == old:
         raise InputError("NOTHING_TO_AMEND", f"{decision_id} already reads `{text}`")
+    other = _answered_as_other(prog, phase, decision_id)
+    _require_same_meaning(prog, decision_id, old, text, other)
     lines = [f"- Amended: {decision_id} -> {text}", f"- Was: {decision_id} -> {old}",
              f"- Reason: {decision_id} -> {why}"]
     change = Change()
@@ -288,22 +359,30 @@ def amend(data: dict[str, object], prog: Progress, decision_id: str, answer: str
         change.append_lines.extend(lines)
     else:
         change.block(block_heading(phase, "Grill - Amended"), lines)
-    return change, {"decision": decision_id, "answer": text, "was": old, "reason": why,
-                    "status": iv["status"]}
+    result: dict[str, object] = {"decision": decision_id, "answer": text, "was": old,
+                                 "reason": why, "status": iv["status"], "other": other}
+    if other:
+        result["note"] = (f"{decision_id} stays an `Other` answer (the user's own words): the "
+                          "decision it leads to is still owed, or stands where it was added "
+                          f"(`mdgrill node add {spec} ID --title T --spawned-by {decision_id}`)")
+    return change, result
 
 
 def out_of_scope(data: dict[str, object], prog: Progress, decision_id: str,
                  reply: str) -> tuple[Change, dict[str, object]]:
-    """The user's words place an asked decision out of scope ("every branch is resolved or
-    the user has explicitly placed it out of scope")."""
+    """The user's words place a decision out of scope ("every branch is resolved or the user
+    has explicitly placed it out of scope"): one they were asked, or a branch blocked under
+    one they were asked ("drop the tax branch"), which is never asked until then."""
     require_id(decision_id)
     iv = interview_of(data)
     require_status(iv, "out-of-scope", "collecting", spec=spec_arg(prog.path))
     words = _require_user_words(reply, f"place {decision_id} out of scope")
-    if decision_id not in id_list(iv, "asked"):
+    asked = id_list(iv, "asked")
+    if decision_id not in asked and not _blocked_under_asked(prog, decision_id, set(asked)):
         raise GateRefusal("DECISION_NOT_ASKED",
-                          f"{decision_id} has not been asked in this interview: out of scope "
-                          "is the user's call on a question they saw; ask it first "
+                          f"{decision_id} has not been asked in this interview, nor is it a "
+                          "branch blocked under a question that was: out of scope is the "
+                          "user's call on a branch they saw; ask it first "
                           "(`mdgrill open-frontier`)")
     require_open_round(prog, iv, "out-of-scope")
     change = Change()
@@ -313,6 +392,28 @@ def out_of_scope(data: dict[str, object], prog: Progress, decision_id: str,
         change.updates["interview"] = iv
     change.append_lines.append(f"- Out of scope: {decision_id} -> {words}")
     return change, {"pending": pending}
+
+
+def _blocked_under_asked(prog: Progress, decision_id: str, asked: set[str]) -> bool:
+    """Whether the decision is a node still open behind an unresolved prerequisite, and one
+    of the decisions it rests on (directly or further up) was asked in this interview."""
+    from mdgrill.model.tree import OPEN, prerequisites
+
+    frontier = spec_frontier(prog)
+    if frontier.statuses.get(decision_id) != OPEN or decision_id not in frontier.blocked:
+        return False
+    index = {n.id: n for n in prog.nodes}
+    seen: set[str] = set()
+    queue = [decision_id]
+    while queue:
+        node = index.get(queue.pop())
+        for parent in prerequisites(node) if node is not None else []:
+            if parent in asked:
+                return True
+            if parent not in seen:
+                seen.add(parent)
+                queue.append(parent)
+    return False
 
 
 def record_stop(data: dict[str, object], prog: Progress, choice: str,
