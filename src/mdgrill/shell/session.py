@@ -61,17 +61,57 @@ def load(spec: store.Spec, check: bool = True) -> Progress:
     return load_bytes(spec, check)[1]
 
 
+class ParseCache:
+    """The last parses of a few files, each kept with the bytes it was read from.
+
+    A long-lived process (`mdgrill mcp`, `lsp`, `watch`) reads a spec on every call; parsing
+    it again when its bytes did not change is most of a read. The file is read every time
+    and a parse is reused only for the very bytes it came from, so no read is ever stale.
+    A parse is never changed by its users (a write makes a new one), so sharing it is safe.
+    """
+
+    __slots__ = ("_entries", "size")
+
+    def __init__(self, size: int = 8) -> None:
+        self.size = size
+        # (file, as shown) -> (its bytes, their parse, whether check_loaded passed on it)
+        self._entries: dict[tuple[str, str], tuple[bytes, Progress, bool]] = {}
+
+    def get(self, key: tuple[str, str], data: bytes, check: bool) -> Progress | None:
+        found = self._entries.get(key)
+        if found is None or found[0] != data or (check and not found[2]):
+            return None
+        return found[1]
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def put(self, key: tuple[str, str], data: bytes, prog: Progress, checked: bool) -> None:
+        self._entries.pop(key, None)
+        while len(self._entries) >= self.size:  # the oldest goes (dicts keep their order)
+            del self._entries[next(iter(self._entries))]
+        self._entries[key] = (data, prog, checked)
+
+
+PARSED = ParseCache()
+
+
 def load_bytes(spec: store.Spec, check: bool = True) -> tuple[bytes, Progress]:
     """The file's bytes and their parse; a torn read is retried, a broken file reported."""
     store.sweep_temps(spec.folder)
     shown = display(spec.progress)
+    key = (spec.progress, shown)
     data = store.read_file(spec.progress, shown, spec.root)
+    cached = PARSED.get(key, data, check)
+    if cached is not None:
+        return data, cached
     deadline = time.monotonic() + SETTLE_LIMIT
     while True:
         try:
             prog = read_progress(data, shown)
             if check:
                 check_loaded(prog)
+            PARSED.put(key, data, prog, check)
             return data, prog
         except MdgrillError:
             if time.monotonic() > deadline:
@@ -117,31 +157,30 @@ def check_log(prog: Progress) -> None:
 
 
 def verify_written(tf: TextFile, path: str, log_span: tuple[int, int] | None,
-                   before: Progress | None = None) -> None:
-    """Check text about to be written: its record holds and its log matches its digest.
+                   before: Progress | None = None) -> Progress:
+    """Check text about to be written: its record holds and its log matches its digest; the
+    text's parse, as the next read of the file would make it.
 
-    With the log's new span known, only the front matter is parsed again and the log hashed
-    (from `before`'s digest, when the new log is shown to start with its log); otherwise the
-    whole file is read back.
+    With the log's new span known, the log is hashed from `before`'s digest when the new log
+    is shown to start with its log (the blocks are not read again); otherwise the whole file
+    is checked as a load checks it.
     """
+    after = Progress(tf, path)
     if log_span is None:
-        check_loaded(Progress(tf, path))
-        return
-    from mdgrill.formats import frontmatter as frontmatter_io
-
-    fm = frontmatter_io.split(tf, path)
-    if fm is None:
+        check_loaded(after)
+        return after
+    if after.fm is None:
         raise InputError("INTERNAL_WRITE_CHECK", "the front matter vanished")
-    frontmatter_io.load(tf, fm, path)
-    problems = check_record(fm.data)
+    problems = check_record(after.data)
     if problems:
         raise InputError(problems[0].code, problems[0].message)
-    log = fm.data.get("log")
+    log = after.data.get("log")
     written = before.digest_after_append(tf.text, log_span) if before is not None else None
     if written is None:
         written = log_digest(tf.text[log_span[0]:log_span[1]])
     if not isinstance(log, dict) or written != log.get("sha256"):
         raise InputError("INTERNAL_WRITE_CHECK", "the log does not match its digest")
+    return after
 
 
 def transaction(spec: store.Spec,
@@ -163,7 +202,7 @@ def transaction(spec: store.Spec,
             new_tf = prog.tf.with_text(new_text)
             data = new_tf.encode()
             try:
-                verify_written(new_tf, prog.path, change.log_span_after, prog)
+                after = verify_written(new_tf, prog.path, change.log_span_after, prog)
             except MdgrillError as exc:  # a defect of ours: never write it
                 raise InputError("INTERNAL_WRITE_CHECK",
                                  f"mdgrill refused to write {prog.path}: the result would not "
@@ -175,6 +214,9 @@ def transaction(spec: store.Spec,
                 if attempt == WRITE_TRIES - 1:
                     raise
                 continue
+            # what was written was checked as a load checks it: the next read of these
+            # bytes takes this parse instead of making the same one again
+            PARSED.put((spec.progress, prog.path), data, after, True)
             result["written"] = True
             if attempt:
                 result["redone"] = attempt

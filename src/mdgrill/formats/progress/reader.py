@@ -85,6 +85,7 @@ class Progress:
         self._log_hash: object = None
         self._log_text: str | None = None
         self._read_part = part_reader(tf.text)
+        self._node_index: dict[str, Node] | None = None
 
     def section_of(self, title: str) -> Section:
         """The known section a `##` heading with this title stands for."""
@@ -316,7 +317,11 @@ class Progress:
                 if (m := match(title)) is not None]
 
     def node(self, node_id: str) -> Node | None:
-        return next((n for n in self.nodes if n.id == node_id), None)
+        """The first node with this ID (an index built on first use: a status of 1,000
+        pending decisions asks for each)."""
+        if self._node_index is None:
+            self._node_index = {n.id: n for n in reversed(self.nodes)}
+        return self._node_index.get(node_id)
 
 
 def part_reader(text: str) -> Callable[[Bulleted], None]:
