@@ -166,6 +166,18 @@ def the_loop(tmp: str, mdgrill: str, python: str, env: dict[str, str], decisions
     return spent["mcp"], spent["phase_gate"] if phase_gate else None
 
 
+def lend_the_sdk(python: str) -> None:
+    """Let the fresh venv import the MCP SDK from this one (installed without dependencies,
+    it has mdgrill alone): a path file listing this venv's packages, after its own."""
+    import sysconfig
+
+    theirs = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()"
+                             "['purelib'])"], check=True, capture_output=True, text=True)
+    with open(os.path.join(theirs.stdout.strip(), "bench-sdk.pth"), "w",
+              encoding="utf-8") as handle:
+        handle.write(sysconfig.get_paths()["purelib"] + "\n")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--calls", type=int, default=40, help="calls of each kind (parts 1, 2)")
@@ -184,6 +196,7 @@ def main() -> int:
             mdgrill, python = os.path.abspath(opts.mdgrill), sys.executable
         else:
             mdgrill, python = install_fresh(tmp)
+            lend_the_sdk(python)
         env = {**CHILD_ENV, "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "b@example.com",
                "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "b@example.com"}
         print(f"mdgrill: {mdgrill}\nwall-clock medians, taking turns with each baseline")

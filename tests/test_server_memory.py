@@ -98,6 +98,7 @@ async def _mcp_growth(repo: Path, env: dict[str, str], calls: int, warm_up: int)
 def test_the_mcp_server_holds_its_memory_over_1000_calls(tmp_path: Path) -> None:
     repo, env = _interview(tmp_path, 500)
     growth = asyncio.run(_mcp_growth(repo, env, calls=1000, warm_up=100))
+    print(f"the MCP server grew {growth:.1f} MB over 900 calls")  # shown with -s
     assert growth <= BUDGET_MB, f"the MCP server grew {growth:.1f} MB over 900 calls"
     # every write landed: 500 answers recorded by the one server
     assert (repo / SPEC / ".progress.md").read_text(encoding="utf-8").count(
@@ -167,4 +168,5 @@ def test_the_language_server_holds_its_memory_over_600_changes(tmp_path: Path) -
     path = _big_spec(repo, 300)
     growth, published = asyncio.run(_lsp_growth(path, changes=600, warm_up=60))
     assert published == 601  # the open and every change answered with diagnostics
+    print(f"the language server grew {growth:.1f} MB over 540 changes")  # shown with -s
     assert growth <= BUDGET_MB, f"the language server grew {growth:.1f} MB over 540 changes"
