@@ -74,19 +74,30 @@ class ParseCache:
 
     def __init__(self, size: int = 8) -> None:
         self.size = size
-        # (file, as shown) -> (its bytes, their parse, whether check_loaded passed on it)
-        self._entries: dict[tuple[str, str], tuple[bytes, Progress, bool]] = {}
+        # (file, as shown) -> (its bytes, their parse or what makes it on first use, whether
+        # check_loaded passed on it)
+        self._entries: dict[tuple[str, str],
+                            tuple[bytes, Progress | Callable[[], Progress], bool]] = {}
 
     def get(self, key: tuple[str, str], data: bytes, check: bool) -> Progress | None:
         found = self._entries.get(key)
         if found is None or found[0] != data or (check and not found[2]):
             return None
-        return found[1]
+        prog = found[1]
+        if not isinstance(prog, Progress):  # made when first read, not when written
+            try:
+                prog = prog()
+            except MdgrillError:  # the load reads these bytes as any other, and says why
+                del self._entries[key]
+                return None
+            self._entries[key] = (data, prog, found[2])
+        return prog
 
     def clear(self) -> None:
         self._entries.clear()
 
-    def put(self, key: tuple[str, str], data: bytes, prog: Progress, checked: bool) -> None:
+    def put(self, key: tuple[str, str], data: bytes, prog: Progress | Callable[[], Progress],
+            checked: bool) -> None:
         self._entries.pop(key, None)
         while len(self._entries) >= self.size:  # the oldest goes (dicts keep their order)
             del self._entries[next(iter(self._entries))]
@@ -157,30 +168,35 @@ def check_log(prog: Progress) -> None:
 
 
 def verify_written(tf: TextFile, path: str, log_span: tuple[int, int] | None,
-                   before: Progress | None = None) -> Progress:
-    """Check text about to be written: its record holds and its log matches its digest; the
-    text's parse, as the next read of the file would make it.
+                   before: Progress | None = None) -> Callable[[], Progress]:
+    """Check text about to be written: its record holds and its log matches its digest; what
+    makes the text's parse from the front matter read here (for the next read of the file).
 
-    With the log's new span known, the log is hashed from `before`'s digest when the new log
-    is shown to start with its log (the blocks are not read again); otherwise the whole file
-    is checked as a load checks it.
+    With the log's new span known, only the front matter is parsed and the log hashed (from
+    `before`'s digest, when the new log is shown to start with its log); otherwise the whole
+    file is checked as a load checks it.
     """
-    after = Progress(tf, path)
     if log_span is None:
+        after = Progress(tf, path)
         check_loaded(after)
-        return after
-    if after.fm is None:
+        return lambda: after
+    from mdgrill.formats import frontmatter as frontmatter_io
+
+    fm = frontmatter_io.split(tf, path)
+    if fm is None:
         raise InputError("INTERNAL_WRITE_CHECK", "the front matter vanished")
-    problems = check_record(after.data)
+    frontmatter_io.load(tf, fm, path)
+    problems = check_record(fm.data)
     if problems:
         raise InputError(problems[0].code, problems[0].message)
-    log = after.data.get("log")
+    log = fm.data.get("log")
     written = before.digest_after_append(tf.text, log_span) if before is not None else None
     if written is None:
         written = log_digest(tf.text[log_span[0]:log_span[1]])
     if not isinstance(log, dict) or written != log.get("sha256"):
         raise InputError("INTERNAL_WRITE_CHECK", "the log does not match its digest")
-    return after
+    # a CLI process writes and ends: the body is scanned only if this process reads it again
+    return lambda: Progress(tf, path, fm)
 
 
 def transaction(spec: store.Spec,
@@ -215,7 +231,7 @@ def transaction(spec: store.Spec,
                     raise
                 continue
             # what was written was checked as a load checks it: the next read of these
-            # bytes takes this parse instead of making the same one again
+            # bytes takes its parse from this check instead of parsing the front matter again
             PARSED.put((spec.progress, prog.path), data, after, True)
             result["written"] = True
             if attempt:

@@ -48,13 +48,19 @@ class Progress:
     block's lines, and a check of every block reads each once.
     """
 
-    def __init__(self, tf: TextFile, path: str) -> None:
+    def __init__(self, tf: TextFile, path: str,
+                 front: frontmatter_io.FrontMatter | None = None) -> None:
+        """`front`: the text's front matter, already split and loaded from this `tf` (a
+        write's check made it), so it is not parsed twice."""
         self.tf = tf
         self.path = path
         refuse_conflict(tf.text, path)  # before the front matter: its YAML error would mislead
-        self.fm = frontmatter_io.split(tf, path)
-        if self.fm is not None:
-            frontmatter_io.load(tf, self.fm, path)
+        if front is not None:
+            self.fm: frontmatter_io.FrontMatter | None = front
+        else:
+            self.fm = frontmatter_io.split(tf, path)
+            if self.fm is not None:
+                frontmatter_io.load(tf, self.fm, path)
         self.data: dict[str, object] = self.fm.data if self.fm is not None else {}
         body_offset = self.fm.end_offset if self.fm is not None else 0
         body_line = self.fm.body_start if self.fm is not None else 0
