@@ -1,17 +1,34 @@
-"""The interview loop through `mdgrill mcp` against the CLI, side by side in one run.
+"""The agent's path through `mdgrill mcp` against the CLI and smart-ralph's `phase_gate.py`,
+side by side in one run (issue 37, goal 2).
 
-    .venv/bin/python bench/bench_mcp.py [--decisions 200]
+    nice -n 10 .venv/bin/python bench/bench_mcp.py [--calls 40] [--decisions 200]
+        [--phase-gate PATH] [--mdgrill PATH]
 
-One spec with N decisions opened in one round; half are answered by `record-answer` CLI
-processes, the other half by the `record_answer` tool of one `mdgrill mcp` server (the SDK's
-own stdio client). Same machine, same run, alternating. Prints the median per call of each
-and the ratio: the server pays the start of a process once, the CLI every call.
+1. Writes: `record-answer` and `open-frontier`, each as a CLI process and as a tool call of
+   one `mdgrill mcp` server (the SDK's own stdio client), taking turns call by call. Target:
+   a tool call <= 1/10 of the CLI's median.
+2. Reads: `status`, `frontier`, `ledger` as tool calls. Target: <= 5 ms.
+3. The loop an agent runs: for each of `--decisions` decisions, open it in the next round and
+   record its answer, through one server session, and as two `phase_gate.py` processes on a
+   JSON state file (the helper mdgrill replaces), taking turns decision by decision.
+   Target: the session >= 12x faster.
+
+`phase_gate.py` is not part of mdgrill: name it with `--phase-gate` or MDGRILL_PHASE_GATE
+(smart-ralph's `plugins/ralph-specum/scripts/phase_gate.py`); without it, part 3 times the
+session alone and says so. Its state file is seeded with the collecting interview its
+`begin-interview` would write (that verb also wants a recorded skill load, which is not what
+is timed here). Both run on the interpreter of the timed mdgrill's venv.
+
+Wall-clock medians: a tool call's time is the round trip to another process (its CPU time is
+not ours to read), and the loop's floor is two fsynced writes per decision. The machine is
+shared, so every figure is taken in turns with its baseline and printed beside it.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import shutil
 import statistics
@@ -19,65 +36,194 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MDGRILL = os.path.join(os.path.dirname(sys.executable), "mdgrill")
+sys.path.insert(0, HERE)
+
+from installed import CHILD_ENV, install_fresh  # noqa: E402
+
+SPEC = "specs/b"
 
 
 def git(repo: str, *args: str) -> None:
     subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
 
 
-async def loop(repo: str, ids: list[str]) -> tuple[list[float], list[float]]:
+def new_repo(tmp: str, name: str, mdgrill: str, env: dict[str, str]) -> str:
+    """A repository holding a spec whose requirements interview has begun."""
+    repo = os.path.join(tmp, name)
+    os.makedirs(repo)
+    git(repo, "init", "-q")
+    for argv in (["init", SPEC, "--goal", "Bench"],
+                 ["begin-interview", SPEC, "--phase", "requirements", "--interview-id", "r1"]):
+        subprocess.run([mdgrill, *argv], cwd=repo, check=True, capture_output=True, env=env)
+    return repo
+
+
+def open_ids(repo: str, mdgrill: str, env: dict[str, str], ids: list[str]) -> None:
+    for start in range(0, len(ids), 200):
+        flags = [a for d in ids[start:start + 200] for a in ("--decision-id", d)]
+        subprocess.run([mdgrill, "open-frontier", SPEC, "--round", "1", *flags], cwd=repo,
+                       check=True, capture_output=True, env=env)
+
+
+def checked(reply: Any) -> dict[str, Any]:
+    text = next(c.text for c in reply.content if getattr(c, "type", "") == "text")
+    answer: dict[str, Any] = json.loads(text)
+    if answer.get("ok") is not True:
+        raise SystemExit(f"a tool call failed: {text[:300]}")
+    return answer
+
+
+async def session_run(mdgrill: str, env: dict[str, str], repo: str, job: Any) -> Any:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    env = {**os.environ, "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "b@example.com"}
-    params = StdioServerParameters(command=MDGRILL, args=["mcp"], env=env, cwd=repo)
-    cli_times: list[float] = []
-    mcp_times: list[float] = []
+    params = StdioServerParameters(command=mdgrill, args=["mcp"], env=env, cwd=repo)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
-        for i, decision in enumerate(ids):
+        return await job(session)
+
+
+def writes_and_reads(tmp: str, mdgrill: str, env: dict[str, str],
+                     calls: int) -> dict[str, list[float]]:
+    """Parts 1 and 2: per-call times of the CLI and of the tools, taking turns."""
+    repo = new_repo(tmp, "calls", mdgrill, env)
+    open_ids(repo, mdgrill, env, [f"D{i}" for i in range(1, 2 * calls + 1)])
+    times: dict[str, list[float]] = {k: [] for k in (
+        "cli record-answer", "mcp record-answer", "cli open-frontier", "mcp open-frontier",
+        "mcp status", "mcp frontier", "mcp ledger")}
+
+    def cli(*argv: str) -> float:
+        started = time.perf_counter()
+        subprocess.run([mdgrill, *argv], cwd=repo, env=env, check=True, capture_output=True)
+        return time.perf_counter() - started
+
+    async def job(session: Any) -> None:
+        async def tool(name: str, arguments: dict[str, object]) -> float:
             started = time.perf_counter()
-            if i % 2:
-                await session.call_tool("record_answer", {"spec": "specs/b",
-                                                          "decision_id": decision,
-                                                          "answer": f"answer {i}"})
-                mcp_times.append(time.perf_counter() - started)
-            else:
-                subprocess.run([MDGRILL, "record-answer", "specs/b", "--decision-id", decision,
-                                "--answer", f"answer {i}"], cwd=repo, env=env, check=True,
-                               capture_output=True)
-                cli_times.append(time.perf_counter() - started)
-    return cli_times, mcp_times
+            checked(await session.call_tool(name, arguments))
+            return time.perf_counter() - started
+        await tool("status", {"spec": SPEC})  # the server's first call imports what it uses
+        for i in range(calls):
+            times["cli record-answer"].append(cli(
+                "record-answer", SPEC, "--decision-id", f"D{2 * i + 1}", "--answer", f"a {i}"))
+            times["mcp record-answer"].append(await tool("record_answer", {
+                "spec": SPEC, "decision_id": f"D{2 * i + 2}", "answer": f"b {i}"}))
+            times["cli open-frontier"].append(cli(
+                "open-frontier", SPEC, "--round", "1", "--decision-id", f"X{2 * i + 1}"))
+            times["mcp open-frontier"].append(await tool("open_frontier", {
+                "spec": SPEC, "round": 1, "decision_id": [f"X{2 * i + 2}"]}))
+            for read in ("status", "frontier", "ledger"):
+                times[f"mcp {read}"].append(await tool(read, {"spec": SPEC}))
+    asyncio.run(session_run(mdgrill, env, repo, job))
+    return times
+
+
+def seed_phase_gate(folder: str) -> str:
+    """A phase_gate state file with the collecting interview its begin-interview writes."""
+    os.makedirs(folder)
+    state = os.path.join(folder, ".ralph-state.json")
+    interview = {"phase": "requirements", "interviewId": "r1", "round": 1,
+                 "status": "collecting", "askedDecisionIds": [], "pendingDecisionIds": [],
+                 "answeredDecisionIds": [], "selectedApproach": None,
+                 "confirmationSource": None, "bypassReason": None, "assumptionsRecorded": []}
+    with open(state, "w", encoding="utf-8") as handle:
+        json.dump({"goal": "Bench", "phaseInterview": interview}, handle, indent=2)
+    return state
+
+
+def the_loop(tmp: str, mdgrill: str, python: str, env: dict[str, str], decisions: int,
+             phase_gate: str | None) -> tuple[float, float | None]:
+    """Part 3: seconds for the whole loop through one session, and through phase_gate."""
+    repo = new_repo(tmp, "loop", mdgrill, env)
+    state = seed_phase_gate(os.path.join(tmp, "ralph")) if phase_gate else None
+    spent = {"mcp": 0.0, "phase_gate": 0.0}
+
+    def gate(*argv: str) -> None:
+        assert phase_gate is not None and state is not None
+        proc = subprocess.run([python, phase_gate, argv[0], state, *argv[1:]], env=env,
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SystemExit(f"phase_gate.py {argv[0]} failed: {proc.stderr.strip()}")
+
+    async def job(session: Any) -> None:
+        for n in range(1, decisions + 1):
+            decision = f"D{n}"
+            started = time.perf_counter()
+            checked(await session.call_tool("open_frontier", {
+                "spec": SPEC, "round": n, "decision_id": [decision]}))
+            checked(await session.call_tool("record_answer", {
+                "spec": SPEC, "decision_id": decision, "answer": f"answer {n}"}))
+            spent["mcp"] += time.perf_counter() - started
+            if phase_gate:
+                started = time.perf_counter()
+                gate("open-frontier", "--round", str(n), "--decision-id", decision)
+                gate("record-answer", "--decision-id", decision, "--answer", f"answer {n}")
+                spent["phase_gate"] += time.perf_counter() - started
+    asyncio.run(session_run(mdgrill, env, repo, job))
+    return spent["mcp"], spent["phase_gate"] if phase_gate else None
+
+
+def lend_the_sdk(python: str) -> None:
+    """Let the fresh venv import the MCP SDK from this one (installed without dependencies,
+    it has mdgrill alone): a path file listing this venv's packages, after its own."""
+    import sysconfig
+
+    theirs = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()"
+                             "['purelib'])"], check=True, capture_output=True, text=True)
+    with open(os.path.join(theirs.stdout.strip(), "bench-sdk.pth"), "w",
+              encoding="utf-8") as handle:
+        handle.write(sysconfig.get_paths()["purelib"] + "\n")
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--decisions", type=int, default=200)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--calls", type=int, default=40, help="calls of each kind (parts 1, 2)")
+    ap.add_argument("--decisions", type=int, default=200, help="decisions in the loop (part 3)")
+    ap.add_argument("--phase-gate", default=os.environ.get("MDGRILL_PHASE_GATE"),
+                    help="smart-ralph's phase_gate.py (default: $MDGRILL_PHASE_GATE)")
+    ap.add_argument("--mdgrill", help="an installed mdgrill to time (default: install this "
+                    "checkout, not editable, into a temporary venv)")
     opts = ap.parse_args()
+    phase_gate = opts.phase_gate
+    if phase_gate and not os.path.isfile(phase_gate):
+        raise SystemExit(f"--phase-gate {phase_gate}: no such file")
     tmp = tempfile.mkdtemp(prefix="mdgrill-bench-mcp-")
     try:
-        repo = os.path.join(tmp, "repo")
-        os.makedirs(repo)
-        git(repo, "init", "-q")
-        subprocess.run([MDGRILL, "init", "specs/b", "--goal", "Bench"], cwd=repo, check=True,
-                       capture_output=True)
-        subprocess.run([MDGRILL, "begin-interview", "specs/b", "--phase", "requirements",
-                        "--interview-id", "r1"], cwd=repo, check=True, capture_output=True)
-        ids = [f"D{i}" for i in range(1, opts.decisions + 1)]
-        for start in range(0, len(ids), 200):
-            flags = [a for d in ids[start:start + 200] for a in ("--decision-id", d)]
-            subprocess.run([MDGRILL, "open-frontier", "specs/b", "--round", "1", *flags],
-                           cwd=repo, check=True, capture_output=True)
-        cli_times, mcp_times = asyncio.run(loop(repo, ids))
+        if opts.mdgrill:
+            mdgrill, python = os.path.abspath(opts.mdgrill), sys.executable
+        else:
+            mdgrill, python = install_fresh(tmp)
+            lend_the_sdk(python)
+        env = {**CHILD_ENV, "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "b@example.com",
+               "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "b@example.com"}
+        print(f"mdgrill: {mdgrill}\nwall-clock medians, taking turns with each baseline")
+        times = writes_and_reads(tmp, mdgrill, env, opts.calls)
+        loop_mcp, loop_gate = the_loop(tmp, mdgrill, python, env, opts.decisions, phase_gate)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    cli, mcp = statistics.median(cli_times), statistics.median(mcp_times)
-    print(f"record-answer, {opts.decisions} decisions, alternating: CLI {cli * 1000:.1f} ms per "
-          f"call ({len(cli_times)} calls), MCP tool {mcp * 1000:.1f} ms per call "
-          f"({len(mcp_times)} calls): the server is {cli / mcp:.1f}x faster")
+    med = {k: statistics.median(v) * 1000 for k, v in times.items()}
+    print(f"\n1. writes ({opts.calls} calls each; target: a tool call <= 1/10 of the CLI's)")
+    for verb in ("record-answer", "open-frontier"):
+        cli, mcp = med[f"cli {verb}"], med[f"mcp {verb}"]
+        print(f"   {verb}: CLI {cli:.1f} ms, MCP tool {mcp:.1f} ms (p95 "
+              f"{sorted(times[f'mcp {verb}'])[int(0.95 * opts.calls)] * 1000:.1f}): "
+              f"{mcp / cli:.3f} of the CLI ({'met' if mcp <= cli / 10 else 'NOT met'})")
+    print(f"2. reads ({opts.calls} calls each; target <= 5 ms)")
+    for read in ("status", "frontier", "ledger"):
+        value = med[f"mcp {read}"]
+        print(f"   {read}: {value:.1f} ms ({'met' if value <= 5 else 'NOT met'})")
+    print(f"3. the loop, {opts.decisions} decisions (open it in the next round, record its "
+          f"answer): one MCP session {loop_mcp:.2f} s ({loop_mcp / opts.decisions * 1000:.1f} "
+          "ms a decision)")
+    if loop_gate is None:
+        print("   phase_gate.py: not timed (name it with --phase-gate or MDGRILL_PHASE_GATE)")
+    else:
+        ratio = loop_gate / loop_mcp
+        print(f"   phase_gate.py processes {loop_gate:.2f} s: the session is {ratio:.1f}x "
+              f"faster (target >= 12x: {'met' if ratio >= 12 else 'NOT met'})")
     return 0
 
 

@@ -20,7 +20,8 @@ BATCH_SIZE = 4
 
 def prerequisites(node: Node) -> list[str]:
     """What a node waits for: its `Depends on` IDs and the parent it was spawned by."""
-    return [*node.depends_on, *([node.spawned_by] if node.spawned_by else [])]
+    parent = node.spawned_by
+    return [*node.depends_on, parent] if parent else node.depends_on
 
 
 def split_decision(value: str) -> tuple[str, str] | None:
@@ -97,9 +98,15 @@ def read_ledger(blocks: list[Block]) -> Ledger:
     return ledger
 
 
+# The keys of a round the ledger reads (a round's other lines say nothing about answers).
+_LEDGER_KEYS = frozenset({"decisions", "facts resolved", "out of scope", "amended"})
+
+
 def _read_round(ledger: Ledger, block: Block) -> None:
     for entry in block.entries:
-        key = entry.key.lower()
+        key = entry.key_lower
+        if key not in _LEDGER_KEYS:
+            continue
         if key == "decisions":
             pair = split_decision(entry.value)
             if pair is not None and is_id(pair[0]):

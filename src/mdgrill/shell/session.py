@@ -61,17 +61,68 @@ def load(spec: store.Spec, check: bool = True) -> Progress:
     return load_bytes(spec, check)[1]
 
 
+class ParseCache:
+    """The last parses of a few files, each kept with the bytes it was read from.
+
+    A long-lived process (`mdgrill mcp`, `lsp`, `watch`) reads a spec on every call; parsing
+    it again when its bytes did not change is most of a read. The file is read every time
+    and a parse is reused only for the very bytes it came from, so no read is ever stale.
+    A parse is never changed by its users (a write makes a new one), so sharing it is safe.
+    """
+
+    __slots__ = ("_entries", "size")
+
+    def __init__(self, size: int = 8) -> None:
+        self.size = size
+        # (file, as shown) -> (its bytes, their parse or what makes it on first use, whether
+        # check_loaded passed on it)
+        self._entries: dict[tuple[str, str],
+                            tuple[bytes, Progress | Callable[[], Progress], bool]] = {}
+
+    def get(self, key: tuple[str, str], data: bytes, check: bool) -> Progress | None:
+        found = self._entries.get(key)
+        if found is None or found[0] != data or (check and not found[2]):
+            return None
+        prog = found[1]
+        if not isinstance(prog, Progress):  # made when first read, not when written
+            try:
+                prog = prog()
+            except MdgrillError:  # the load reads these bytes as any other, and says why
+                del self._entries[key]
+                return None
+            self._entries[key] = (data, prog, found[2])
+        return prog
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def put(self, key: tuple[str, str], data: bytes, prog: Progress | Callable[[], Progress],
+            checked: bool) -> None:
+        self._entries.pop(key, None)
+        while len(self._entries) >= self.size:  # the oldest goes (dicts keep their order)
+            del self._entries[next(iter(self._entries))]
+        self._entries[key] = (data, prog, checked)
+
+
+PARSED = ParseCache()
+
+
 def load_bytes(spec: store.Spec, check: bool = True) -> tuple[bytes, Progress]:
     """The file's bytes and their parse; a torn read is retried, a broken file reported."""
     store.sweep_temps(spec.folder)
     shown = display(spec.progress)
+    key = (spec.progress, shown)
     data = store.read_file(spec.progress, shown, spec.root)
+    cached = PARSED.get(key, data, check)
+    if cached is not None:
+        return data, cached
     deadline = time.monotonic() + SETTLE_LIMIT
     while True:
         try:
             prog = read_progress(data, shown)
             if check:
                 check_loaded(prog)
+            PARSED.put(key, data, prog, check)
             return data, prog
         except MdgrillError:
             if time.monotonic() > deadline:
@@ -117,16 +168,18 @@ def check_log(prog: Progress) -> None:
 
 
 def verify_written(tf: TextFile, path: str, log_span: tuple[int, int] | None,
-                   before: Progress | None = None) -> None:
-    """Check text about to be written: its record holds and its log matches its digest.
+                   before: Progress | None = None) -> Callable[[], Progress]:
+    """Check text about to be written: its record holds and its log matches its digest; what
+    makes the text's parse from the front matter read here (for the next read of the file).
 
-    With the log's new span known, only the front matter is parsed again and the log hashed
-    (from `before`'s digest, when the new log is shown to start with its log); otherwise the
-    whole file is read back.
+    With the log's new span known, only the front matter is parsed and the log hashed (from
+    `before`'s digest, when the new log is shown to start with its log); otherwise the whole
+    file is checked as a load checks it.
     """
     if log_span is None:
-        check_loaded(Progress(tf, path))
-        return
+        after = Progress(tf, path)
+        check_loaded(after)
+        return lambda: after
     from mdgrill.formats import frontmatter as frontmatter_io
 
     fm = frontmatter_io.split(tf, path)
@@ -142,6 +195,8 @@ def verify_written(tf: TextFile, path: str, log_span: tuple[int, int] | None,
         written = log_digest(tf.text[log_span[0]:log_span[1]])
     if not isinstance(log, dict) or written != log.get("sha256"):
         raise InputError("INTERNAL_WRITE_CHECK", "the log does not match its digest")
+    # a CLI process writes and ends: the body is scanned only if this process reads it again
+    return lambda: Progress(tf, path, fm)
 
 
 def transaction(spec: store.Spec,
@@ -163,7 +218,7 @@ def transaction(spec: store.Spec,
             new_tf = prog.tf.with_text(new_text)
             data = new_tf.encode()
             try:
-                verify_written(new_tf, prog.path, change.log_span_after, prog)
+                after = verify_written(new_tf, prog.path, change.log_span_after, prog)
             except MdgrillError as exc:  # a defect of ours: never write it
                 raise InputError("INTERNAL_WRITE_CHECK",
                                  f"mdgrill refused to write {prog.path}: the result would not "
@@ -175,6 +230,9 @@ def transaction(spec: store.Spec,
                 if attempt == WRITE_TRIES - 1:
                     raise
                 continue
+            # what was written was checked as a load checks it: the next read of these
+            # bytes takes its parse from this check instead of parsing the front matter again
+            PARSED.put((spec.progress, prog.path), data, after, True)
             result["written"] = True
             if attempt:
                 result["redone"] = attempt

@@ -40,7 +40,7 @@ def check_nodes(prog: Progress) -> list[Diagnostic]:
 def _check_node(path: str, node: Node, known: dict[str, Node]) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for entry in node.entries:
-        key = entry.key.lower()
+        key = entry.key_lower
         if key not in NODE_KEYS_LOWER:
             out.append(warning(path, entry.line + 1, "UNKNOWN_NODE_KEY",
                                f"`{entry.key}:` is not a node key (known: "
@@ -53,11 +53,13 @@ def _check_node(path: str, node: Node, known: dict[str, Node]) -> list[Diagnosti
                                  f"{node.id} names {len(ids)} parents in `Spawned by:`: a "
                                  "sub-question has one parent"))
             for ref in ids:
+                if ref in known:  # a node's ID, read by the ID pattern: nothing to say
+                    continue
                 if not is_id(ref):
                     out.append(error(path, entry.line + 1, "INVALID_REFERENCE",
                                      f"{node.id} {verb} `{ref}`, which is not an ID: list IDs "
                                      "separated by commas, or `none`"))
-                elif ref not in known:
+                else:
                     out.append(error(path, entry.line + 1, "MISSING_REFERENCE",
                                      f"{node.id} {verb} {ref}, which does not exist: add a node "
                                      f"for {ref} or fix the reference"))

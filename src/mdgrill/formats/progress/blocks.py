@@ -57,21 +57,24 @@ def bullets(tokens: list[tuple[str, str, str]],
     their nested bullets and continuation lines; every other non-blank line is stray. A
     blank line does not end the entry above it: a nested bullet after one still belongs."""
     entries: list[Entry] = []
+    append = entries.append
     stray: list[tuple[int, str]] = []
     current: Entry | None = None
-    line = first_line - 1
     sub_match = SUB_BULLET.match
-    for key, value, other in tokens:
-        line += 1
-        if key:
-            current = Entry(key.strip(), value.strip(), line)
-            entries.append(current)
+    for line, (key, value, other) in enumerate(tokens, first_line):
+        if key:  # the pattern's key has no blank at either end
+            current = Entry(key, value.strip(), line)
+            append(current)
         elif not other or other.isspace():
             continue
         elif current is not None and other[0] in " \t>":
             sub = sub_match(other)
-            current.children.append((sub.group(2).rstrip(" \t") if sub else other.strip(),
-                                     line))
+            child = (sub.group(2).rstrip(" \t") if sub else other.strip(), line)
+            children = current.children
+            if isinstance(children, list):
+                children.append(child)
+            else:
+                current.children = [child]
         else:
             current = None
             stray.append((line, other))

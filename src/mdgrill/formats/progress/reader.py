@@ -3,6 +3,7 @@ entries and the log's hash when asked for)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from hashlib import sha256
 
 from mdgrill.formats import frontmatter as frontmatter_io
@@ -47,13 +48,19 @@ class Progress:
     block's lines, and a check of every block reads each once.
     """
 
-    def __init__(self, tf: TextFile, path: str) -> None:
+    def __init__(self, tf: TextFile, path: str,
+                 front: frontmatter_io.FrontMatter | None = None) -> None:
+        """`front`: the text's front matter, already split and loaded from this `tf` (a
+        write's check made it), so it is not parsed twice."""
         self.tf = tf
         self.path = path
         refuse_conflict(tf.text, path)  # before the front matter: its YAML error would mislead
-        self.fm = frontmatter_io.split(tf, path)
-        if self.fm is not None:
-            frontmatter_io.load(tf, self.fm, path)
+        if front is not None:
+            self.fm: frontmatter_io.FrontMatter | None = front
+        else:
+            self.fm = frontmatter_io.split(tf, path)
+            if self.fm is not None:
+                frontmatter_io.load(tf, self.fm, path)
         self.data: dict[str, object] = self.fm.data if self.fm is not None else {}
         body_offset = self.fm.end_offset if self.fm is not None else 0
         body_line = self.fm.body_start if self.fm is not None else 0
@@ -83,6 +90,8 @@ class Progress:
         self._lines: list[str] | None = None
         self._log_hash: object = None
         self._log_text: str | None = None
+        self._read_part = part_reader(tf.text)
+        self._node_index: dict[str, Node] | None = None
 
     def section_of(self, title: str) -> Section:
         """The known section a `##` heading with this title stands for."""
@@ -267,16 +276,6 @@ class Progress:
             append((current.text, current.line, sec.end, current.offset, end))
         return parts
 
-    def _read_part(self, part: Bulleted) -> None:
-        """Read the bullets under a block's or a node's heading (its `_read`)."""
-        assert isinstance(part, (Block, Node))
-        text = self.tf.text
-        body = text.find("\n", part.offset, part.stop) + 1
-        if body == 0:  # the heading is the part's only line
-            part.entries, part.stray = [], []
-            return
-        part.entries, part.stray = read_bullets(text, body, part.stop, part.line + 1)
-
     def read_all_bullets(self) -> None:
         """Read the bullets of every block and node, in one pass over each section's lines
         (what reading them one by one gives, without a call per part)."""
@@ -290,8 +289,9 @@ class Progress:
             base = sec.start
             for part in unread:
                 assert isinstance(part, (Block, Node))
-                part.entries, part.stray = bullets(tokens[part.line + 1 - base:part.end - base],
-                                                   part.line + 1)
+                # straight into the slots: nothing was worked out from entries never read
+                part._entries, part._stray = bullets(
+                    tokens[part.line + 1 - base:part.end - base], part.line + 1)
 
     # -- the design tree -------------------------------------------------------------------
 
@@ -323,7 +323,26 @@ class Progress:
                 if (m := match(title)) is not None]
 
     def node(self, node_id: str) -> Node | None:
-        return next((n for n in self.nodes if n.id == node_id), None)
+        """The first node with this ID (an index built on first use: a status of 1,000
+        pending decisions asks for each)."""
+        if self._node_index is None:
+            self._node_index = {n.id: n for n in reversed(self.nodes)}
+        return self._node_index.get(node_id)
+
+
+def part_reader(text: str) -> Callable[[Bulleted], None]:
+    """What reads the bullets under a block's or a node's heading in `text` when first asked
+    (each part's `_read`). It holds the text, not the `Progress`: parts that pointed back at
+    their parse made a 10,000-round file a reference cycle of 200,000 objects, freed only
+    by the cycle collector (a quarter of `validate`'s time, and a server's memory)."""
+    def read(part: Bulleted) -> None:
+        assert isinstance(part, (Block, Node))
+        body = text.find("\n", part.offset, part.stop) + 1
+        if body == 0:  # the heading is the part's only line
+            part.entries, part.stray = [], []
+            return
+        part.entries, part.stray = read_bullets(text, body, part.stop, part.line + 1)
+    return read
 
 
 def read_progress(data: bytes, path: str) -> Progress:
