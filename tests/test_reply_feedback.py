@@ -253,8 +253,9 @@ def test_an_approval_with_no_captured_reply_names_the_spec_to_ask(
     assert code == 3
     error = json.loads(out)["error"]
     assert error["code"] == "APPROVAL_NOT_EVIDENCED"
-    assert error["message"].endswith(f"ask the approval question (`mdgrill ask {SPEC}`) and let "
-                                     "the user answer; nothing was written")
+    assert f"Ask the approval question of `mdgrill ask {SPEC}` as it is (it names this " \
+        "approval) and let the user answer" in error["message"]
+    assert error["message"].endswith("Nothing was written")
 
 
 def test_the_tools_result_lands_on_the_decision_its_question_names(tmp_path: Path) -> None:

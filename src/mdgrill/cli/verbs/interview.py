@@ -403,7 +403,7 @@ VERBS = (
     Verb("cancel", "Record the user's Cancel: the interview stays open, no delegation.",
          _cancel_arguments, on_spec(_cancel)),
     Verb("amend", "Correct a recorded answer's wording (an Amended block; the log stays append-"
-         "only).",
+         "only); another option or meaning is a `revise`.",
          _amend_arguments, on_spec(_amend)),
     Verb("reopen", "Go back to an earlier phase: set aside the approvals since, recorded and "
          "committed.",
