@@ -67,6 +67,13 @@ def _evidence_required(repo: Path) -> None:
     (repo / ".mdgrill.yaml").write_text("approval: evidence\n", encoding="utf-8")
 
 
+def _asked_node_dropped(repo: Path) -> None:
+    progress = repo / SPEC / ".progress.md"
+    text = progress.read_text(encoding="utf-8")
+    progress.write_text(re.sub(r"(?ms)^### D2: .*?(?=^##)", "", text, count=1),
+                        encoding="utf-8")
+
+
 def _nothing(repo: Path) -> None:
     pass
 
@@ -92,6 +99,9 @@ RULES: dict[str, Rule] = {
     # `approval: evidence`: an approval is a reply the hooks captured, not the agent's word
     "approval needs evidence": Rule("APPROVAL_NOT_EVIDENCED", "awaiting", _evidence_required,
                                     Op("confirm", "C1", "Approve and delegate")),
+    # an asked decision cannot vanish: its node stays in the tree (issue 31.5)
+    "asked node dropped": Rule("ASKED_NODE_MISSING", "awaiting", _asked_node_dropped,
+                               Op("confirm", "C1", "Approve and delegate")),
 }
 
 # The entry points that record what a person said, and the modules that are them: a module
@@ -128,8 +138,8 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
     **{("out of scope needs the user's words", e): _NO_VERB.format("place a decision out of "
                                                                     "scope")
        for e in _ROUND_ENTRIES},
-    **{("approval needs evidence", e): _NO_VERB.format("approve")
-       for e in _ROUND_ENTRIES},
+    **{(rule, e): _NO_VERB.format("approve") for e in _ROUND_ENTRIES
+       for rule in ("approval needs evidence", "asked node dropped")},
 }
 CASES = [(rule, entry) for rule in RULES for entry in ENTRY_POINTS
          if (rule, entry) not in NOT_APPLICABLE]
