@@ -67,6 +67,14 @@ def _evidence_required(repo: Path) -> None:
     (repo / ".mdgrill.yaml").write_text("approval: evidence\n", encoding="utf-8")
 
 
+def _goal_body_edited(repo: Path) -> None:
+    progress = repo / SPEC / ".progress.md"
+    text = progress.read_text(encoding="utf-8")
+    assert "\n\nPromo codes\n" in text
+    progress.write_text(text.replace("\n\nPromo codes\n", "\n\nPromo codes for members\n"),
+                        encoding="utf-8")
+
+
 def _asked_node_dropped(repo: Path) -> None:
     progress = repo / SPEC / ".progress.md"
     text = progress.read_text(encoding="utf-8")
@@ -84,6 +92,9 @@ RULES: dict[str, Rule] = {
     # "the helper re-reads those sources and recomputes the digest at every gate"
     "freshness": Rule("CONTEXT_STALE", "asked", _context_changed,
                       Op("record", "D1", "Everyone")),
+    # "exact goal snapshot": a `## Goal` that says another goal than `goal:` (issue 31.4)
+    "goal body edited": Rule("CONTEXT_STALE", "asked", _goal_body_edited,
+                             Op("record", "D1", "Everyone")),
     # an answer to a decision of the frontier that this round did not ask
     "frontier not asked": Rule("DECISION_NOT_PENDING", "asked", _nothing,
                                Op("record", "D2", "Now")),

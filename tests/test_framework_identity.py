@@ -146,3 +146,156 @@ def test_a_decision_kept_outside_the_tree_is_said_so_in_its_round(cli: Cli) -> N
     answer(cli, "X1", "kept elsewhere")
     cli("out-of-scope", SPEC, "--decision-id", "X2", "--reply", "Not in this release")
     assert codes(cli("validate", SPEC)) == {}
+
+
+# -- 31.4: a changed goal is a new interview ----------------------------------------------
+
+NEW_GOAL = "Let customers apply two promo codes at checkout."
+
+
+def change_goal(cli: Cli, goal: str = NEW_GOAL) -> None:
+    """A new goal, in the front matter and the `## Goal` section alike."""
+    edit(cli, "Let customers apply one promo code at checkout.", goal, count=2)
+
+
+def test_a_changed_goal_is_a_new_interview_that_asks_again(cli: Cli) -> None:
+    """"Reuse the existing interview ID, immutable digest, discovery revision, and round when
+    resuming": an ID resumes only with its digest; a new context is a new interview, which
+    asks again what the old one settled (its answers shown), and no round number repeats."""
+    begin(cli)
+    ask(cli, 1, "D1", "D2", "D3")
+    answer(cli, "D1")
+    answer(cli, "D2", "Second way")
+    change_goal(cli)
+    error = cli.refused("CONTEXT_STALE", "record-answer", SPEC, "--decision-id", "D3",
+                        "--answer", "First way")
+    assert "--interview-id r2`" in str(error["message"])
+    assert "answered decisions stay answered" not in str(error["message"])
+    error = cli.refused("CONTEXT_STALE", "begin-interview", SPEC, *PHASE, "--interview-id", "r1")
+    assert "began on another context (the goal changed)" in str(error["message"])
+    assert "--interview-id r2`" in str(error["message"])
+    out = cli("begin-interview", SPEC, *PHASE, "--interview-id", "r2")
+    assert (out["resumed"], out["round"]) == (False, 2)
+    assert out["reopened"] == ["D1", "D2"]
+    assert out["previous_answers"] == {"D1": "First way", "D2": "Second way"}
+    text = cli.progress.read_text()
+    assert "### Requirements Grill - Reset\n- Interview: r1\n" in text
+    assert "- Reopened: D1, D2\n" in text
+    assert cli("frontier", SPEC)["frontier"] == ["D1", "D2", "D3"]
+    cli.refused("FRONTIER_OPEN", "await-confirmation", SPEC, "--decision-id", "C1",
+                "--approach", "A")
+    cli.refused("INVALID_ROUND_TRANSITION", "open-frontier", SPEC, "--round", "1",
+                "--decision-id", "D1")
+    ask(cli, 2, "D1", "D2", "D3")
+    text = cli.progress.read_text()
+    assert text.count("Grill - Round 1\n") == 1 and text.count("Grill - Round 2\n") == 1
+    assert codes(cli("validate", SPEC)) == {}
+    for node_id in ("D1", "D2", "D3"):
+        answer(cli, node_id)
+    cli("await-confirmation", SPEC, "--decision-id", "C1", "--approach", "A")
+
+
+def test_the_cli_shows_the_reopened_answers(cli: Cli) -> None:
+    """"Reopened, with its old value shown": the text output lists what the user said."""
+    begin(cli)
+    ask(cli, 1, "D1")
+    answer(cli, "D1", "Second way")
+    change_goal(cli)
+    proc = subprocess.run(["mdgrill", "begin-interview", SPEC, *PHASE, "--interview-id", "r2"],
+                          cwd=cli.cwd, env=cli.env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "reopened for the new context" in proc.stdout
+    assert "\n  D1: was Second way" in proc.stdout
+
+
+def test_the_goal_body_alone_edited_is_context_stale_at_every_gate(cli: Cli) -> None:
+    """"Compute the digest from the length-framed phase, exact goal snapshot [...] The helper
+    re-reads those sources and recomputes the digest at every gate": a `## Goal` that says
+    another goal than `goal:` is no exact snapshot, so every gate refuses."""
+    begin(cli)
+    ask(cli, 1, "D1", "D2", "D3")
+    for node_id in ("D1", "D2"):
+        answer(cli, node_id)
+    whole = cli.progress.read_text()
+    edit(cli, "\n\nLet customers apply one promo code at checkout.\n",
+         f"\n\n{NEW_GOAL}\n")  # the body only
+    assert "GOAL_MISMATCH" in {d["code"] for d in cli("validate", SPEC)["diagnostics"]}  # type: ignore[union-attr]
+    for args in (["record-answer", SPEC, "--decision-id", "D3", "--answer", "First way"],
+                 ["open-frontier", SPEC, "--round", "2", "--decision-id", "D3"],
+                 ["await-confirmation", SPEC, "--decision-id", "C1", "--approach", "A"],
+                 ["begin-interview", SPEC, *PHASE, "--interview-id", "r1"],
+                 ["begin-interview", SPEC, *PHASE, "--interview-id", "r2"]):
+        error = cli.refused("CONTEXT_STALE", *args)
+        assert "`## Goal` text of specs/s differs from `goal:`" in str(error["message"])
+    # a reflowed paragraph says the same goal: not stale
+    cli.progress.write_text(whole.replace(
+        "\n\nLet customers apply one promo code at checkout.\n",
+        "\n\nLet customers apply one promo code\nat checkout.\n"))
+    answer(cli, "D3")
+    cli("await-confirmation", SPEC, "--decision-id", "C1", "--approach", "A")
+    edit(cli, "code\nat checkout.\n", "codes\nat checkout.\n")
+    cli.refused("CONTEXT_STALE", "confirm", SPEC, "--decision-id", "C1", "--source",
+                "approve-and-delegate")
+    edit(cli, "codes\nat checkout.\n", "code\nat checkout.\n")
+    cli("confirm", SPEC, "--decision-id", "C1", "--source", "approve-and-delegate")
+    edit(cli, "code\nat checkout.\n", "codes\nat checkout.\n")
+    cli.refused("CONTEXT_STALE", "check-delegation", SPEC, *PHASE, "--interview-id", "r1")
+
+
+# -- 31.6: the identity of the interview --------------------------------------------------
+
+
+def test_after_revise_the_brief_keeps_its_confirmation_id(cli: Cli) -> None:
+    """"Recompute any dependent frontier, return to final approval using the same
+    confirmation ID, and keep the same interview record until the brief is approved
+    again."""
+    begin(cli)
+    ask(cli, 1, "D1", "D2", "D3")
+    for node_id in ("D1", "D2", "D3"):
+        answer(cli, node_id)
+    cli("await-confirmation", SPEC, "--decision-id", "C1", "--approach", "A")
+    cli("revise", SPEC, "--decision-id", "D2")
+    answer(cli, "D2", "Second way")
+    error = cli.refused("CONFIRMATION_ID_MISMATCH", "await-confirmation", SPEC,
+                        "--decision-id", "C2", "--approach", "A, revised")
+    assert "under confirmation ID C1" in str(error["message"])
+    assert "--decision-id C1" in str(error["message"])
+    out = cli("await-confirmation", SPEC, "--decision-id", "C1", "--approach", "A, revised")
+    assert out["confirmation_id"] == "C1"
+    cli("confirm", SPEC, "--decision-id", "C1", "--source", "approve-and-delegate")
+
+
+def test_resuming_needs_the_matching_discovery_revision(cli: Cli) -> None:
+    """"Begin or resume the interview with the matching phase, interview ID, discovery
+    revision, and context digest.\""""
+    cli("begin-interview", SPEC, *PHASE, "--interview-id", "r1", "--discovery-revision", "4")
+    error = cli.refused("DISCOVERY_STALE", "begin-interview", SPEC, *PHASE, "--interview-id",
+                        "r1", "--discovery-revision", "5")
+    assert "was begun at discovery revision 4, not 5" in str(error["message"])
+    out = cli("begin-interview", SPEC, *PHASE, "--interview-id", "r1", "--discovery-revision",
+              "4")
+    assert out["resumed"] is True
+    assert cli("begin-interview", SPEC, *PHASE, "--interview-id", "r1")["resumed"] is True
+
+
+def test_resuming_an_interview_begun_without_a_revision_under_one_is_refused(
+        cli: Cli) -> None:
+    """"with the matching [...] discovery revision": none recorded matches no given one."""
+    begin(cli)
+    error = cli.refused("DISCOVERY_STALE", "begin-interview", SPEC, *PHASE, "--interview-id",
+                        "r1", "--discovery-revision", "2")
+    assert "was begun without a discovery revision, not 2" in str(error["message"])
+
+
+def test_delegation_needs_the_revision_the_interview_began_with(cli: Cli) -> None:
+    """`check-delegation --discovery-revision N` allows only an interview begun at N."""
+    begin(cli)
+    ask(cli, 1, "D1", "D2", "D3")
+    for node_id in ("D1", "D2", "D3"):
+        answer(cli, node_id)
+    cli("await-confirmation", SPEC, "--decision-id", "C1", "--approach", "A")
+    cli("confirm", SPEC, "--decision-id", "C1", "--source", "approve-and-delegate")
+    error = cli.refused("DISCOVERY_STALE", "check-delegation", SPEC, *PHASE, "--interview-id",
+                        "r1", "--discovery-revision", "99")
+    assert "was begun without a discovery revision, not 99" in str(error["message"])
+    assert cli("check-delegation", SPEC, *PHASE, "--interview-id", "r1")["decision"] == "allow"

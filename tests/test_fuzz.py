@@ -273,8 +273,7 @@ def _collecting_spec() -> Progress:
             "  status: collecting\n  context_digest: " + "a" * 64 + "\n  context: []\n"
             "  asked: [D1]\n  pending: [D1]\n  approach: null\n  confirmation: null\n"
             "  bypass_reason: null\n  assumptions: []\nskills: []\n---\n# F\n\n## Goal\n\nFuzz\n"
-            "\n## Interview Responses\n\n### Goal Grill - Round 1\n- Asked: D1\n"
-            "- Kept elsewhere: D1\n")  # no tree: D1 is a decision kept outside it
+            "\n## Interview Responses\n\n### Goal Grill - Round 1\n- Asked: D1\n")
     prog = read_progress(text.encode(), "p.md")
     change = Change()
     change.append_lines.append("- Facts resolved: none")  # seal the log once

@@ -74,7 +74,10 @@ def asked_gaps(prog: Progress, iv: dict[str, object]) -> list[AskedGap]:
     pending = iv.get("pending")
     waiting = set(pending) if isinstance(pending, list) else set()
     missing = set(asked).difference(ledger.answers, ledger.out_of_scope, waiting)
-    loose = set(asked).difference(prog.node_ids())
+    nodes = prog.node_ids()
+    # a spec whose tree holds no node keeps all its decisions elsewhere (logs written by
+    # hand or by other tools); in a tree, an asked ID without a node must say so
+    loose = set(asked).difference(nodes) if nodes else set()
     if loose:  # a decision kept elsewhere says so on its round's line
         for block in rounds:
             for entry in block.get(KEPT_ELSEWHERE):
@@ -108,3 +111,34 @@ def _asked_ids(blocks: list[Block]) -> tuple[dict[str, tuple[int | None, int]], 
                 for node_id in split_ids(entry.value):
                     asked.pop(node_id, None)
     return asked, rounds
+
+
+# Blocks after which a phase's next interview counts its rounds from 1 again. A Reset is not
+# one: the interview after it goes on counting, so no round number of the phase repeats.
+_NEW_COUNT = frozenset({"confirmed", "skipped", "bypassed", "reopened", "imported"})
+
+
+def first_round(blocks: list[Block], phase: str) -> int:
+    """The round a new interview of `phase` begins at: one past the phase's last round, or 1
+    after an approval, a reopening or an import."""
+    number = 0
+    for block in blocks:
+        if block.phase != phase:
+            continue
+        if block.kind == "round" and block.round is not None:
+            number = block.round
+        elif block.kind in _NEW_COUNT:
+            number = 0
+    return number + 1
+
+
+def settled_in(blocks: list[Block], phase: str) -> dict[str, str]:
+    """What the open interview of `phase` settled: ID -> its answer, in the order the log
+    settled them, then the IDs placed out of scope (`(out of scope)`)."""
+    from mdgrill.model.tree import read_ledger
+
+    ledger = read_ledger(interview_blocks(blocks, phase))
+    found = {i: ledger.answers[i] for i in ledger.order if i in ledger.answers}
+    for node_id in sorted(ledger.out_of_scope):
+        found.setdefault(node_id, "(out of scope)")
+    return found

@@ -24,7 +24,7 @@ BLOCK_KEYS: dict[str, tuple[str, ...]] = {
     "skipped": ("Confirmation ID", "Reason", "Retired", "Defaulted", "Assumption", "Approach",
                 "Approval scope", "Scope parts", "By"),
     "bypassed": ("Interview", "Reason", "Context digest"),
-    "reset": ("Interview", "Reason"),
+    "reset": ("Interview", "Reason", "Reopened"),
     "cancelled": ("Interview", "Confirmation ID", "Reply", "By"),
     "mode": ("Mode", "Authorization", "At"),
     "reopened": ("From phase", "Reason", "Superseded", "By"),
