@@ -200,9 +200,9 @@ m record-answer $S --decision-id D3 \
   --answer "Whole order from the nearest warehouse that has everything, else split"
 m open-frontier $S --round 6 --decision-id D7
 m record-answer $S --decision-id D7 --answer "DPD first; Colissimo next quarter"
-m await-confirmation $S --decision-id C2 \
+m await-confirmation $S --decision-id C1 \
   --approach "Fulfilment service on order.paid, reserve at payment, prefer one warehouse, DPD first"
-m confirm $S --decision-id C2 --source approve-and-delegate --reply "Approve and delegate" \
+m confirm $S --decision-id C1 --source approve-and-delegate --reply "Approve and delegate" \
   --no-commit
 
 # --- 3. invoice-reminders: awaiting confirmation, language from both contexts ------------

@@ -67,6 +67,21 @@ def _evidence_required(repo: Path) -> None:
     (repo / ".mdgrill.yaml").write_text("approval: evidence\n", encoding="utf-8")
 
 
+def _goal_body_edited(repo: Path) -> None:
+    progress = repo / SPEC / ".progress.md"
+    text = progress.read_text(encoding="utf-8")
+    assert "\n\nPromo codes\n" in text
+    progress.write_text(text.replace("\n\nPromo codes\n", "\n\nPromo codes for members\n"),
+                        encoding="utf-8")
+
+
+def _asked_node_dropped(repo: Path) -> None:
+    progress = repo / SPEC / ".progress.md"
+    text = progress.read_text(encoding="utf-8")
+    progress.write_text(re.sub(r"(?ms)^### D2: .*?(?=^##)", "", text, count=1),
+                        encoding="utf-8")
+
+
 def _nothing(repo: Path) -> None:
     pass
 
@@ -86,6 +101,9 @@ RULES: dict[str, Rule] = {
     # "the helper re-reads those sources and recomputes the digest at every gate"
     "freshness": Rule("CONTEXT_STALE", "asked", _context_changed,
                       Op("record", "D1", "Everyone")),
+    # "exact goal snapshot": a `## Goal` that says another goal than `goal:` (issue 31.4)
+    "goal body edited": Rule("CONTEXT_STALE", "asked", _goal_body_edited,
+                             Op("record", "D1", "Everyone")),
     # an answer to a decision of the frontier that this round did not ask
     "frontier not asked": Rule("DECISION_NOT_PENDING", "asked", _nothing,
                                Op("record", "D2", "Now")),
@@ -104,6 +122,9 @@ RULES: dict[str, Rule] = {
     # "Record the load manifest with `phase_gate.py record-skill-load`" (mdgrill's verb; where
     # `.mdgrill.yaml` declares the skills its agents load)
     "skill load recorded": Rule("SKILL_LOAD_MISSING", "fresh", _skills_declared, Op("begin")),
+    # an asked decision cannot vanish: its node stays in the tree (issue 31.5)
+    "asked node dropped": Rule("ASKED_NODE_MISSING", "awaiting", _asked_node_dropped,
+                               Op("confirm", "C1", "Approve and delegate")),
 }
 
 # The entry points that record what a person said, and the modules that are them: a module
@@ -140,8 +161,8 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
     **{("out of scope needs the user's words", e): _NO_VERB.format("place a decision out of "
                                                                     "scope")
        for e in _ROUND_ENTRIES},
-    **{("approval needs evidence", e): _NO_VERB.format("approve")
-       for e in _ROUND_ENTRIES},
+    **{(rule, e): _NO_VERB.format("approve") for e in _ROUND_ENTRIES
+       for rule in ("approval needs evidence", "asked node dropped")},
     **{("skill load recorded", e): _NO_VERB.format("begin an interview")
        for e in _ROUND_ENTRIES},
 }

@@ -178,9 +178,9 @@ def test_the_digest_is_recomputed_at_every_gate(cli: Cli) -> None:
     begin(cli)
     ask(cli, 1, "D1", "D2")
     answer(cli, "D1")
-    cli.progress.write_text(cli.progress.read_text().replace(
-        "goal: Let customers apply one promo code at checkout.",
-        "goal: Let customers apply one promo code per order."))
+    cli.progress.write_text(cli.progress.read_text().replace(  # front matter and body
+        "Let customers apply one promo code at checkout.",
+        "Let customers apply one promo code per order."))
     error = cli.refused("CONTEXT_STALE", "record-answer", SPEC, "--decision-id", "D2",
                         "--answer", "Second way")
     assert "goal changed" in str(error["message"])
@@ -188,8 +188,11 @@ def test_the_digest_is_recomputed_at_every_gate(cli: Cli) -> None:
     for args in (["await-confirmation", SPEC, "--decision-id", "C1", "--approach", "A"],
                  ["open-frontier", SPEC, "--round", "1", "--decision-id", "D2"]):
         cli.refused("CONTEXT_STALE", *args)
-    begin(cli)  # same ID: resets to the new context, keeps what was recorded
-    assert cli("frontier", SPEC)["frontier"] == ["D2"]
+    # an ID keeps its digest: the new context is a new interview, which asks D1 again
+    cli.refused("CONTEXT_STALE", "begin-interview", SPEC, "--phase", "requirements",
+                "--interview-id", "r1")
+    cli("begin-interview", SPEC, "--phase", "requirements", "--interview-id", "r2")
+    assert cli("frontier", SPEC)["frontier"] == ["D1", "D2"]
 
 
 def test_quick_mode_only_by_the_exact_authorization(cli: Cli) -> None:
@@ -279,7 +282,8 @@ def test_revise_reopens_the_answers_that_depend_on_it(cli: Cli) -> None:
     answer(cli, "D2")
     ask(cli, 6, "D3")
     answer(cli, "D3")
-    cli("await-confirmation", SPEC, "--decision-id", "C2", "--approach", "B")
+    # "return to final approval using the same confirmation ID"
+    cli("await-confirmation", SPEC, "--decision-id", "C1", "--approach", "B")
 
 
 def test_out_of_scope_is_the_users_call(cli: Cli) -> None:

@@ -358,9 +358,11 @@ def test_context_change_resets_on_begin(cli: Cli, spec: Path) -> None:
     (spec.parent / "research.md").write_text("# Research\n")
     first = cli.ok("begin-interview", SPEC, "--phase", "requirements", "--interview-id", "req-1")
     (spec.parent / "research.md").write_text("# Research v2\n")
-    again = cli.ok("begin-interview", SPEC, "--phase", "requirements", "--interview-id", "req-1")
+    cli.refused("CONTEXT_STALE", 3, "begin-interview", SPEC, "--phase", "requirements",
+                "--interview-id", "req-1")  # an ID resumes only with its digest
+    again = cli.ok("begin-interview", SPEC, "--phase", "requirements", "--interview-id", "req-2")
     assert again["resumed"] is False and again["context_digest"] != first["context_digest"]
-    assert "### Requirements Grill - Reset" in spec.read_text()
+    assert "### Requirements Grill - Reset\n- Interview: req-1\n" in spec.read_text()
 
 
 # -- open-frontier / record-answer / record-fact / out-of-scope ------------------------------
@@ -618,8 +620,10 @@ def test_revise_reopens_and_advances(cli: Cli, spec: Path) -> None:
     cli.ok("record-answer", SPEC, "--decision-id", "D1", "--answer", "Internal staff instead")
     frontier = cli.ok("frontier", SPEC)
     assert frontier["ready"] is True
-    # C1 was retired: it may be used again as the confirmation ID
-    cli.ok("await-confirmation", SPEC, "--decision-id", "C2", "--approach", "Staff only")
+    # C1 was retired, and the brief returns under it: "using the same confirmation ID"
+    cli.refused("CONFIRMATION_ID_MISMATCH", 3, "await-confirmation", SPEC, "--decision-id",
+                "C2", "--approach", "Staff only")
+    cli.ok("await-confirmation", SPEC, "--decision-id", "C1", "--approach", "Staff only")
 
 
 # -- check-delegation / digest --------------------------------------------------------------
@@ -732,8 +736,8 @@ def test_scripted_session_is_valid_and_goes_stale(cli: Cli, spec: Path) -> None:
     cli.ok("await-confirmation", SPEC, "--decision-id", "C1", "--approach", "Magic links")
     cli.ok("revise", SPEC, "--decision-id", "D2")
     cli.ok("record-answer", SPEC, "--decision-id", "D2", "--answer", "One hour after all")
-    cli.ok("await-confirmation", SPEC, "--decision-id", "C2", "--approach", "Magic links, 1h")
-    cli.ok("confirm", SPEC, "--decision-id", "C2", "--source", "approve-and-delegate")
+    cli.ok("await-confirmation", SPEC, "--decision-id", "C1", "--approach", "Magic links, 1h")
+    cli.ok("confirm", SPEC, "--decision-id", "C1", "--source", "approve-and-delegate")
     cli.ok("check-delegation", SPEC, "--phase", "requirements", "--interview-id", "req-1")
     text = spec.read_text()
     titles = [line for line in text.splitlines() if line.startswith("### Requirements")]

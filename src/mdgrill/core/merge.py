@@ -684,15 +684,22 @@ def _record(b_iv: object, o_iv: object, t_iv: object, t_new: list[LogBlock],
                       "by hand")
     answered = set(_answers(lines))
     record = dict(o_iv)
+    # what either side asked stays asked, and pending until one of them answered it: an ID
+    # only our side asked must not fall out of `pending:` (ASKED_WITHOUT_OUTCOME, issue 31.5)
+    asked = _union(o_iv.get("asked"), t_iv.get("asked"))
+    pending = [i for i in _union(o_iv.get("pending"), t_iv.get("pending"))
+               if i not in answered]
+    record.update(asked=asked, pending=pending)
     if t_new:
         _, _, number = _kind(t_new[-1])
-        record.update(round=number, asked=t_iv.get("asked"),
-                      round_frontier=t_iv.get("round_frontier"),
-                      pending=[i for i in t_iv.get("pending") or [] if i not in answered])
-    else:
-        # the same open round on both sides (or ours went on): what either answered is done
-        record["pending"] = [i for i in o_iv.get("pending") or [] if i not in answered]
+        record.update(round=number, round_frontier=t_iv.get("round_frontier"))
     return record
+
+
+def _union(first: object, second: object) -> list[object]:
+    """The items of two lists, each once, in the order they first appear."""
+    return list(dict.fromkeys([*(first if isinstance(first, list) else []),
+                               *(second if isinstance(second, list) else [])]))
 
 
 def resolution(merged: Merged, worktree: str, path: str) -> str | None:

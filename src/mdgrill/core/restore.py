@@ -3,7 +3,11 @@
 The log is append-only, so the last good copy's `## Interview Responses` is a prefix of every
 later correct log. A restore keeps the current file as it is except for that section, which
 becomes the good log plus the blocks appended after it (current blocks the good copy does not
-know). Only the front matter's `log:` digest is updated, and only when it no longer matches.
+know). Only the front matter's `log:` digest is updated, and only when it no longer matches;
+and when the current log is an earlier state of the good one (a stale save), the interview
+record the good copy kept beside the lost blocks comes back with them (the same interview, on
+the same context), so the record does not lose what those blocks asked (ASKED_WITHOUT_OUTCOME,
+issue 31.5).
 """
 
 from __future__ import annotations
@@ -183,14 +187,34 @@ def restore(good_text: str, current_text: str, path: str) -> Restored:
     text = _replace_log(current, new_lines)
     after = Progress(current.tf.with_text(text), path)
     updated = False
+    change = Change()
     if not _log_ok(after):
-        change = Change()
         change.updates["log"] = {"blocks": len(after.blocks),
                                  "sha256": log_digest(after.log_text())}
+    record = good.data.get("interview")
+    if _stale_save(good, current) and _same_interview(record, current):
+        change.updates["interview"] = record
+    if change.updates:
         text = apply_change(after, change)
         updated = True
     return _finish(current_text, text, path, [loss.title for loss in match.losses],
                    [b.title for b in match.appended], updated)
+
+
+def _stale_save(good: Progress, current: Progress) -> bool:
+    """Whether the current log is an earlier state of the good one (a buffer saved from
+    before mdgrill's write), not an edit: fewer blocks, each as the good copy has it."""
+    return len(current.blocks) < len(good.blocks) and \
+        good.log_text().startswith(current.log_text())
+
+
+def _same_interview(record: object, current: Progress) -> bool:
+    """Whether the good copy's interview record is the current one's, further on: the same
+    ID, phase and context digest (a stale save took the record back with the log)."""
+    now = current.data.get("interview")
+    keys = ("id", "phase", "context_digest")
+    return isinstance(record, dict) and isinstance(now, dict) and record != now and \
+        all(record.get(k) == now.get(k) for k in keys)
 
 
 def _log_ok(prog: Progress) -> bool:

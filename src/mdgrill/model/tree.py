@@ -87,7 +87,8 @@ def read_ledger(blocks: list[Block]) -> Ledger:
             _read_round(ledger, block)
         elif block.kind == "amended":
             _read_amended(ledger, block)
-        elif block.kind == "revised":
+        elif block.kind == "revised" or block.kind == "reset":
+            # a revise, or a reset for a new context, reopens what it names
             for entry in block.get("Reopened"):
                 for node_id in split_ids(entry.value):
                     ledger.answers.pop(node_id, None)

@@ -123,7 +123,7 @@ def begin_interview(spec: store.Spec, *, phase: str, interview_id: str,
         digest, context = context_sources(prog, spec, phase)
         change, result = machine.begin_interview(prog.data, phase, interview_id, round,
                                                  discovery_revision, digest, context,
-                                                 quick_authorized(prog))
+                                                 quick_authorized(prog), prog.blocks)
         result["warnings"] = warnings
         return change, result
 
@@ -363,7 +363,7 @@ def digest(spec: store.Spec, *, phase: str | None = None, compat: str | None = N
                                  "sources": sources})
     if compat is not None:
         raise InputError("USAGE", f"unknown compat `{compat}`: the one known is ralph")
-    value, context = context_sources(prog, spec, chosen)
+    value, context = context_sources(prog, spec, chosen, exact_goal=False)
     recorded = iv.get("context_digest") if isinstance(iv, dict) and iv.get("phase") == chosen \
         else None
     return Result("digest", {"phase": chosen, "context_digest": value, "sources": context,

@@ -53,15 +53,42 @@ def goal_of(prog: Progress) -> str:
     return goal
 
 
+def require_exact_goal(prog: Progress, spec: store.Spec, phase: str) -> None:
+    """Refuse while the goal a person reads (`## Goal`) is not the goal the digest holds
+    (`goal:`): "the length-framed phase, exact goal snapshot" (issue 31.4)."""
+    from mdgrill.checks.spec.front import goal_body_differs
+
+    if not goal_body_differs(prog):
+        return
+    iv = prog.data.get("interview")
+    new = ""
+    if isinstance(iv, dict):
+        from mdgrill.core.machine import next_interview_id
+
+        new = (f"; if the goal changed, change `goal:` too and begin a new interview for it "
+               f"(`mdgrill begin-interview {spec.rel_folder} --phase {iv.get('phase') or phase} "
+               f"--interview-id {next_interview_id(str(iv.get('id')))}`)")
+    raise GateRefusal("CONTEXT_STALE",
+                      f"the `## Goal` text of {spec.rel_folder} differs from `goal:` in the "
+                      "front matter: the interview is held to an exact goal snapshot, and the "
+                      f"two now say different things; nothing was written. Make `## Goal` "
+                      f"say `{goal_of(prog)}` again{new}",
+                      details={"changed": "the `## Goal` text"})
+
+
 def source_list(sources: list[Source], absolute: bool = False) -> list[dict[str, str]]:
     """The `context:` entries of an interview: each source's path and sha256."""
     return [{"path": real if absolute else rel, "sha256": file_sha256(data)}
             for real, rel, data in sources]
 
 
-def context_sources(prog: Progress, spec: store.Spec,
-                    phase: str) -> tuple[str, list[dict[str, str]]]:
-    """The context digest of `phase` now, and its sources with their sha256."""
+def context_sources(prog: Progress, spec: store.Spec, phase: str,
+                    exact_goal: bool = True) -> tuple[str, list[dict[str, str]]]:
+    """The context digest of `phase` now, and its sources with their sha256; refused while
+    the `## Goal` text says another goal than `goal:` ("exact goal snapshot"), unless
+    `exact_goal` is off (the `digest` verb shows the digest whatever the body says)."""
+    if exact_goal:
+        require_exact_goal(prog, spec, phase)
     sources = require_sources(spec, phase)
     digest = context_digest(phase, goal_of(prog), [(rel, data) for _, rel, data in sources])
     return digest, source_list(sources)

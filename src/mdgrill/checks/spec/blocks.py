@@ -50,9 +50,13 @@ def _head(block: Block) -> tuple[str, str | None, int | None, str, int]:
 def _check_headings(path: str,
                     heads: list[tuple[str, str | None, int | None, str, int]]) -> list[Diagnostic]:
     """What a block's heading alone can get wrong: its kind, and the numbering of rounds
-    (1, 2, 3… per phase; a Confirmed, Skipped, Bypassed or Reset block starts a new count)."""
+    (1, 2, 3… per phase; a Confirmed, Skipped, Bypassed or Reopened block starts a new count;
+    after a Reset the count goes on, or, in logs written before it did, starts again)."""
     out: list[Diagnostic] = []
     last_round: dict[str, int] = {}
+    # after a Reset the next interview counts on (round numbers never repeat), or, as logs
+    # written before it did, from 1
+    carried: dict[str, int] = {}
     ours = False  # an mdgrill block came before: notes above the first are history
     for kind, phase, number, title, line in heads:
         if kind == "unknown" and not ours:
@@ -65,13 +69,18 @@ def _check_headings(path: str,
                                "- Awaiting Confirmation|Confirmed|Revised|Skipped|Bypassed`; "
                                "move other notes out of Interview Responses"))
         elif kind == "round":
-            if phase is not None and number is not None and \
-                    number == last_round.get(phase, 0) + 1:
+            went_on = carried.pop(phase, None) if phase is not None and carried else None
+            if phase is not None and number is not None and (
+                    number == last_round.get(phase, 0) + 1 or number == (went_on or -1) + 1):
                 last_round[phase] = number  # the next round, as nearly always: nothing to say
             else:
                 out.extend(_check_round_number(path, phase, number, line, last_round))
         elif kind in NEW_SEQUENCE and phase is not None:
-            last_round.pop(phase, None)
+            before = last_round.pop(phase, None)
+            if kind != "reset":
+                carried.pop(phase, None)
+            elif before is not None:
+                carried[phase] = before
     return out
 
 
@@ -153,8 +162,8 @@ def _check_round_number(path: str, phase: str | None, number: int | None, line: 
         what = "skips" if number > prev else "goes back from"
         return [error(path, line + 1, "ROUND_NUMBER",
                       f"round {number} of {phase} {what} round {prev}: the next round is "
-                      f"{prev + 1} (rounds go 1, 2, 3… per phase; a Confirmed, Skipped, "
-                      "Bypassed or Reset block starts a new count)")]
+                      f"{prev + 1} (rounds go 1, 2, 3… per phase; a Confirmed, Skipped or "
+                      "Bypassed block starts a new count, after a Reset it goes on)")]
     return []
 
 

@@ -70,6 +70,7 @@ def check_progress(prog: Progress) -> list[Diagnostic]:
         out.extend(check_ledger(prog))
         out.extend(check_phase_approval(prog))
         out.extend(check_record_against_log(prog))
+        out.extend(check_asked(prog))
         out.extend(check_approval_scope(prog))
         return out
     finally:
@@ -97,6 +98,34 @@ def check_approval_scope(prog: Progress) -> list[Diagnostic]:
     if why is None:
         return []
     return [error(prog.path, block.line + 1, "APPROVAL_SCOPE_CHANGED", why)]
+
+
+def check_asked(prog: Progress) -> list[Diagnostic]:
+    """Every ID the interview's rounds asked has an outcome or is still pending, and keeps
+    its node: an asked decision never vanishes by hand (issue 31.5)."""
+    iv = prog.data.get("interview")
+    if not isinstance(iv, dict):
+        return []
+    from mdgrill.model.interview import KEPT_ELSEWHERE, asked_gaps
+
+    out: list[Diagnostic] = []
+    for gap in asked_gaps(prog, iv):
+        where = f"round {gap.round}" if gap.round is not None else "a round"
+        if gap.code == "ASKED_WITHOUT_OUTCOME":
+            message = (f"{gap.node_id} was asked in {where} and has no outcome: no answer, "
+                       "fact, out-of-scope reply or skip settles it, and `pending:` no longer "
+                       "lists it. An asked decision is answered, placed out of scope by the "
+                       f"user or skipped, or stays pending: put {gap.node_id} back in "
+                       "`pending:` (git holds the version that lists it) and record the "
+                       "user's reply")
+        else:
+            message = (f"{gap.node_id} was asked in {where}, but its node is gone from the "
+                       f"design tree: a node that was asked stays in the tree (its answer, or "
+                       f"the question the user saw, refers to it). Put `### {gap.node_id}: …` "
+                       "back in `## Design Tree` (git holds it); a decision kept outside the "
+                       f"tree is named on a `- {KEPT_ELSEWHERE}:` line when it is asked")
+        out.append(error(prog.path, gap.line + 1, gap.code, message))
+    return out
 
 
 def check_record_against_log(prog: Progress) -> list[Diagnostic]:

@@ -11,6 +11,18 @@ from mdgrill.model.record import check_record
 # Front matter
 
 
+def goal_body_differs(prog: Progress) -> bool:
+    """Whether the `## Goal` text says something else than `goal:` (spacing aside: a reflowed
+    paragraph says the same); False when either is missing or empty."""
+    section = prog.sections.get(GOAL)
+    goal = prog.data.get("goal")
+    if section is None or not isinstance(goal, str) or not goal.strip():
+        return False
+    start, end = prog.section_offsets(section)
+    text = " ".join(prog.tf.text[start:end].split())
+    return bool(text) and " ".join(goal.split()) != text
+
+
 def key_line(prog: Progress, key: str) -> int:
     """1-based line of a top-level front matter key (the opening `---` when it is absent)."""
     if prog.fm is None:
@@ -62,15 +74,12 @@ def check_sections(prog: Progress) -> list[Diagnostic]:
         out.append(warning(path, at, "MISSING_GOAL",
                            "no `## Goal` section: add one holding the spec's goal, for people "
                            "reading the file"))
-    else:
-        start, end = prog.section_offsets(goal_section)
-        text = " ".join(prog.tf.text[start:end].split())
-        goal = prog.data.get("goal")
-        if isinstance(goal, str) and goal.strip() and text and " ".join(goal.split()) != text:
-            out.append(warning(path, goal_section.heading_line + 1, "GOAL_MISMATCH",
-                               "the `## Goal` text differs from `goal:` in the front matter "
-                               f"(line {key_line(prog, 'goal')}); the interview uses the front "
-                               "matter's: make the two say the same"))
+    elif goal_body_differs(prog):
+        out.append(warning(path, goal_section.heading_line + 1, "GOAL_MISMATCH",
+                           "the `## Goal` text differs from `goal:` in the front matter "
+                           f"(line {key_line(prog, 'goal')}): the interview's goal snapshot is "
+                           "exact, so every gate refuses (CONTEXT_STALE) until the two say the "
+                           "same"))
     if LOG not in prog.sections:
         at = prog.title.line + 1 if prog.title is not None else prog.body_line + 1
         out.append(warning(path, at, "MISSING_SECTION",

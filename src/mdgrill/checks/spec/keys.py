@@ -14,7 +14,7 @@ CLOSING_KEYS = ("Facts resolved", "Decisions", "Out of scope", "Domain language"
                 "Frontier after round")
 # `Session`: when another tool held the round (an imported spec-kit clarify session's date).
 ROUND_KEYS = ("Asked", *CLOSING_KEYS, "Assumptions", "Other", "Stop", "By", "Amended", "Was",
-              "Reason", "Session")
+              "Reason", "Session", "Kept elsewhere")
 BLOCK_KEYS: dict[str, tuple[str, ...]] = {
     "round": ROUND_KEYS,
     "awaiting": ("Confirmation ID", "Approach", "Approval scope", "Scope parts"),
@@ -25,7 +25,7 @@ BLOCK_KEYS: dict[str, tuple[str, ...]] = {
                 "Approach",
                 "Approval scope", "Scope parts", "By"),
     "bypassed": ("Interview", "Reason", "Context digest"),
-    "reset": ("Interview", "Reason"),
+    "reset": ("Interview", "Reason", "Reopened"),
     "cancelled": ("Interview", "Confirmation ID", "Reply", "By"),
     "mode": ("Mode", "Authorization", "At"),
     "reopened": ("From phase", "Reason", "Superseded", "By"),

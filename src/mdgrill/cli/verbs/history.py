@@ -392,6 +392,7 @@ def _progress_of(folder: str) -> str:
 
 
 def _verify(args: argparse.Namespace, root: str) -> Outcome:
+    from mdgrill.checks.spec.entry import check_asked
     from mdgrill.formats.progress import read_progress
     from mdgrill.git import vcs
 
@@ -421,7 +422,11 @@ def _verify(args: argparse.Namespace, root: str) -> Outcome:
         diagnostics.extend(watch.diagnostics)
         try:  # rounds are append-only: the file now holds every removal note ever recorded
             data = store.read_file(os.path.join(root, rel), rel, root)
-            removed |= removal_notes(read_progress(data, rel))
+            now = read_progress(data, _shown(root, rel))
+            removed |= removal_notes(now)
+            # an asked decision that vanished by hand (issue 31.5) is no edit of a recorded
+            # block, so the history walk cannot see it: the file now is held to its rounds
+            diagnostics.extend(check_asked(now))
         except MdgrillError:
             pass
         diagnostics.extend(_approved_bytes(root, rel))

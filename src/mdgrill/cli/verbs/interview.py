@@ -249,6 +249,11 @@ def _begin(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     verb = "resumed" if done["resumed"] else "began"
     text = f"{verb} {args.phase} interview {args.interview_id}: {done.status}, round " \
            f"{done['round']}" + _warnings(done)
+    previous = done.get("previous_answers")
+    if isinstance(previous, dict) and previous:
+        # asked again about the new context: the user sees what they said before
+        text += "\nreopened for the new context (ask again; the earlier answer shown):" + \
+            "".join(f"\n  {node_id}: was {was}" for node_id, was in previous.items())
     if done.status == "bypassed_quick" and not done["resumed"]:
         text += _commit_text(done)
     return Outcome(done.data, text)

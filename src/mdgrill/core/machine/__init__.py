@@ -12,6 +12,7 @@ from mdgrill.core.machine.basics import (
     close_round_lines,
     interview_of,
     next_confirmation_id,
+    next_interview_id,
     require_id,
     require_phase,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "domain_language",
     "interview_of",
     "next_confirmation_id",
+    "next_interview_id",
     "open_frontier",
     "out_of_scope",
     "record_answer",

@@ -108,14 +108,27 @@ def close_open_round(prog: Progress, iv: dict[str, object], change: Change) -> N
         change.append_lines.extend(close_round_lines(prog, block))
 
 
-def reset_interview(data: dict[str, object], change: Change, reason: str) -> bool:
+def reset_interview(data: dict[str, object], change: Change, reason: str,
+                    reopened: list[str] | None = None) -> bool:
+    """End the open interview with a Reset block; `reopened`: the decisions it settled that
+    are open again (the ledger drops their answers, as after a Revised block)."""
     iv = data.get("interview")
     if not isinstance(iv, dict):
         return False
     change.updates["interview"] = None
-    change.block(block_heading(str(iv["phase"]), "Grill - Reset"),
-                 [f"- Interview: {iv['id']}", f"- Reason: {reason}"])
+    lines = [f"- Interview: {iv['id']}", f"- Reason: {reason}"]
+    if reopened:
+        lines.append(f"- Reopened: {', '.join(reopened)}")
+    change.block(block_heading(str(iv["phase"]), "Grill - Reset"), lines)
     return True
+
+
+def next_interview_id(interview_id: str) -> str:
+    """An ID for the interview after `interview_id`: its trailing number plus one (`r1` ->
+    `r2`, `req-1` -> `req-2`), else `-2` added."""
+    stem = interview_id.rstrip("0123456789")
+    digits = interview_id[len(stem):]
+    return f"{stem}{int(digits) + 1}" if digits and stem else f"{interview_id}-2"
 
 
 # -- verbs ---------------------------------------------------------------------------------

@@ -3,11 +3,16 @@ must still be the one the interview began on."""
 
 from __future__ import annotations
 
-from mdgrill.core.machine.basics import require_id, require_phase, reset_interview
+from mdgrill.core.machine.basics import (
+    next_interview_id,
+    require_id,
+    require_phase,
+    reset_interview,
+)
 from mdgrill.errors import GateRefusal, InputError
-from mdgrill.formats.progress import Change, Progress, block_heading
+from mdgrill.formats.progress import Block, Change, Progress, block_heading
 from mdgrill.formats.schema import PHASES, TERMINAL
-from mdgrill.model.interview import quick_authorized
+from mdgrill.model.interview import first_round, quick_authorized, settled_in
 from mdgrill.model.record import new_interview
 
 
@@ -95,39 +100,48 @@ def _manifest_revision(data: dict[str, object]) -> str | None:
 
 def begin_interview(data: dict[str, object], phase: str, interview_id: str,
                     round_number: int | None, discovery_revision: str | None, digest: str,
-                    context: list[dict[str, str]],
-                    quick_ok: bool = False) -> tuple[Change, dict[str, object]]:
+                    context: list[dict[str, str]], quick_ok: bool = False,
+                    blocks: list[Block] | None = None) -> tuple[Change, dict[str, object]]:
+    """Begin an interview, or resume it: "Reuse the existing interview ID, immutable digest,
+    discovery revision, and round when resuming". An ID keeps the digest it began with, so a
+    changed context is a new interview, which reopens what the old one settled."""
     require_phase(phase)
     require_id(interview_id, "interview ID")
     if round_number is not None and round_number < 1:
         raise InputError("INVALID_ROUND", "--round must be a positive whole number")
+    log = blocks if blocks is not None else []
     change = Change()
+    previous: dict[str, str] = {}
     existing = data.get("interview")
     if isinstance(existing, dict):
         same = existing.get("phase") == phase and existing.get("id") == interview_id
         stale = existing.get("context_digest") != digest
         if same and not stale:
-            if existing.get("status") in TERMINAL:
-                raise GateRefusal("INTERVIEW_TERMINAL",
-                                  f"interview {interview_id} is {existing.get('status')}: a "
-                                  "finished interview is never reopened; begin a new one with "
-                                  "another --interview-id")
-            if round_number is not None and existing.get("round") != round_number:
-                raise GateRefusal("ROUND_MISMATCH",
-                                  f"interview {interview_id} is in round {existing.get('round')}, "
-                                  f"not {round_number}")
-            return change, {"status": existing["status"], "resumed": True,
-                            "round": existing["round"], "context_digest": digest}
-        if same and stale:
-            reset_interview(data, change, "the context changed (digest "
-                   f"{str(existing.get('context_digest'))[:12]}… -> {digest[:12]}…)")
-        elif existing.get("status") not in TERMINAL:
+            return change, _resumed(existing, interview_id, round_number, discovery_revision,
+                                    digest)
+        if same:
+            raise GateRefusal(
+                "CONTEXT_STALE",
+                f"interview {interview_id} began on another context "
+                f"({stale_context(existing, digest, context)}): an interview resumes only with "
+                "the digest it began with, and its answers were given about the old context; "
+                "nothing was written. Begin a new interview for the new context: `mdgrill "
+                f"begin-interview SPEC --phase {phase} --interview-id "
+                f"{next_interview_id(interview_id)}`"
+                + ("" if existing.get("status") in TERMINAL else
+                   f" (what {interview_id} settled is reopened, its old answers shown)"),
+                details={"recorded": existing.get("context_digest"), "current": digest})
+        if existing.get("status") not in TERMINAL:
             if not stale:
                 raise GateRefusal("INTERVIEW_STALE",
                                   f"interview {existing.get('id')} ({existing.get('phase')}) is "
                                   f"still {existing.get('status')}: finish, skip or revise it "
                                   "before beginning another")
-            reset_interview(data, change, "the context changed while it was open")
+            # what the old interview settled was said about the old context: asked again
+            previous = settled_in(log, str(existing.get("phase")))
+            reset_interview(data, change, "the context changed (digest "
+                            f"{str(existing.get('context_digest'))[:12]}… -> {digest[:12]}…)",
+                            list(previous))
     quick = data.get("mode") == "quick"
     if quick and not quick_ok:
         raise GateRefusal("QUICK_NOT_AUTHORIZED",
@@ -136,7 +150,9 @@ def begin_interview(data: dict[str, object], phase: str, interview_id: str,
                           "bypass (a hand-typed or imported quick flag never does). Run it, or "
                           "`mdgrill mode SPEC --interactive` to interview; nothing was written")
     status = "bypassed_quick" if quick else "collecting"
-    iv = new_interview(phase, interview_id, round_number or 1, status, digest, context)
+    # round numbers never repeat: after a Reset the next interview counts on
+    iv = new_interview(phase, interview_id, round_number or first_round(log, phase), status,
+                       digest, context)
     revision = discovery_revision if discovery_revision is not None else \
         _manifest_revision(data)
     if revision is None and data.get("discovery_revision") is not None:
@@ -151,8 +167,43 @@ def begin_interview(data: dict[str, object], phase: str, interview_id: str,
         change.block(block_heading(phase, "Grill - Bypassed"),
                      [f"- Interview: {interview_id}", "- Reason: Explicit --quick authorization",
                       f"- Context digest: {digest}"])
-    return change, {"status": status, "resumed": False, "round": iv["round"],
-                    "context_digest": digest}
+    result: dict[str, object] = {"status": status, "resumed": False, "round": iv["round"],
+                                 "context_digest": digest}
+    if previous:
+        result["reopened"] = list(previous)
+        result["previous_answers"] = previous
+    return change, result
+
+
+def _resumed(existing: dict[str, object], interview_id: str, round_number: int | None,
+             discovery_revision: str | None, digest: str) -> dict[str, object]:
+    """The result of resuming `existing`, refused when the resume is not the same one."""
+    if existing.get("status") in TERMINAL:
+        raise GateRefusal("INTERVIEW_TERMINAL",
+                          f"interview {interview_id} is {existing.get('status')}: a finished "
+                          "interview is never reopened; begin a new one with another "
+                          "--interview-id")
+    if round_number is not None and existing.get("round") != round_number:
+        raise GateRefusal("ROUND_MISMATCH",
+                          f"interview {interview_id} is in round {existing.get('round')}, "
+                          f"not {round_number}")
+    recorded = existing.get("discovery_revision")
+    if discovery_revision is not None and str(recorded) != str(discovery_revision):
+        # "Begin or resume the interview with the matching phase, interview ID, discovery
+        # revision, and context digest"
+        began = "without a discovery revision" if recorded is None else \
+            f"at discovery revision {recorded}"
+        raise GateRefusal("DISCOVERY_STALE",
+                          f"interview {interview_id} was begun {began}, not "
+                          f"{discovery_revision}: an interview resumes with the discovery "
+                          "revision it began with; nothing was written. Resume it with "
+                          + ("no --discovery-revision" if recorded is None else
+                             f"--discovery-revision {recorded}")
+                          + ", or, after a new discovery pass, begin a new interview "
+                          f"(`--interview-id {next_interview_id(interview_id)}`)",
+                          details={"recorded": recorded, "given": discovery_revision})
+    return {"status": existing["status"], "resumed": True, "round": existing["round"],
+            "context_digest": digest}
 
 
 def stale_context(iv: dict[str, object], digest: str,
@@ -189,7 +240,9 @@ def require_fresh(data: dict[str, object], digest: str, context: list[dict[str, 
         "CONTEXT_STALE",
         f"{verb} refused: the context of interview {iv.get('id')} changed since it began "
         f"({what}), so what the user would approve is not what the rounds were asked on; "
-        f"nothing was written. Run `mdgrill begin-interview SPEC --phase {iv.get('phase')} "
-        f"--interview-id {iv.get('id')}` again: it resets the interview to the new context "
-        "and keeps every recorded round (answered decisions stay answered)",
+        "nothing was written. An interview keeps the context it began with: begin a new "
+        f"one for the new context, `mdgrill begin-interview SPEC --phase {iv.get('phase')} "
+        f"--interview-id {next_interview_id(str(iv.get('id')))}` (the decisions "
+        f"{iv.get('id')} settled are reopened, their old answers shown, and asked again; "
+        "its rounds stay in the log)",
         details={"recorded": iv.get("context_digest"), "current": digest, "changed": what})

@@ -37,6 +37,15 @@ def await_confirmation(data: dict[str, object], prog: Progress, confirmation_id:
         raise GateRefusal("DECISION_ALREADY_RECORDED",
                           f"{confirmation_id} was already used in this interview: pick a new "
                           "confirmation ID")
+    shown = brief_confirmation_id(prog, str(iv["phase"]))
+    if shown is not None and shown != confirmation_id:
+        raise GateRefusal("CONFIRMATION_ID_MISMATCH",
+                          f"interview {iv['id']} already put its brief to the user under "
+                          f"confirmation ID {shown}: after a revise the brief returns to "
+                          f"approval \"using the same confirmation ID\"; run "
+                          f"`mdgrill await-confirmation {spec_arg(prog.path)} --decision-id "
+                          f"{shown} --approach …`; nothing was written",
+                          details={"confirmation_id": shown})
     from mdgrill.core.gate import require_clear
 
     require_clear(prog, iv, "await-confirmation")
@@ -62,6 +71,19 @@ def await_confirmation(data: dict[str, object], prog: Progress, confirmation_id:
     change.block(block_heading(str(iv["phase"]), "Grill - Awaiting Confirmation"), lines)
     return change, {"status": "awaiting_confirmation", "confirmation_id": confirmation_id,
                     "question": APPROVAL_OPTIONS, "approval_scope": scope.digest}
+
+
+def brief_confirmation_id(prog: Progress, phase: str) -> str | None:
+    """The confirmation ID the open interview first put its brief up for approval under (its
+    first Awaiting Confirmation or Skipped block), or None when it has not yet."""
+    from mdgrill.model.interview import interview_blocks
+
+    for block in interview_blocks(prog.blocks, phase):
+        if block.kind in ("awaiting", "skipped"):
+            found = block.first("Confirmation ID")
+            if found:
+                return found.strip()
+    return None
 
 
 def require_scope(prog: Progress, iv: dict[str, object], confirmation_id: str) -> str | None:
@@ -358,11 +380,13 @@ def check_delegation(prog: Progress, phase: str, interview_id: str,
                           f"authorization (`mdgrill mode {spec_arg(prog.path)} --quick`): a "
                           "hand-typed or imported quick flag never bypasses the gate")
     recorded_revision = iv.get("discovery_revision")
-    if discovery_revision is not None and recorded_revision is not None and \
-            str(recorded_revision) != str(discovery_revision):
+    if discovery_revision is not None and str(recorded_revision) != str(discovery_revision):
+        # an interview begun without a revision was not begun at this one either
+        began = "without a discovery revision" if recorded_revision is None else \
+            f"at discovery revision {recorded_revision}"
         raise GateRefusal("DISCOVERY_STALE",
-                          f"the interview was begun at discovery revision {recorded_revision}, "
-                          f"not {discovery_revision}: run skill discovery's interview again")
+                          f"interview {interview_id} was begun {began}, not "
+                          f"{discovery_revision}: run skill discovery's interview again")
     if status != "bypassed_quick":
         from mdgrill.core.gate import require_clear
         from mdgrill.model.scope import confirmed_id

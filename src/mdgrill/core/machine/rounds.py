@@ -17,6 +17,7 @@ from mdgrill.core.machine.basics import (
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Change, Progress, block_heading, single_line
 from mdgrill.formats.schema import TERMINAL
+from mdgrill.model.interview import KEPT_ELSEWHERE
 from mdgrill.model.replies import (
     ACCEPT_RECOMMENDATION,
     BARE_SKIP,
@@ -111,6 +112,9 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
         missing = unasked(prog, iv, frontier)
         if missing:
             raise unasked_refusal(spec_hint or spec_arg(prog.path), current, missing)
+    # an asked ID with no node is said so in the round: a node that was asked and then left
+    # the tree is an error (ASKED_NODE_MISSING), a decision kept elsewhere is not
+    outside = [i for i in new_ids if i not in statuses and i not in asked_set]
     for node_id in new_ids:
         if node_id not in asked_set:
             asked.append(node_id)
@@ -119,9 +123,11 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
     iv["round"] = round_number
     change = Change()
     change.updates["interview"] = iv
+    kept = [f"- {KEPT_ELSEWHERE}: {', '.join(outside)}"] if outside else []
     if block is not None:
         if new_ids:
             change.append_lines.append(f"- Asked: {', '.join(new_ids)}")
+            change.append_lines.extend(kept)
     else:
         old = dict(iv)
         old["round"] = current
@@ -129,7 +135,7 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
         # what this round must ask before it closes: the frontier as the round opens
         iv["round_frontier"] = list(frontier.frontier)
         change.block(block_heading(str(iv["phase"]), f"Grill - Round {round_number}"),
-                     [f"- Asked: {', '.join(ids)}"])
+                     [f"- Asked: {', '.join(ids)}", *kept])
     if not change.touches_log and not new_ids:
         change.updates.pop("interview")
     wanted = iv.get("round_frontier")
