@@ -128,7 +128,8 @@ def test_revise_keeps_a_dependent_the_user_keeps(cli: Cli) -> None:
     assert cli("frontier", SPEC)["frontier"] == ["D6"]
     ask(cli, 5, "D6")
     answer(cli, "D6", "First way")
-    cli("await-confirmation", SPEC, "--decision-id", "C2", "--approach", "B")
+    # the brief returns "using the same confirmation ID"
+    cli("await-confirmation", SPEC, "--decision-id", "C1", "--approach", "B")
     question = str(cli("ask", SPEC)["questions"][0]["question"])  # type: ignore[index]
     assert "D4 Question D4? → Second way" in question
     assert cli("validate", SPEC)["ok"] is True
