@@ -12,6 +12,7 @@ import os
 
 from mdgrill.core import askround, machine
 from mdgrill.errors import GateRefusal, InputError
+from mdgrill.formats.progress import Progress
 from mdgrill.model.record import TERMINAL
 from mdgrill.services import interview
 from mdgrill.services.answers import Recorded, pending_nodes, pending_of
@@ -92,6 +93,9 @@ def ask(spec: store.Spec) -> Asked:
                       f"{brief.confirmation_id or 'CID'} --source approve-and-delegate "
                       "--reply <the user's selection>", "written": False})
     if status in TERMINAL:
+        gate = artifact_question(spec, prog)
+        if gate is not None:
+            return gate
         from mdgrill.services.bound_targets import drift_questions
 
         drifted = drift_questions(spec)  # issue 36: a bound decision whose code changed
@@ -117,6 +121,29 @@ def ask(spec: store.Spec) -> Asked:
                   "batches": calls, "decisions": {str(q["question"]): q["decision_id"]
                                                   for q in asked},
                   "written": bool(opened["opened"])}, asked)
+
+
+def artifact_question(spec: store.Spec, prog: Progress) -> Asked | None:
+    """The artifact gate's own question while the phase's artifact awaits approval (issue 38
+    part 4); after a revision request, the step that comes first; else None."""
+    from mdgrill.core import artifact_gate
+
+    art = artifact_gate.artifact_of(prog.data)
+    if art is None or art["status"] not in artifact_gate.OPEN:
+        return None
+    hint = spec_hint(spec)
+    if art["status"] == artifact_gate.REVISION:
+        return Asked({"kind": "none", "questions": [], "written": False,
+                      "gate": artifact_gate.gate_id(art), "next": "await-artifact-approval",
+                      "next_command": f"mdgrill await-artifact-approval {hint} --artifact "
+                      f"{art['path']}", "status": str(art["status"])})
+    return Asked({"kind": "artifact", "gate": artifact_gate.gate_id(art),
+                  "questions": [artifact_gate.approval_question(art, spec.rel_folder)],
+                  "options": artifact_gate.approval_options(art),
+                  "markdown": artifact_gate.approval_markdown(art, spec.rel_folder),
+                  "next": "resolve-approval with the user's selection",
+                  "next_command": f"mdgrill resolve-approval {hint} --text <the user's "
+                  "selection>", "written": False})
 
 
 def answer(spec: store.Spec, *, tool_result: str, by: str | None = None) -> Answered:
