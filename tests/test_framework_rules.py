@@ -104,6 +104,46 @@ def test_a_partial_answer_keeps_what_was_given(cli: Cli) -> None:
     assert cli("status", SPEC)["interview"]["pending"] == ["compat"]  # type: ignore[index]
 
 
+def test_ask_after_a_partial_answer_asks_what_it_unblocked(cli: Cli) -> None:
+    """The framework's partial answer: "Record both answered decision IDs immediately. Leave
+    compatibility open. Recompute dependencies. Ask compatibility plus any decisions it
+    unblocked." "Do not discard the two saved answers or restart the round." (issue 31.9)"""
+    for node_id in ("users", "compat", "retention"):
+        cli.node(node_id)
+    cli.node("purge", "--depends-on", "retention")  # unblocked by the retention answer
+    cli.node("roles", "--spawned-by", "users")  # a sub-question of the users answer
+    cli.node("shim", "--depends-on", "compat")  # still blocked: compat stays open
+    begin(cli)
+    first = cli("ask", SPEC)
+    assert list(first["decisions"].values()) == ["users", "compat", "retention"]  # type: ignore[union-attr]
+    reply = {"answers": {"Q1 - users: Question users?": "First way (why) (Recommended)",
+                         "Q3 - retention: Question retention?": "Second way"}}
+    (cli.cwd / "reply.json").write_text(json.dumps(reply))
+    done = cli("answer", SPEC, "--tool-result", "reply.json")
+    assert done["recorded"] == {"users": "First way (why)", "retention": "Second way"}
+    assert done["other"] == []
+    again = cli("ask", SPEC)
+    # compat, plus what the answers unblocked (the sub-question first), in the same round
+    assert again["round"] == 1 and again["written"] is True
+    assert list(again["decisions"].values()) == ["compat", "roles", "purge"]  # type: ignore[union-attr]
+    assert again["unblocked"] == ["roles", "purge"]
+    text = cli.progress.read_text()
+    assert "- Asked: users, compat, retention\n" in text and "- Asked: roles, purge\n" in text
+    assert text.count("Grill - Round 1\n") == 1 and "Grill - Round 2" not in text
+    before = cli.progress.read_bytes()
+    assert cli("ask", SPEC)["decisions"] == again["decisions"]  # asking again adds nothing
+    assert cli.progress.read_bytes() == before
+    labels = {"compat": "Second way", "roles": "Second way", "purge": "Second way"}
+    (cli.cwd / "reply.json").write_text(json.dumps({"answers": {
+        q: labels[i] for q, i in again["decisions"].items()}}))  # type: ignore[union-attr]
+    cli("answer", SPEC, "--tool-result", "reply.json")
+    # what compat unblocked opens the next round, as a new layer
+    nxt = cli("ask", SPEC)
+    assert nxt["round"] == 2 and list(nxt["decisions"].values()) == ["shim"]  # type: ignore[union-attr]
+    answer(cli, "shim")
+    cli("await-confirmation", SPEC, "--decision-id", "C1", "--approach", "A")
+
+
 def test_a_sentence_with_skip_and_decisions_is_substantive(cli: Cli) -> None:
     """"`Skip browser tests; keep the rollback task.` Result: treat the reply as substantive."""
     cli.node("tests")

@@ -59,15 +59,24 @@ class Answered(Result):
 
 
 def open_round(spec: store.Spec) -> dict[str, object]:
-    """Open the next round for the whole frontier (as `open-frontier` records it), unless
-    questions are pending already or nothing is open."""
+    """Open the next round for the whole frontier (as `open-frontier` records it); while
+    questions are pending, add to the open round what the answers since unblocked ("Ask
+    compatibility plus any decisions it unblocked", the framework's partial answer)."""
     from mdgrill.model.tree import spec_frontier
 
     prog = load(spec)
     iv = machine.interview_of(prog.data)
-    if pending_of(prog) or str(iv["status"]) != "collecting":
+    if str(iv["status"]) != "collecting":
         return {"opened": False}
     frontier = spec_frontier(prog).frontier
+    pending = pending_of(prog)
+    if pending:
+        unblocked = [i for i in frontier if i not in pending]
+        if not unblocked or machine._current_round_block(prog, iv) is None:
+            return {"opened": False}  # (a round not last in the log takes no new Asked line)
+        askround.questions(pending_nodes(prog, unblocked))  # refuses before anything is written
+        interview.open_frontier(spec, round=int(str(iv["round"])), decision_ids=unblocked)
+        return {"opened": False, "added": unblocked, "round": int(str(iv["round"]))}
     if not frontier:
         return {"opened": False}
     askround.questions(pending_nodes(prog, frontier))  # refuses before anything is written
@@ -120,7 +129,8 @@ def ask(spec: store.Spec) -> Asked:
     return Asked({"kind": "round", "round": iv["round"], "questions": calls[0]["questions"],
                   "batches": calls, "decisions": {str(q["question"]): q["decision_id"]
                                                   for q in asked},
-                  "written": bool(opened["opened"])}, asked)
+                  "unblocked": opened.get("added", []),
+                  "written": bool(opened["opened"] or opened.get("added"))}, asked)
 
 
 def artifact_question(spec: store.Spec, prog: Progress) -> Asked | None:
