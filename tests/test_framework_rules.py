@@ -144,6 +144,54 @@ def test_ask_after_a_partial_answer_asks_what_it_unblocked(cli: Cli) -> None:
     cli("await-confirmation", SPEC, "--decision-id", "C1", "--approach", "A")
 
 
+def test_a_node_is_asked_only_with_two_to_four_options(cli: Cli) -> None:
+    """Each open node is "{ id, dependencies, evidence, options[2..4], recommendation,
+    rationale, tradeoffs, consequences }"; "Give 2-4 viable options." (issue 31.7). A node
+    being drafted may wait without options, but it is not asked so."""
+    for count in (1, 5):
+        options = [a for i in range(count) for a in ("--option", f"Way {i}")]
+        cli.refused("INVALID_OPTIONS", "node", "add", SPEC, "X1", "--title", "Which?",
+                    *options, exit_code=2)
+    cli("node", "add", SPEC, "draft", "--title", "Not ready yet?")  # drafted: no options
+    begin(cli)
+    error = cli.refused("NODE_OPTIONS_REQUIRED", "ask", SPEC)
+    assert error["nodes"] == ["draft"] and "draft cannot be asked" in str(error["message"])
+    # asked anyway by the lower-level verb: validate flags the pending question
+    ask(cli, 1, "draft")
+    found = cli("validate", SPEC)["diagnostics"]
+    flagged = [d for d in found if d["code"] == "NODE_OPTIONS_REQUIRED"]  # type: ignore[union-attr,index]
+    assert len(flagged) == 1 and "draft is pending" in flagged[0]["message"]  # type: ignore[index]
+
+
+def test_the_question_carries_the_rationale_and_the_tradeoff(cli: Cli) -> None:
+    """"State the recommendation rationale and the material tradeoff in the question or
+    option description." With a recommendation they describe it (never another option);
+    with symmetric options (no recommendation) the question carries them (issue 31.7)."""
+    cli("node", "add", SPEC, "users", "--title", "Who may apply a code?", "--option",
+        "Everyone: guests too", "--option", "Members: signed in", "--recommend", "1",
+        "--rationale", "guests are half the orders", "--tradeoffs", "codes get shared")
+    cli("node", "add", SPEC, "zone", "--title", "Which clock ends a code?", "--option",
+        "UTC: one clock", "--option", "The shop's zone: what staff see", "--rationale",
+        "both are used today", "--tradeoffs", "UTC confuses staff, local confuses travel")
+    begin(cli)
+    users, zone = cli("ask", SPEC)["questions"]  # type: ignore[misc]
+    assert users["question"] == "Q1 - users: Who may apply a code?"
+    assert users["options"] == [
+        {"label": "Everyone (Recommended)",
+         "description": "guests too; guests are half the orders; tradeoff: codes get shared"},
+        {"label": "Members", "description": "signed in"}]
+    assert zone["question"] == ("Q2 - zone: Which clock ends a code? (both are used today; "
+                                "tradeoff: UTC confuses staff, local confuses travel)")
+    assert zone["options"] == [{"label": "UTC", "description": "one clock"},
+                               {"label": "The shop's zone", "description": "what staff see"}]
+    assert all(len(q["header"]) <= 12 and q["multiSelect"] is False for q in (users, zone))
+    # the answer still lands by the question's text (and by the ID it names)
+    (cli.cwd / "reply.json").write_text(json.dumps({"answers": {
+        zone["question"]: "UTC", users["question"]: "Everyone (Recommended)"}}))
+    assert cli("answer", SPEC, "--tool-result", "reply.json")["recorded"] == {
+        "zone": "UTC", "users": "Everyone"}
+
+
 def test_a_sentence_with_skip_and_decisions_is_substantive(cli: Cli) -> None:
     """"`Skip browser tests; keep the rollback task.` Result: treat the reply as substantive."""
     cli.node("tests")
