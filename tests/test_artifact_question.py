@@ -99,6 +99,23 @@ def test_only_the_selection_approves_the_artifact(shared_gate: tuple[Path, dict[
     assert (repo / SPEC / ".progress.md").read_bytes() == before  # resolving writes nothing
 
 
+def test_answer_given_the_artifact_selection_names_the_verb_and_records_nothing(
+        shared_gate: tuple[Path, dict[str, str]]) -> None:
+    repo, env = shared_gate
+    progress = repo / SPEC / ".progress.md"
+    before = progress.read_bytes()
+    question = json.loads(_text(repo, env, "ask", SPEC))["questions"][0]["question"]
+    for reply, says in (({"answers": {question: OPTIONS[0]}}, "run `mdgrill approve-artifact"),
+                        ("continue", "resolves to ask-again")):
+        proc = subprocess.run([*MDGRILL, "--json", "answer", SPEC, "--tool-result", "-"],
+                              cwd=repo, env=env, capture_output=True, text=True, timeout=60,
+                              input=reply if isinstance(reply, str) else json.dumps(reply))
+        assert proc.returncode == 3, proc.stdout
+        error = json.loads(proc.stdout)["error"]
+        assert error["code"] == "ILLEGAL_TRANSITION" and says in error["message"], error
+    assert progress.read_bytes() == before
+
+
 def test_a_control_reply_keeps_the_phase_and_the_selection_moves_it(tmp_path: Path) -> None:
     repo, env = _at_the_gate(tmp_path)
     for reply in ("continue", "ok", "go ahead"):

@@ -170,6 +170,9 @@ def answer(spec: store.Spec, *, tool_result: str, by: str | None = None) -> Answ
     if str(iv["status"]) == "awaiting_confirmation":
         raise _approval_is_no_answer(spec, iv, reply)
     pending = pending_of(prog)
+    gate = artifact_question(spec, prog) if not pending else None
+    if gate is not None and gate.kind == "artifact":
+        raise _artifact_is_no_answer(spec, prog, reply)
     if not pending:
         raise GateRefusal("NOTHING_ASKED", f"no decision is pending: run `mdgrill ask "
                           f"{spec_hint(spec)}` and pass its questions to the user first")
@@ -187,6 +190,29 @@ def answer(spec: store.Spec, *, tool_result: str, by: str | None = None) -> Answ
     done = record_reply(spec, answers, who(spec, by), pending)
     done.unread = unread
     return Answered(done.to_json(), done)
+
+
+def _artifact_is_no_answer(spec: store.Spec, prog: Progress,
+                           reply: dict[str, str] | str) -> GateRefusal:
+    """`answer` given the artifact question's selection: what it resolves to, and the verb
+    that records it (resolving only reads; approving is `approve-artifact`'s)."""
+    import shlex
+
+    from mdgrill.core import approval
+
+    hint = spec_hint(spec)
+    values = list(reply.values()) if isinstance(reply, dict) else [reply]
+    words = " ".join(values[0].split()) if len(values) == 1 else ""
+    found = approval.resolve(prog.data, words)
+    if found.action == approval.APPROVE_ARTIFACT:
+        how = (f"this is the approval: run `mdgrill approve-artifact {hint} --source "
+               "approve-artifact`")
+    else:
+        how = (f"it resolves to {found.action} ({found.reason}); map the user's selection with "
+               f"`mdgrill resolve-approval {hint} --text {shlex.quote(words or '…')}`")
+    return GateRefusal("ILLEGAL_TRANSITION",
+                       f"the {found.phase} artifact awaits the user's approval of the file, not "
+                       f"answers to questions; nothing was recorded: {how}")
 
 
 def _approval_is_no_answer(spec: store.Spec, iv: dict[str, object],
