@@ -56,7 +56,7 @@ ROWS: list[tuple[str, str, str]] = [
     ("req_artifact", "apply the changes", C), ("req_artifact", "", C),
     ("req_artifact", "   ", C), ("req_artifact", "👍", C), ("req_artifact", "maybe", C),
     ("req_artifact", "I think so", C), ("req_artifact", "ok\x07", C),
-    ("req_artifact", "skip", C), ("req_artifact", "thanks", C),
+    ("req_artifact", "skip", C), ("req_artifact", "thanks", C), ("req_artifact", "and then", C),
     ("req_artifact", "yes " * 30, C),
     # a revision was requested for it
     ("req_revision", "apply the changes", R), ("req_revision", "Apply the changes, please", R),
@@ -196,6 +196,17 @@ def test_resolve_pure(snapshots: dict[str, bytes], gate: str, reply: str, expect
                    "design_artifact": "Approve design.md and continue to tasks"}[gate]
         assert resolution.to_json()["options"] == [f"{approve} (Recommended)",
                                                    "Request changes", "Cancel"]
+
+
+def test_artifact_reasons_name_the_selection_and_the_way_on(snapshots: dict[str, bytes],
+                                                             ) -> None:
+    """What the agent reads back: the selection that approved, and for `apply the changes`
+    before any feedback, the verb that records feedback."""
+    data = read_progress(snapshots["req_artifact"], "req").data
+    assert "`Approve requirements.md and continue to design (Recommended)`" in \
+        approval.resolve(data, "1").reason
+    assert "request-revision" in approval.resolve(data, "apply the changes").reason
+    assert "says nothing" in approval.resolve(data, "and then").reason
 
 
 def _cli_row(base: Path, env: dict[str, str], index: int, raw: bytes, reply: str,
