@@ -116,6 +116,7 @@ def test_ask_after_a_partial_answer_asks_what_it_unblocked(cli: Cli) -> None:
     begin(cli)
     first = cli("ask", SPEC)
     assert list(first["decisions"].values()) == ["users", "compat", "retention"]  # type: ignore[union-attr]
+    assert first["written"] is True and first["unblocked"] == []
     reply = {"answers": {"Q1 - users: Question users?": "First way (why) (Recommended)",
                          "Q3 - retention: Question retention?": "Second way"}}
     (cli.cwd / "reply.json").write_text(json.dumps(reply))
@@ -131,7 +132,8 @@ def test_ask_after_a_partial_answer_asks_what_it_unblocked(cli: Cli) -> None:
     assert "- Asked: users, compat, retention\n" in text and "- Asked: roles, purge\n" in text
     assert text.count("Grill - Round 1\n") == 1 and "Grill - Round 2" not in text
     before = cli.progress.read_bytes()
-    assert cli("ask", SPEC)["decisions"] == again["decisions"]  # asking again adds nothing
+    repeat = cli("ask", SPEC)  # asking again adds nothing
+    assert repeat["decisions"] == again["decisions"] and repeat["written"] is False
     assert cli.progress.read_bytes() == before
     labels = {"compat": "Second way", "roles": "Second way", "purge": "Second way"}
     (cli.cwd / "reply.json").write_text(json.dumps({"answers": {
@@ -140,6 +142,8 @@ def test_ask_after_a_partial_answer_asks_what_it_unblocked(cli: Cli) -> None:
     # what compat unblocked opens the next round, as a new layer
     nxt = cli("ask", SPEC)
     assert nxt["round"] == 2 and list(nxt["decisions"].values()) == ["shim"]  # type: ignore[union-attr]
+    assert nxt["written"] is True and "### Requirements Grill - Round 2\n- Asked: shim\n" in \
+        cli.progress.read_text()
     answer(cli, "shim")
     cli("await-confirmation", SPEC, "--decision-id", "C1", "--approach", "A")
 
