@@ -15,35 +15,48 @@ from mdgrill.core import approval
 from mdgrill.formats.progress import read_progress
 
 A, R, D, C = "approve-artifact", "apply-revision", "approve-and-delegate", "clarification"
-V, X, G = "revise", "cancel", "ask-again"
+V, X, G, Q = "revise", "cancel", "ask-again", "request-revision"
 
 # (gate snapshot, reply, expected action)
 ROWS: list[tuple[str, str, str]] = [
-    # the requirements artifact awaits approval
-    ("req_artifact", "yes", A), ("req_artifact", "Yes!", A), ("req_artifact", "y", A),
-    ("req_artifact", "ok", A), ("req_artifact", "Okay.", A), ("req_artifact", "approved", A),
-    ("req_artifact", "LGTM", A), ("req_artifact", "looks good", A),
-    ("req_artifact", "looks good, continue", A), ("req_artifact", "sounds good, proceed", A),
-    ("req_artifact", "go ahead", A), ("req_artifact", "do it", A), ("req_artifact", "ship it", A),
-    ("req_artifact", "continue", A), ("req_artifact", "please continue", A),
-    ("req_artifact", "yes please", A), ("req_artifact", "Approved, thanks!", A),
-    ("req_artifact", "approve the requirements", A),
-    ("req_artifact", "the requirements look good", A), ("req_artifact", "yes, go ahead", A),
-    ("req_artifact", "perfect, ship it", A), ("req_artifact", "all good - proceed", A),
+    # the requirements artifact awaits approval. The framework: "Keep the phase in artifact
+    # approval until the user explicitly approves"; "Do not infer defaults or approval from a
+    # control-only reply". Only the artifact question's own selection approves (issue 38.4).
+    ("req_artifact", "Approve requirements.md and continue to design (Recommended)", A),
+    ("req_artifact", "approve requirements.md and continue to design", A),
+    ("req_artifact", "1", A), ("req_artifact", "continue to design", A),
+    ("req_artifact", "Continue to design.", A), ("req_artifact", "approve requirements.md", A),
+    ("req_artifact", "APPROVE  Requirements.md.", A),
+    ("req_artifact", "Request changes", Q), ("req_artifact", "2", Q),
+    ("req_artifact", "Cancel", X), ("req_artifact", "3", X),
+    ("req_artifact", "yes", G), ("req_artifact", "Yes!", G), ("req_artifact", "y", G),
+    ("req_artifact", "ok", G), ("req_artifact", "Okay.", G), ("req_artifact", "approved", G),
+    ("req_artifact", "LGTM", G), ("req_artifact", "looks good", G),
+    ("req_artifact", "looks good, continue", G), ("req_artifact", "sounds good, proceed", G),
+    ("req_artifact", "go ahead", G), ("req_artifact", "do it", G), ("req_artifact", "ship it", G),
+    ("req_artifact", "continue", G), ("req_artifact", "proceed", G),
+    ("req_artifact", "please continue", G),
+    ("req_artifact", "yes please", G), ("req_artifact", "Approved, thanks!", G),
+    ("req_artifact", "approve the requirements", G),
+    ("req_artifact", "the requirements look good", G), ("req_artifact", "yes, go ahead", G),
+    ("req_artifact", "perfect, ship it", G), ("req_artifact", "all good - proceed", G),
+    ("req_artifact", "yes, continue to design", G),
     ("req_artifact", "looks good?", C), ("req_artifact", "approve?", C),
     ("req_artifact", 'he said "approve"', C), ("req_artifact", "'approve'", C),
     ("req_artifact", "“approved”", C), ("req_artifact", "do not continue", C),
     ("req_artifact", "don't approve", C), ("req_artifact", "not yet", C),
+    ("req_artifact", "No, do not approve this file", C),
     ("req_artifact", "no", C), ("req_artifact", "wait", C), ("req_artifact", "yes no", C),
     ("req_artifact", "looks good but add caching", C), ("req_artifact", "change the design", C),
     ("req_artifact", "approve after you fix X", C),
     ("req_artifact", "approve once the tests pass", C),
     ("req_artifact", "yes, but rename R2", C), ("req_artifact", "approve and add caching", C),
-    ("req_artifact", "continue to design", C), ("req_artifact", "continue to tasks", C),
+    ("req_artifact", "continue to requirements", C), ("req_artifact", "continue to tasks", C),
+    ("req_artifact", "4", C), ("req_artifact", "approve design.md", C),
     ("req_artifact", "apply the changes", C), ("req_artifact", "", C),
     ("req_artifact", "   ", C), ("req_artifact", "👍", C), ("req_artifact", "maybe", C),
     ("req_artifact", "I think so", C), ("req_artifact", "ok\x07", C),
-    ("req_artifact", "skip", C), ("req_artifact", "thanks", C),
+    ("req_artifact", "skip", C), ("req_artifact", "thanks", C), ("req_artifact", "and then", C),
     ("req_artifact", "yes " * 30, C),
     # a revision was requested for it
     ("req_revision", "apply the changes", R), ("req_revision", "Apply the changes, please", R),
@@ -73,9 +86,11 @@ ROWS: list[tuple[str, str, str]] = [
     ("design_interview", "approve the requirements", C),
     ("design_interview", "apply the changes", G), ("design_interview", "not yet", C),
     # the design artifact awaits approval
-    ("design_artifact", "the design looks good", A), ("design_artifact", "approve the design", A),
-    ("design_artifact", "lgtm", A), ("design_artifact", "continue to design", A),
-    ("design_artifact", "continue to tasks", C),
+    ("design_artifact", "Approve design.md and continue to tasks (Recommended)", A),
+    ("design_artifact", "continue to tasks", A),
+    ("design_artifact", "the design looks good", G), ("design_artifact", "approve the design", G),
+    ("design_artifact", "lgtm", G), ("design_artifact", "continue to design", C),
+    ("design_artifact", "approve requirements.md", C),
     ("design_artifact", "approve the requirements", C),
     ("design_artifact", "change the design", C),
     # nothing awaits the user's word
@@ -156,7 +171,7 @@ def test_table_is_large_enough() -> None:
     assert len(ROWS) >= 40 and 10 <= len(CLI_ROWS) <= 40
     assert {(g, a) for g, _, a in CLI_ROWS} == {(g, a) for g, _, a in ROWS}
     assert len({(g, r) for g, r, _ in ROWS}) == len(ROWS)
-    assert {a for _, _, a in ROWS} == {A, R, D, C, V, X, G}
+    assert {a for _, _, a in ROWS} == {A, R, D, C, V, X, G, Q}
 
 
 def test_snapshots_hold_the_gates_they_are_named_for(snapshots: dict[str, bytes]) -> None:
@@ -175,6 +190,23 @@ def test_resolve_pure(snapshots: dict[str, bytes], gate: str, reply: str, expect
     if expected in (G, C) and gate == "design_interview":
         assert resolution.to_json()["options"] == [
             "Approve and delegate (Recommended)", "Revise decisions", "Cancel"]
+    if expected in (G, C) and gate in ("req_artifact", "design_artifact"):
+        # the artifact question's own options, to ask again with
+        approve = {"req_artifact": "Approve requirements.md and continue to design",
+                   "design_artifact": "Approve design.md and continue to tasks"}[gate]
+        assert resolution.to_json()["options"] == [f"{approve} (Recommended)",
+                                                   "Request changes", "Cancel"]
+
+
+def test_artifact_reasons_name_the_selection_and_the_way_on(snapshots: dict[str, bytes],
+                                                             ) -> None:
+    """What the agent reads back: the selection that approved, and for `apply the changes`
+    before any feedback, the verb that records feedback."""
+    data = read_progress(snapshots["req_artifact"], "req").data
+    assert "`Approve requirements.md and continue to design (Recommended)`" in \
+        approval.resolve(data, "1").reason
+    assert "request-revision" in approval.resolve(data, "apply the changes").reason
+    assert "says nothing" in approval.resolve(data, "and then").reason
 
 
 def _cli_row(base: Path, env: dict[str, str], index: int, raw: bytes, reply: str,

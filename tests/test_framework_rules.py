@@ -104,6 +104,98 @@ def test_a_partial_answer_keeps_what_was_given(cli: Cli) -> None:
     assert cli("status", SPEC)["interview"]["pending"] == ["compat"]  # type: ignore[index]
 
 
+def test_ask_after_a_partial_answer_asks_what_it_unblocked(cli: Cli) -> None:
+    """The framework's partial answer: "Record both answered decision IDs immediately. Leave
+    compatibility open. Recompute dependencies. Ask compatibility plus any decisions it
+    unblocked." "Do not discard the two saved answers or restart the round." (issue 31.9)"""
+    for node_id in ("users", "compat", "retention"):
+        cli.node(node_id)
+    cli.node("purge", "--depends-on", "retention")  # unblocked by the retention answer
+    cli.node("roles", "--spawned-by", "users")  # a sub-question of the users answer
+    cli.node("shim", "--depends-on", "compat")  # still blocked: compat stays open
+    begin(cli)
+    first = cli("ask", SPEC)
+    assert list(first["decisions"].values()) == ["users", "compat", "retention"]  # type: ignore[union-attr]
+    assert first["written"] is True and first["unblocked"] == []
+    reply = {"answers": {"Q1 - users: Question users?": "First way (why) (Recommended)",
+                         "Q3 - retention: Question retention?": "Second way"}}
+    (cli.cwd / "reply.json").write_text(json.dumps(reply))
+    done = cli("answer", SPEC, "--tool-result", "reply.json")
+    assert done["recorded"] == {"users": "First way (why)", "retention": "Second way"}
+    assert done["other"] == []
+    again = cli("ask", SPEC)
+    # compat, plus what the answers unblocked (the sub-question first), in the same round
+    assert again["round"] == 1 and again["written"] is True
+    assert list(again["decisions"].values()) == ["compat", "roles", "purge"]  # type: ignore[union-attr]
+    assert again["unblocked"] == ["roles", "purge"]
+    text = cli.progress.read_text()
+    assert "- Asked: users, compat, retention\n" in text and "- Asked: roles, purge\n" in text
+    assert text.count("Grill - Round 1\n") == 1 and "Grill - Round 2" not in text
+    before = cli.progress.read_bytes()
+    repeat = cli("ask", SPEC)  # asking again adds nothing
+    assert repeat["decisions"] == again["decisions"] and repeat["written"] is False
+    assert cli.progress.read_bytes() == before
+    labels = {"compat": "Second way", "roles": "Second way", "purge": "Second way"}
+    (cli.cwd / "reply.json").write_text(json.dumps({"answers": {
+        q: labels[i] for q, i in again["decisions"].items()}}))  # type: ignore[union-attr]
+    cli("answer", SPEC, "--tool-result", "reply.json")
+    # what compat unblocked opens the next round, as a new layer
+    nxt = cli("ask", SPEC)
+    assert nxt["round"] == 2 and list(nxt["decisions"].values()) == ["shim"]  # type: ignore[union-attr]
+    assert nxt["written"] is True and "### Requirements Grill - Round 2\n- Asked: shim\n" in \
+        cli.progress.read_text()
+    answer(cli, "shim")
+    cli("await-confirmation", SPEC, "--decision-id", "C1", "--approach", "A")
+
+
+def test_a_node_is_asked_only_with_two_to_four_options(cli: Cli) -> None:
+    """Each open node is "{ id, dependencies, evidence, options[2..4], recommendation,
+    rationale, tradeoffs, consequences }"; "Give 2-4 viable options." (issue 31.7). A node
+    being drafted may wait without options, but it is not asked so."""
+    for count in (1, 5):
+        options = [a for i in range(count) for a in ("--option", f"Way {i}")]
+        cli.refused("INVALID_OPTIONS", "node", "add", SPEC, "X1", "--title", "Which?",
+                    *options, exit_code=2)
+    cli("node", "add", SPEC, "draft", "--title", "Not ready yet?")  # drafted: no options
+    begin(cli)
+    error = cli.refused("NODE_OPTIONS_REQUIRED", "ask", SPEC)
+    assert error["nodes"] == ["draft"] and "draft cannot be asked" in str(error["message"])
+    # asked anyway by the lower-level verb: validate flags the pending question
+    ask(cli, 1, "draft")
+    found = cli("validate", SPEC)["diagnostics"]
+    flagged = [d for d in found if d["code"] == "NODE_OPTIONS_REQUIRED"]  # type: ignore[union-attr,index]
+    assert len(flagged) == 1 and "draft is pending" in flagged[0]["message"]  # type: ignore[index]
+
+
+def test_the_question_carries_the_rationale_and_the_tradeoff(cli: Cli) -> None:
+    """"State the recommendation rationale and the material tradeoff in the question or
+    option description." With a recommendation they describe it (never another option);
+    with symmetric options (no recommendation) the question carries them (issue 31.7)."""
+    cli("node", "add", SPEC, "users", "--title", "Who may apply a code?", "--option",
+        "Everyone: guests too", "--option", "Members: signed in", "--recommend", "1",
+        "--rationale", "guests are half the orders", "--tradeoffs", "codes get shared")
+    cli("node", "add", SPEC, "zone", "--title", "Which clock ends a code?", "--option",
+        "UTC: one clock", "--option", "The shop's zone: what staff see", "--rationale",
+        "both are used today", "--tradeoffs", "UTC confuses staff, local confuses travel")
+    begin(cli)
+    users, zone = cli("ask", SPEC)["questions"]  # type: ignore[misc]
+    assert users["question"] == "Q1 - users: Who may apply a code?"
+    assert users["options"] == [
+        {"label": "Everyone (Recommended)",
+         "description": "guests too; guests are half the orders; tradeoff: codes get shared"},
+        {"label": "Members", "description": "signed in"}]
+    assert zone["question"] == ("Q2 - zone: Which clock ends a code? (both are used today; "
+                                "tradeoff: UTC confuses staff, local confuses travel)")
+    assert zone["options"] == [{"label": "UTC", "description": "one clock"},
+                               {"label": "The shop's zone", "description": "what staff see"}]
+    assert all(len(q["header"]) <= 12 and q["multiSelect"] is False for q in (users, zone))
+    # the answer still lands by the question's text (and by the ID it names)
+    (cli.cwd / "reply.json").write_text(json.dumps({"answers": {
+        zone["question"]: "UTC", users["question"]: "Everyone (Recommended)"}}))
+    assert cli("answer", SPEC, "--tool-result", "reply.json")["recorded"] == {
+        "zone": "UTC", "users": "Everyone"}
+
+
 def test_a_sentence_with_skip_and_decisions_is_substantive(cli: Cli) -> None:
     """"`Skip browser tests; keep the rollback task.` Result: treat the reply as substantive."""
     cli.node("tests")

@@ -87,14 +87,16 @@ def test_answer_records_options_own_words_and_leaves_the_rest_open(
                               env=env, capture_output=True, text=True).stdout
     # the round keeps the numbers it was asked under (issue 31): D4 is still its Q4
     assert "**Q4 - D4: Question 4?**" in markdown and "  a) Second 4 (Recommended)" in markdown
+    # the follow-up the `Other` answer unblocked joins the open round (issue 31.9)
+    assert "D7: Which weekends?**" in markdown
     done = ok(repo, env, "answer", SPEC, "--tool-result", "-",
               stdin="4. b\n5) go with your recommendation\nQ6: a\n")
     assert done["recorded"] == {
         "D4": "First 4", "D5": 'Second 5 (accepted recommendation: "go with your '
         'recommendation")', "D6": "Second 6"}
-    # the next round asks the follow-up the `Other` led to
+    # the round still asks the follow-up the `Other` led to
     asked = ok(repo, env, "ask", SPEC)
-    assert asked["round"] == 2 and list(asked["decisions"].values()) == ["D7"]  # type: ignore[union-attr]
+    assert asked["round"] == 1 and list(asked["decisions"].values()) == ["D7"]  # type: ignore[union-attr]
 
 
 def test_a_control_only_reply_records_nothing(six: tuple[Path, dict[str, str]]) -> None:

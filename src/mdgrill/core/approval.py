@@ -8,16 +8,22 @@ Two gates, two rules:
   the gate." The three labels (with or without ` (Recommended)`, or their numbers 1-3) resolve
   to `approve-and-delegate`, `revise`, `cancel`; a control-only reply (`yes`, `proceed`)
   resolves to `ask-again` with the three options; anything else to `clarification`.
-- An artifact's approval takes plain approvals (`yes`, `ship it`): after the reply
-  normalization of `replies`, a sequence of phrases from the tables below; a question, a
-  quotation, a negation, a condition, a change request or an unknown word is `clarification`.
-  `apply the changes` there means revise. See docs/artifact-gate.md.
+- An artifact's approval has options of its own (`artifact_gate.approval_options`):
+  `Approve requirements.md and continue to design (Recommended)`, `Request changes`,
+  `Cancel`; only the first selection approves ("Keep the phase in artifact approval until
+  the user explicitly approves"). A plain approval (`yes`, `continue`, `lgtm`: after the
+  reply normalization of `replies`, a sequence of phrases from the tables below) is asked
+  again; a question, a quotation, a negation, a condition, a change request or an unknown
+  word is `clarification`. `apply the changes` after a revision request means revise. See
+  docs/artifact-gate.md.
 """
 
 from __future__ import annotations
 
 import re
 
+from mdgrill.core import artifact_gate
+from mdgrill.model import artifact as artifact_model
 from mdgrill.model.artifact import AWAITING, REVISION, gate_id
 from mdgrill.model.replies import classify, normalize_reply
 
@@ -30,6 +36,7 @@ APPROVAL_LABELS = {"approve and delegate": APPROVE_AND_DELEGATE, "revise decisio
 _NUMBERED = {"1": APPROVE_AND_DELEGATE, "2": REVISE, "3": CANCEL}
 APPROVE_ARTIFACT = "approve-artifact"
 APPLY_REVISION = "apply-revision"
+REQUEST_REVISION = "request-revision"
 CLARIFICATION = "clarification"
 MAX_WORDS = 24
 _MARK = "(recommended)"
@@ -252,8 +259,8 @@ def _why_not(raw: str, normalized: str) -> str:
     if words & CHANGES:
         return "the reply asks for a change: record it with `request-revision` (artifact) or " \
                "`revise` (interview) instead of approving"
-    return f"`{raw.strip()}` is not a plain approval phrase: ask the user to say yes or " \
-           "what to change"
+    return f"`{raw.strip()}` is not one of the options: ask the question again, or what " \
+           "the user wants changed"
 
 
 def _prefilter(text: str) -> str | None:
@@ -271,8 +278,10 @@ def resolve(data: dict[str, object], text: str) -> Resolution:
     normalized = normalize_reply(text) if isinstance(text, str) else ""
     gates = live_gates(data)
 
+    options: list[str] | None = None  # the artifact question's, once its gate is the one
+
     def ask(reason: str, gate: Gate | None = None) -> Resolution:
-        return Resolution(CLARIFICATION, reason, gate, normalized, gates)
+        return Resolution(CLARIFICATION, reason, gate, normalized, gates, options)
 
     if not gates:
         return ask("nothing awaits approval in this spec: there is no live gate")
@@ -282,6 +291,22 @@ def resolve(data: dict[str, object], text: str) -> Resolution:
     gate = gates[0]
     if gate.kind == "interview":
         return _resolve_interview(text, normalized, gate, gates)
+    art = artifact_model.artifact_of(data) or {}
+    if gate.kind == "artifact":
+        options = artifact_gate.approval_options(art)
+        chosen = _artifact_selection(art, text, normalized, gate, gates, options)
+        if chosen is not None:
+            return chosen
+    return _read_reply(art, text, normalized, gate, gates, options)
+
+
+def _read_reply(art: dict[str, object], text: str, normalized: str, gate: Gate,
+                gates: list[Gate], options: list[str] | None) -> Resolution:
+    """An artifact gate's reply that selects no option: read against the phrase tables."""
+
+    def ask(reason: str, gate: Gate) -> Resolution:
+        return Resolution(CLARIFICATION, reason, gate, normalized, gates, options)
+
     early = _prefilter(text)
     if early is not None:
         return ask(early, gate)
@@ -309,19 +334,50 @@ def resolve(data: dict[str, object], text: str) -> Resolution:
     if gate.kind == "revision":
         return ask("a revision of the artifact was requested: ask whether to apply the feedback "
                    "(`apply the changes`) before anything is approved", gate)
-    # A phase named in the reply must be the live gate's own: `continue to design` approves
-    # the design interview or design.md; `continue to tasks` while design.md is under review
-    # may mean the user believes another gate is open, so it is asked.
-    ok = go_to <= {gate.phase} and named <= {gate.phase}
-    action = APPROVE_AND_DELEGATE if gate.kind == "interview" else APPROVE_ARTIFACT
-    if not ok:
-        said = ", ".join(sorted(go_to | named))
-        return ask(f"the reply names {said}, but the live gate is the {gate.phase} "
-                   f"{'interview' if gate.kind == 'interview' else 'artifact'}: ask which the "
-                   "user means", gate)
-    what = "the interview's approach" if gate.kind == "interview" else "the artifact"
-    return Resolution(action, f"a plain approval of {what} ({gate.phase})", gate, normalized,
-                      gates)
+    # The artifact's own options say where approving it leads (`continue to design` at the
+    # requirements gate, which `_artifact_selection` took): a go-on naming another phase,
+    # even the gate's own (`continue to requirements` may mean "keep working on them"), is
+    # not that selection, and the user may believe another gate is open, so it is asked.
+    following = artifact_model.next_phase(gate.phase)
+    if go_to and go_to <= {following}:
+        return Resolution(ASK_AGAIN, f"`{text.strip()}` holds more than the selection "
+                          f"`continue to {following}`: ask the question again and take the "
+                          "selection alone (its label, its number, or `continue to "
+                          f"{following}`)", gate, normalized, gates, options)
+    if go_to:
+        said = ", ".join(sorted(go_to))
+        return ask(f"the reply names {said}, but the selection that approves the "
+                   f"{gate.phase} artifact is `{artifact_gate.approve_label(art)}`: ask "
+                   "which the user means", gate)
+    if named - {gate.phase}:
+        said = ", ".join(sorted(named - {gate.phase}))
+        return ask(f"the reply names {said}, but the live gate is the {gate.phase} artifact: "
+                   "ask which the user means", gate)
+    # "Do not infer … approval from a control-only reply": a plain `yes` or `continue`
+    # approves no file; the question is asked again with its options.
+    return Resolution(ASK_AGAIN, f"`{text.strip()}` is a plain approval, not the selection "
+                      f"`{artifact_gate.approve_label(art)}`: the {gate.phase} artifact "
+                      "stays awaiting approval; ask its question again (`mdgrill ask SPEC`)",
+                      gate, normalized, gates, options)
+
+
+def _artifact_selection(art: dict[str, object], text: str, normalized: str, gate: Gate,
+                        gates: list[Gate], options: list[str]) -> Resolution | None:
+    """The resolution of a reply that selects one of the artifact question's options."""
+    choice = artifact_gate.artifact_choice(art, text) if isinstance(text, str) else None
+    if choice == artifact_gate.CHOOSE_APPROVE:
+        return Resolution(APPROVE_ARTIFACT, f"the explicit selection `{options[0]}`", gate,
+                          normalized, gates)
+    if choice == artifact_gate.CHOOSE_CHANGES:
+        return Resolution(REQUEST_REVISION, "the user chose `Request changes`: ask what should "
+                          "change and record it with `mdgrill request-revision SPEC --feedback "
+                          "TEXT`; then revise the file and submit it again", gate, normalized,
+                          gates)
+    if choice == artifact_gate.CHOOSE_CANCEL:
+        return Resolution(CANCEL, f"the user chose `Cancel`: nothing is approved, "
+                          f"{art.get('path')} stays awaiting approval and the phase does not "
+                          "move; stop here", gate, normalized, gates)
+    return None
 
 
 def _resolve_interview(text: str, normalized: str, gate: Gate,
@@ -351,5 +407,5 @@ APPROVAL_QUESTION = ["Approve and delegate (Recommended)", "Revise decisions", "
 
 
 __all__ = ["APPLY_REVISION", "APPROVAL_QUESTION", "APPROVE_AND_DELEGATE", "APPROVE_ARTIFACT",
-           "ASK_AGAIN", "CANCEL", "CLARIFICATION", "REVISE", "Gate", "Resolution",
-           "approval_choice", "live_gates", "resolve", "units"]
+           "ASK_AGAIN", "CANCEL", "CLARIFICATION", "REQUEST_REVISION", "REVISE", "Gate",
+           "Resolution", "approval_choice", "live_gates", "resolve", "units"]

@@ -239,6 +239,109 @@ def check_begin(data: dict[str, object], blocks: list[Block], phase: str,
                               f"(`approve-artifact`) before the {phase} interview begins")
 
 
+# -- the approval question ------------------------------------------------------------------
+# The artifact gate asks with options of its own, as the interview's final approval does: the
+# framework keeps "the phase in artifact approval until the user explicitly approves", and
+# "Do not infer … approval from a control-only reply". Only the first option approves.
+
+CHOOSE_APPROVE = "approve"
+CHOOSE_CHANGES = "request-changes"
+CHOOSE_CANCEL = "cancel"
+REQUEST_CHANGES = "Request changes"
+CANCEL_LABEL = "Cancel"
+RECOMMENDED_MARK = " (Recommended)"
+_HEADER_CHARS = 12  # the question tool's chip label
+
+
+def file_name(art: dict[str, object]) -> str:
+    """The artifact's file name (`requirements.md`), as the options say it."""
+    return str(art.get("path", "")).rsplit("/", 1)[-1]
+
+
+def approve_label(art: dict[str, object]) -> str:
+    """`Approve requirements.md and continue to design`; at the last phase (tasks, triage)
+    `Approve tasks.md`: there is no phase to continue to."""
+    following = next_phase(str(art.get("phase")))
+    name = file_name(art)
+    return f"Approve {name} and continue to {following}" if following else f"Approve {name}"
+
+
+def approval_options(art: dict[str, object]) -> list[str]:
+    """The artifact question's labels, in order; the first is the only approval."""
+    return [approve_label(art) + RECOMMENDED_MARK, REQUEST_CHANGES, CANCEL_LABEL]
+
+
+def _option_words(art: dict[str, object]) -> list[str]:
+    """What each option does, said beside it (never the label again)."""
+    following = next_phase(str(art.get("phase")))
+    moves = f"the spec moves on to the {following} phase" if following else \
+        f"{art.get('phase')} is the last phase: nothing follows it"
+    return [f"approve these bytes of {file_name(art)} (sha256 {str(art.get('sha256'))[:12]}…); "
+            f"{moves}",
+            "say what should change: it is recorded, the file is revised and submitted again, "
+            "and this question comes back; the phase stays here",
+            "stop here: nothing is approved and the phase does not move"]
+
+
+def approval_question_text(art: dict[str, object], spec_folder: str) -> str:
+    """The question, naming the file, its spec and its bytes, so that a captured answer (a
+    hook's `question: answer` line) can be matched to this gate and no other."""
+    following = next_phase(str(art.get("phase")))
+    then = f" and continue to {following}" if following else ""
+    return (f"Approve {art.get('path')}{then}? (the {art.get('phase')} artifact of spec "
+            f"{spec_folder}, sha256 {str(art.get('sha256'))[:12]})")
+
+
+def approval_question(art: dict[str, object], spec_folder: str) -> dict[str, object]:
+    """The artifact approval question as the question tool takes it."""
+    return {"question": approval_question_text(art, spec_folder),
+            "header": str(art.get("phase")).capitalize()[:_HEADER_CHARS],
+            "options": [{"label": label, "description": says} for label, says in
+                        zip(approval_options(art), _option_words(art), strict=True)],
+            "multiSelect": False}
+
+
+def approval_markdown(art: dict[str, object], spec_folder: str) -> str:
+    """The same question as text, numbered as `resolve-approval` reads the numbers."""
+    lines = [f"**{approval_question_text(art, spec_folder)}**", ""]
+    for number, (label, says) in enumerate(zip(approval_options(art), _option_words(art),
+                                               strict=True), 1):
+        lines.append(f"  {number}. {label} — {says}")
+    lines += ["", f"Only the selection `{approve_label(art)}` (or `1`) approves the file; a "
+              "`yes` or `continue` is asked again."]
+    return "\n".join(lines) + "\n"
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def artifact_choice(art: dict[str, object], text: str) -> str | None:
+    """The option a reply selects exactly (`CHOOSE_APPROVE`, `CHOOSE_CHANGES`,
+    `CHOOSE_CANCEL`), or None.
+
+    A selection is the option's label (case and spacing aside, ` (Recommended)` allowed), its
+    number as the question listed it, or for the approval a clear part of its label:
+    `approve requirements.md` (or the file's path) or `continue to design`. Nothing else
+    selects: `continue to requirements` at the requirements gate names no option.
+    """
+    said = text.strip()
+    mark = RECOMMENDED_MARK.strip().casefold()
+    if said[-len(mark):].casefold() == mark:  # by hand: a `\s*\(…\)\s*\Z` tail is quadratic
+        said = said[:-len(mark)]
+    said = _fold(said.strip().rstrip(".").strip())
+    approve = _fold(approve_label(art))
+    name, following = _fold(file_name(art)), next_phase(str(art.get("phase")))
+    forms = {approve: CHOOSE_APPROVE, f"approve {name}": CHOOSE_APPROVE,
+             f"approve {_fold(str(art.get('path')))}": CHOOSE_APPROVE,
+             _fold(REQUEST_CHANGES): CHOOSE_CHANGES, _fold(CANCEL_LABEL): CHOOSE_CANCEL,
+             "1": CHOOSE_APPROVE, "2": CHOOSE_CHANGES, "3": CHOOSE_CANCEL}
+    if following:
+        forms[f"approve {name} and continue"] = CHOOSE_APPROVE
+        forms[f"continue to {following}"] = CHOOSE_APPROVE
+    return forms.get(said)
+
+
 # -- what still stands ----------------------------------------------------------------------
 
 

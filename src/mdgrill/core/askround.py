@@ -14,7 +14,8 @@ import re
 from typing import NamedTuple
 
 from mdgrill.core.machine import APPROVAL_OPTIONS
-from mdgrill.errors import GateRefusal, InputError
+from mdgrill.core.machine.rounds import options_refusal, without_choices
+from mdgrill.errors import InputError
 from mdgrill.formats.progress import Node, Progress
 from mdgrill.formats.schema import is_id
 
@@ -54,7 +55,17 @@ def _header(node: Node) -> str:
 
 
 def question_text(number: int, node: Node) -> str:
-    return f"Q{number} - {node.id}: {node.title}"
+    """`Q1 - D1: title`; a node with no recommended option (symmetric options) carries its
+    rationale and tradeoff here, as no option's description is theirs to carry: "State the
+    recommendation rationale and the material tradeoff in the question or option
+    description"."""
+    text = f"Q{number} - {node.id}: {node.title}"
+    if node.choices()[1] is not None:
+        return text
+    why = node.first("Rationale") or node.first("Recommendation") or ""
+    tradeoff = node.first("Tradeoffs") or ""
+    said = [part for part in (why, f"tradeoff: {tradeoff}" if tradeoff else "") if part]
+    return f"{text} ({'; '.join(said)})" if said else text
 
 
 def _description(node: Node, label: str, detail: str, recommended: bool) -> str:
@@ -81,13 +92,9 @@ def questions(nodes: list[Node], numbers: list[int] | None = None) -> list[dict[
     A node needs 2–4 options to be asked this way; nodes without them are refused together,
     with the command that adds them.
     """
-    lacking = [n.id for n in nodes if not 2 <= len(n.options) <= MAX_PER_CALL]
+    lacking = without_choices(nodes)
     if lacking:
-        raise GateRefusal("NODE_OPTIONS_REQUIRED",
-                          f"{', '.join(lacking)} cannot be asked as a choice: a question needs "
-                          "2–4 viable options (`mdgrill node add SPEC ID --option A --option B "
-                          "--recommend 1`), or ask it in words and record the reply with "
-                          "`record-answer`")
+        raise options_refusal(lacking)
     out: list[dict[str, object]] = []
     for number, node in zip(numbers or range(1, len(nodes) + 1), nodes, strict=True):
         options, recommended = node.choices()

@@ -72,15 +72,24 @@ class Answered(Result):
 
 
 def open_round(spec: store.Spec) -> dict[str, object]:
-    """Open the next round for the whole frontier (as `open-frontier` records it), unless
-    questions are pending already or nothing is open."""
+    """Open the next round for the whole frontier (as `open-frontier` records it); while
+    questions are pending, add to the open round what the answers since unblocked ("Ask
+    compatibility plus any decisions it unblocked", the framework's partial answer)."""
     from mdgrill.model.tree import spec_frontier
 
     prog = load(spec)
     iv = machine.interview_of(prog.data)
-    if pending_of(prog) or str(iv["status"]) != "collecting":
+    if str(iv["status"]) != "collecting":
         return {"opened": False}
     frontier = spec_frontier(prog).frontier
+    pending = pending_of(prog)
+    if pending:
+        unblocked = [i for i in frontier if i not in pending]
+        if not unblocked or current_round_block(prog, iv) is None:
+            return {"opened": False}  # (a round not last in the log takes no new Asked line)
+        askround.questions(pending_nodes(prog, unblocked))  # refuses before anything is written
+        interview.open_frontier(spec, round=int(str(iv["round"])), decision_ids=unblocked)
+        return {"opened": False, "added": unblocked, "round": int(str(iv["round"]))}
     if not frontier:
         return {"opened": False}
     askround.questions(pending_nodes(prog, frontier))  # refuses before anything is written
@@ -109,6 +118,9 @@ def ask(spec: store.Spec) -> Asked:
                       f"{brief.confirmation_id or 'CID'} --source approve-and-delegate "
                       "--reply <the user's selection>", "written": False})
     if status in TERMINAL:
+        gate = artifact_question(spec, prog)
+        if gate is not None:
+            return gate
         from mdgrill.services.bound_targets import drift_questions
 
         drifted = drift_questions(spec)  # issue 36: a bound decision whose code changed
@@ -133,7 +145,32 @@ def ask(spec: store.Spec) -> Asked:
     return Asked({"kind": "round", "round": iv["round"], "questions": calls[0]["questions"],
                   "batches": calls, "decisions": {str(q["question"]): q["decision_id"]
                                                   for q in asked},
-                  "written": bool(opened["opened"])}, asked)
+                  "unblocked": opened.get("added", []),
+                  "written": bool(opened["opened"] or opened.get("added"))}, asked)
+
+
+def artifact_question(spec: store.Spec, prog: Progress) -> Asked | None:
+    """The artifact gate's own question while the phase's artifact awaits approval (issue 38
+    part 4); after a revision request, the step that comes first; else None."""
+    from mdgrill.core import artifact_gate
+    from mdgrill.model import artifact as artifact_model
+
+    art = artifact_model.artifact_of(prog.data)
+    if art is None or art["status"] not in artifact_model.OPEN:
+        return None
+    hint = spec_hint(spec)
+    if art["status"] == artifact_model.REVISION:
+        return Asked({"kind": "none", "questions": [], "written": False,
+                      "gate": artifact_model.gate_id(art), "next": "await-artifact-approval",
+                      "next_command": f"mdgrill await-artifact-approval {hint} --artifact "
+                      f"{art['path']}", "status": str(art["status"])})
+    return Asked({"kind": "artifact", "gate": artifact_model.gate_id(art),
+                  "questions": [artifact_gate.approval_question(art, spec.rel_folder)],
+                  "options": artifact_gate.approval_options(art),
+                  "markdown": artifact_gate.approval_markdown(art, spec.rel_folder),
+                  "next": "resolve-approval with the user's selection",
+                  "next_command": f"mdgrill resolve-approval {hint} --text <the user's "
+                  "selection>", "written": False})
 
 
 def answer(spec: store.Spec, *, tool_result: str, by: str | None = None) -> Answered:
@@ -152,6 +189,9 @@ def answer(spec: store.Spec, *, tool_result: str, by: str | None = None) -> Answ
     if str(iv["status"]) == "awaiting_confirmation":
         raise _approval_is_no_answer(spec, iv, reply)
     pending = pending_of(prog)
+    gate = artifact_question(spec, prog) if not pending else None
+    if gate is not None and gate.kind == "artifact":
+        raise _artifact_is_no_answer(spec, prog, reply)
     if not pending:
         raise GateRefusal("NOTHING_ASKED", f"no decision is pending: run `mdgrill ask "
                           f"{spec_hint(spec)}` and pass its questions to the user first")
@@ -213,6 +253,29 @@ def round_questions(prog: Progress, pending: list[str]) -> list[dict[str, object
     order = round_numbering(prog, pending)
     return askround.questions(pending_nodes(prog, pending),
                               [order.index(d) + 1 for d in pending])
+
+
+def _artifact_is_no_answer(spec: store.Spec, prog: Progress,
+                           reply: dict[str, str] | str) -> GateRefusal:
+    """`answer` given the artifact question's selection: what it resolves to, and the verb
+    that records it (resolving only reads; approving is `approve-artifact`'s)."""
+    import shlex
+
+    from mdgrill.core import approval
+
+    hint = spec_hint(spec)
+    values = list(reply.values()) if isinstance(reply, dict) else [reply]
+    words = " ".join(values[0].split()) if len(values) == 1 else ""
+    found = approval.resolve(prog.data, words)
+    if found.action == approval.APPROVE_ARTIFACT:
+        how = (f"this is the approval: run `mdgrill approve-artifact {hint} --source "
+               "approve-artifact`")
+    else:
+        how = (f"it resolves to {found.action} ({found.reason}); map the user's selection with "
+               f"`mdgrill resolve-approval {hint} --text {shlex.quote(words or '…')}`")
+    return GateRefusal("ILLEGAL_TRANSITION",
+                       f"the {found.phase} artifact awaits the user's approval of the file, not "
+                       f"answers to questions; nothing was recorded: {how}")
 
 
 def _approval_is_no_answer(spec: store.Spec, iv: dict[str, object],

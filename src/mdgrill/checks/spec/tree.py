@@ -33,7 +33,28 @@ def check_nodes(prog: Progress) -> list[Diagnostic]:
                            "`### <ID>: <question>` (IDs like D1 or auth.users)"))
     for node in nodes:
         out.extend(_check_node(path, node, first_of))
+    out.extend(_asked_without_options(prog))
     out.extend(_cycles(path, nodes, first_of))
+    return out
+
+
+def _asked_without_options(prog: Progress) -> list[Diagnostic]:
+    """A pending decision whose node has no `Options:` at all: it was asked as no choice
+    (the framework's `options[2..4]`); a wrong count under `Options:` is `NODE_OPTIONS`."""
+    iv = prog.data.get("interview")
+    pending = iv.get("pending") if isinstance(iv, dict) else None
+    if not isinstance(pending, list) or not pending:
+        return []
+    out: list[Diagnostic] = []
+    for node_id in dict.fromkeys(str(i) for i in pending):
+        node = prog.node(node_id) if node_id in prog.node_ids() else None
+        if node is None or node.options or any(e.key.lower() == "options"
+                                               for e in node.entries):
+            continue
+        out.append(warning(prog.path, node.line + 1, "NODE_OPTIONS_REQUIRED",
+                           f"{node_id} is pending but its node has no options: a question "
+                           f"offers {MIN_OPTIONS} to {MAX_OPTIONS} (`- Options:` with nested "
+                           "`  - ` bullets, the recommended one first)"))
     return out
 
 

@@ -80,10 +80,15 @@ def _resolve(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 
     done = artifact.resolve_approval(spec, text=args.text)
     text = str(done["action"])
-    if done["action"] == approval.CLARIFICATION:
+    if done["action"] in (approval.CLARIFICATION, approval.ASK_AGAIN,
+                          approval.REQUEST_REVISION, approval.CANCEL):
         text += f": {done['reason']}"
     elif done.get("gate"):
         text += f" ({done['gate']})"
+    options = done.get("options")
+    if isinstance(options, list) and done["action"] in (approval.CLARIFICATION,
+                                                        approval.ASK_AGAIN):
+        text += "\nthe options:" + "".join(f"\n  {n}. {o}" for n, o in enumerate(options, 1))
     return Outcome(done.data, text)
 
 

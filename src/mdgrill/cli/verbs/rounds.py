@@ -95,11 +95,14 @@ def _ask(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     from mdgrill.core import askround
 
     asked = rounds.ask(spec)
-    if asked.kind == "approval" and args.format == "markdown":
+    if asked.kind in ("approval", "artifact") and args.format == "markdown":
         return Outcome(asked.data, str(asked["markdown"]))
-    if asked.kind in ("approval", "drift"):
+    if asked.kind in ("approval", "artifact", "drift"):
         return Outcome(asked.data, json.dumps({"questions": asked["questions"]},
                                               ensure_ascii=False, indent=2))
+    if asked.kind == "none" and asked.get("gate"):  # the artifact awaits its revision
+        return Outcome(asked.data, f"a revision of the artifact was requested: revise it with "
+                       f"the recorded feedback, then `{asked['next_command']}`")
     if asked.kind == "none":
         return Outcome(asked.data, _nothing_open(asked) if asked.status is None else
                        f"the interview is {asked.status}: nothing to ask")

@@ -15,7 +15,7 @@ from mdgrill.core.machine.basics import (
     require_status,
 )
 from mdgrill.errors import GateRefusal, InputError
-from mdgrill.formats.progress import Change, Progress, block_heading, single_line
+from mdgrill.formats.progress import Change, Node, Progress, block_heading, single_line
 from mdgrill.formats.schema import TERMINAL
 from mdgrill.model.interview import KEPT_ELSEWHERE
 from mdgrill.model.replies import (
@@ -34,6 +34,25 @@ from mdgrill.model.tree import (
     Frontier,
     spec_frontier,
 )
+
+MIN_OPTIONS, MAX_OPTIONS = 2, 4  # the framework's `options[2..4]`: the question tool's too
+
+
+def without_choices(nodes: list[Node]) -> list[str]:
+    """The IDs of nodes that cannot be asked as a choice: fewer than 2 or more than 4
+    options (a node being drafted may wait without them, but is not asked so)."""
+    return [n.id for n in nodes if not MIN_OPTIONS <= len(n.options) <= MAX_OPTIONS]
+
+
+def options_refusal(ids: list[str]) -> GateRefusal:
+    """`NODE_OPTIONS_REQUIRED`, naming the nodes and how to give them options."""
+    return GateRefusal("NODE_OPTIONS_REQUIRED",
+                       f"{', '.join(ids)} cannot be asked: a question offers 2–4 viable options "
+                       "(the framework's `options[2..4]`), the recommended one first. Give "
+                       f"{'it' if len(ids) == 1 else 'each'} an `- Options:` list of nested "
+                       "`  - ` bullets in the design tree (`mdgrill node add SPEC ID --option A "
+                       "--option B --recommend 1` writes a new node so), then ask; nothing was "
+                       "written", details={"nodes": ids})
 
 
 def _askable(prog: Progress, ids: list[str]) -> tuple[Frontier, list[str]]:
