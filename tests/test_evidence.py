@@ -123,10 +123,13 @@ def test_a_selection_for_one_confirmation_id_does_not_approve_the_next(
     _tool_answers(mdgrill, repo, {_approval_question(repo, mdgrill): "Approve and delegate"})
     json_ok(mdgrill, repo, "revise", SPEC, "--decision-id", "D1")
     json_ok(mdgrill, repo, "record-answer", SPEC, "--decision-id", "D1", "--answer", "Staff")
-    json_ok(mdgrill, repo, "await-confirmation", SPEC, "--decision-id", "C2", "--approach",
+    # the brief comes back "using the same confirmation ID": a new one is refused outright
+    assert _refused(mdgrill, repo, "await-confirmation", SPEC, "--decision-id", "C2",
+                    "--approach", "Do B, and delete prod")["code"] == "CONFIRMATION_ID_MISMATCH"
+    json_ok(mdgrill, repo, "await-confirmation", SPEC, "--decision-id", "C1", "--approach",
             "Do B, and delete prod")
 
-    assert _refused(mdgrill, repo, *_confirm("C2"))["code"] == "APPROVAL_NOT_EVIDENCED"
+    assert _refused(mdgrill, repo, *_confirm("C1"))["code"] == "APPROVAL_NOT_EVIDENCED"
 
 
 def test_a_reply_typed_before_the_brief_was_shown_is_no_evidence(
@@ -361,10 +364,13 @@ def _present(repo: Path, mdgrill: Run, text: str) -> str:
 def _artifact_question(gate: str) -> str:
     """The artifact's approval question as `ask` is to give it: it names the artifact's gate
     (`core.evidence.artifact_tag`)."""
-    return f"Approve {SPEC}/requirements.md as written? (approval of {gate}, {SPEC})"
+    sha12 = gate.rsplit("@", 1)[1]
+    return (f"Approve {SPEC}/requirements.md and continue to design? The requirements artifact "
+            f"of spec {SPEC}, sha256 {sha12} (approval of {gate}, {SPEC})")
 
 
 APPROVE_ARTIFACT = ("approve-artifact", SPEC, "--source", "approve-artifact")
+APPROVE_FILE = "Approve requirements.md and continue to design"  # the question's first option
 
 
 def test_no_do_not_approve_this_file_never_approves_it(repo: Path, mdgrill: Run) -> None:
@@ -396,11 +402,11 @@ def test_the_answer_to_the_artifact_question_approves_it(repo: Path, mdgrill: Ru
     gate = _artifact_awaiting(repo, mdgrill)
     # the interview's approval, and an answer to another question, are not this approval
     assert _refused(mdgrill, repo, *APPROVE_ARTIFACT)["code"] == "APPROVAL_NOT_EVIDENCED"
-    _tool_answers(mdgrill, repo, {"Approve the design next?": "I approve the requirements",
+    _tool_answers(mdgrill, repo, {"Approve the design next?": APPROVE_FILE,
                                   _artifact_question(gate): "No"})
     assert _refused(mdgrill, repo, *APPROVE_ARTIFACT)["code"] == "APPROVAL_NOT_EVIDENCED"
 
-    _tool_answers(mdgrill, repo, {_artifact_question(gate): "I approve the requirements"})
+    _tool_answers(mdgrill, repo, {_artifact_question(gate): APPROVE_FILE})
     done = json_ok(mdgrill, repo, *APPROVE_ARTIFACT)
 
     assert done["phase"] == "design"
@@ -414,16 +420,16 @@ def test_the_answer_to_the_artifact_question_approves_it(repo: Path, mdgrill: Ru
 def test_an_answer_about_an_earlier_version_does_not_approve_the_revised_one(
         repo: Path, mdgrill: Run) -> None:
     first = _artifact_awaiting(repo, mdgrill)
-    _tool_answers(mdgrill, repo, {_artifact_question(first): "I approve the requirements"})
+    _tool_answers(mdgrill, repo, {_artifact_question(first): APPROVE_FILE})
     json_ok(mdgrill, repo, "request-revision", SPEC, "--feedback", "add caching")
     second = _present(repo, mdgrill, "# Requirements\n\nCache the codes.\n")
     assert second != first
 
     assert _refused(mdgrill, repo, *APPROVE_ARTIFACT)["code"] == "APPROVAL_NOT_EVIDENCED"
     # nor is the earlier question's tag answered again after the new version was presented
-    _tool_answers(mdgrill, repo, {_artifact_question(first): "I approve the requirements"})
+    _tool_answers(mdgrill, repo, {_artifact_question(first): APPROVE_FILE})
     assert _refused(mdgrill, repo, *APPROVE_ARTIFACT)["code"] == "APPROVAL_NOT_EVIDENCED"
-    _tool_answers(mdgrill, repo, {_artifact_question(second): "I approve the requirements"})
+    _tool_answers(mdgrill, repo, {_artifact_question(second): APPROVE_FILE})
     assert json_ok(mdgrill, repo, *APPROVE_ARTIFACT)["phase"] == "design"
 
 

@@ -176,11 +176,12 @@ def test_the_whole_loop_with_a_partial_answer_an_other_a_control_reply_and_a_rev
     again = ok(repo, env, "ask", SPEC)
     assert list(again["decisions"].values()) == ["D4"]  # type: ignore[union-attr]
     answer("Second 4 (Recommended)")
-    ok(repo, env, "await-confirmation", SPEC, "--decision-id", "C2", "--approach", "v2")
+    # the brief comes back "using the same confirmation ID"
+    ok(repo, env, "await-confirmation", SPEC, "--decision-id", "C1", "--approach", "v2")
     code, early = run(repo, env, "check-delegation", SPEC, "--phase", "requirements",
                       "--interview-id", "r1")
     assert code == 3  # not yet approved: no delegation
-    ok(repo, env, "confirm", SPEC, "--decision-id", "C2", "--source", "approve-and-delegate",
+    ok(repo, env, "confirm", SPEC, "--decision-id", "C1", "--source", "approve-and-delegate",
        "--reply", "Approve and delegate")
     allowed = ok(repo, env, "check-delegation", SPEC, "--phase", "requirements",
                  "--interview-id", "r1")

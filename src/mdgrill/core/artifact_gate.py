@@ -8,6 +8,7 @@ appends a `### <Phase> Artifact - ...` block. See docs/artifact-gate.md.
 
 from __future__ import annotations
 
+from mdgrill.core.evidence import artifact_tag
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Block, Change, Progress, block_heading, single_line
 from mdgrill.formats.schema import PHASES, SHA256_RE, TERMINAL
@@ -288,8 +289,10 @@ def approval_question_text(art: dict[str, object], spec_folder: str) -> str:
     hook's `question: answer` line) can be matched to this gate and no other."""
     following = next_phase(str(art.get("phase")))
     then = f" and continue to {following}" if following else ""
-    return (f"Approve {art.get('path')}{then}? (the {art.get('phase')} artifact of spec "
-            f"{spec_folder}, sha256 {str(art.get('sha256'))[:12]})")
+    # the tag is what a captured answer is matched by (core/evidence.py)
+    return (f"Approve {art.get('path')}{then}? The {art.get('phase')} artifact of spec "
+            f"{spec_folder}, sha256 {str(art.get('sha256'))[:12]} "
+            f"{artifact_tag(spec_folder, gate_id(art))}")
 
 
 def approval_question(art: dict[str, object], spec_folder: str) -> dict[str, object]:
