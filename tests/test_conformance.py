@@ -115,7 +115,10 @@ NOT_ENTRY_POINTS = {
 RECORDING = ("mdgrill.services.interview", "mdgrill.services.rounds",
              "mdgrill.services.answers", "mdgrill.api", "mdgrill.cli.main")
 LAYER = {"mdgrill.services.interview", "mdgrill.services.rounds", "mdgrill.services.answers",
-         "mdgrill.services.status", "mdgrill.cli.main", "mdgrill.__main__", "mdgrill"}
+         "mdgrill.services.status", "mdgrill.cli.main", "mdgrill.__main__", "mdgrill",
+         # `mdgrill approve`'s service: it confirms through services.interview.confirm_over
+         # (the `cli` row's verb module reaches it)
+         "mdgrill.services.approve"}
 
 # A cell without a case says why the entry point cannot express the operation at all.
 _ROUND_ONLY = "it answers only the questions of the open round: it cannot name another"

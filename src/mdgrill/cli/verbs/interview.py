@@ -94,6 +94,12 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:  # noqa: C901 - on
         p.add_argument("--source", required=True, choices=["approve-and-delegate"],
                        help="its one legal value")
         p.add_argument("--no-commit", action="store_true", help="do not commit the approval")
+        p.add_argument("--sign", action="store_true", help="sign the approval commit (`git "
+                       "commit -S`; git signs anyway when commit.gpgsign is set): the `signed` "
+                       "channel")
+    elif verb == "approve":
+        p.add_argument("--sign", action="store_true", help="also sign the approval commit "
+                       "(`git commit -S`)")
     elif verb == "skip":
         p.add_argument("--reason", required=True, metavar="T", help="why the user skips the "
                        "rest (one line)")
@@ -239,11 +245,22 @@ def _await(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 
 def _confirm(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = interview.confirm(spec, decision_id=args.decision_id, source=args.source,
-                             reply=args.reply, by=args.by, no_commit=args.no_commit)
+                             reply=args.reply, by=args.by, no_commit=args.no_commit,
+                             sign=args.sign)
     if done.already_recorded:
         return Outcome(done.data, f"interview {done.status} (already recorded)"
                        + _commit_text(done))
     return Outcome(done.data, f"interview {done.status}" + _commit_text(done))
+
+
+def _approve(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    from mdgrill.services.approve import approve
+
+    done = approve(spec, sign=args.sign)
+    if done.get("approved"):
+        return Outcome(done.data, f"approved over the terminal: interview {done.status}"
+                       + _commit_text(done))
+    return Outcome(done.data, f"not approved: {done.get('next')}")
 
 
 def _skip(spec: store.Spec, args: argparse.Namespace) -> Outcome:
@@ -296,7 +313,8 @@ _HANDLERS = {
     "mode": _mode, "record-skill-load": _record_skill_load, "begin-interview": _begin,
     "open-frontier": _open_frontier, "record-answer": _record_answer,
     "record-fact": _record_fact, "out-of-scope": _out_of_scope,
-    "await-confirmation": _await, "confirm": _confirm, "skip": _skip, "revise": _revise,
+    "await-confirmation": _await, "confirm": _confirm, "approve": _approve, "skip": _skip,
+    "revise": _revise,
     "cancel": _cancel, "record-stop": _record_stop, "reopen": _reopen, "amend": _amend,
     "check-delegation": _check_delegation, "digest": _digest,
 }

@@ -66,6 +66,7 @@ from mdgrill.git.vcs.repo import (
     merge_base_with_default,
     rev_parse,
 )
+from mdgrill.git.vcs.signing import Signature, commit_signature, signs_commits
 from mdgrill.git.vcs.trailers import (
     _COMMIT_HOOKS,
     _HEX_OID,
@@ -98,6 +99,9 @@ from mdgrill.git.vcs.trailers import (
 
 __all__ = [
     "verify_commit",
+    "Signature",
+    "commit_signature",
+    "signs_commits",
     "committed_as_is",
     "CommitResult",
     "Repo",
