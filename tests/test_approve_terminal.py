@@ -140,6 +140,10 @@ def test_approve_reads_the_selection_from_the_terminal_and_commits(
     check = mdgrill("--json", *CHECK, cwd=repo)
     assert check[0] == 0, check
     assert json.loads(check[1])["channel"] == "terminal"
+    # the review page says how the approval came
+    page = repo.parent / "report.html"
+    assert mdgrill("report", SPEC, "--html", str(page), cwd=repo)[0] == 0
+    assert "at their own terminal (mdgrill approve)" in page.read_text(encoding="utf-8")
 
 
 def test_an_unclear_selection_is_asked_again(repo: Path, mdgrill: Run) -> None:

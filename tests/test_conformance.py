@@ -67,6 +67,10 @@ def _evidence_required(repo: Path) -> None:
     (repo / ".mdgrill.yaml").write_text("approval: evidence\n", encoding="utf-8")
 
 
+def _terminal_only(repo: Path) -> None:
+    (repo / ".mdgrill.yaml").write_text("approval: [terminal]\n", encoding="utf-8")
+
+
 def _nothing(repo: Path) -> None:
     pass
 
@@ -92,6 +96,10 @@ RULES: dict[str, Rule] = {
     # `approval: evidence`: an approval is a reply the hooks captured, not the agent's word
     "approval needs evidence": Rule("APPROVAL_NOT_EVIDENCED", "awaiting", _evidence_required,
                                     Op("confirm", "C1", "Approve and delegate")),
+    # `approval: [terminal]`: only the user's own `mdgrill approve` approves (issue 30)
+    "approval channel not accepted": Rule("APPROVAL_CHANNEL_NOT_ACCEPTED", "awaiting",
+                                          _terminal_only,
+                                          Op("confirm", "C1", "Approve and delegate")),
 }
 
 # The entry points that record what a person said, and the modules that are them: a module
@@ -132,6 +140,8 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
                                                                     "scope")
        for e in _ROUND_ENTRIES},
     **{("approval needs evidence", e): _NO_VERB.format("approve")
+       for e in _ROUND_ENTRIES},
+    **{("approval channel not accepted", e): _NO_VERB.format("approve")
        for e in _ROUND_ENTRIES},
 }
 CASES = [(rule, entry) for rule in RULES for entry in ENTRY_POINTS
