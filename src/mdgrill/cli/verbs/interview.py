@@ -24,8 +24,11 @@ def configure(verb: str, p: argparse.ArgumentParser) -> None:  # noqa: C901 - on
                        "approval question; recorded in the block (for confirm it must be the "
                        "explicit selection `Approve and delegate`)")
     if verb in BY_VERBS:
+        relayed = " (recorded as relayed by git's identity when it names someone else)" \
+            if verb == "confirm" else ""
         p.add_argument("--by", metavar="NAME", help="who gave it (`Name <email>` or a name); "
-                       "default: git's identity (`git var GIT_AUTHOR_IDENT`)")
+                       f"default: git's identity (`git var GIT_AUTHOR_IDENT`){relayed}. The "
+                       "owners rule holds git's identity, never --by")
     if verb == "mode":
         group = p.add_mutually_exclusive_group()
         group.add_argument("--quick", action="store_true", help="quick mode: interviews are "
