@@ -227,3 +227,17 @@ def test_confirm_by_the_agent_is_refused_where_only_the_terminal_is_accepted(
     code, result, _ = approve_at_terminal(repo, ["1"])
     assert (code, result["channel"]) == (0, "terminal")
     assert mdgrill(*CHECK, cwd=repo)[0] == 0
+
+
+def test_approval_evidence_accepts_the_terminal(repo: Path, mdgrill: Run) -> None:
+    """`approval: evidence` (not the agent's word alone) keeps its meaning and takes the
+    terminal: the agent's word is refused, the user's own selection at the terminal holds."""
+    _awaiting(repo, mdgrill)
+    (repo / ".mdgrill.yaml").write_text("approval: evidence\n", encoding="utf-8")
+    code, out, _ = mdgrill("--json", "confirm", SPEC, "--decision-id", "C1", "--source",
+                           "approve-and-delegate", "--reply", "Approve and delegate", cwd=repo)
+    assert (code, json.loads(out)["error"]["code"]) == (3, "APPROVAL_NOT_EVIDENCED")
+    code, result, _ = approve_at_terminal(repo, ["1"])
+    assert (code, result["channel"]) == (0, "terminal")
+    code, out, _ = mdgrill("--json", *CHECK, cwd=repo)
+    assert (code, json.loads(out)["channel"]) == (0, "terminal"), out

@@ -175,7 +175,9 @@ def require_accepted_approval(spec: store.Spec, prog: Progress, interview_id: st
         check = check_signed(spec.root, approval_commit, block.first("By"), phase)
         if check.good:
             return {"channel": channel, "signed_by": check.signer}
-        if "agent" not in accepted:
+        # the signature is the refusal's reason when the approval claims one, or when it is
+        # the only way the project accepts; otherwise the channel's own refusal follows
+        if "agent" not in accepted and (channel == "signed" or accepted == ("signed",)):
             raise GateRefusal(
                 "APPROVAL_NOT_SIGNED",
                 f"{check.why}; this project accepts an approval only over "
@@ -183,7 +185,8 @@ def require_accepted_approval(spec: store.Spec, prog: Progress, interview_id: st
                 f"(`mdgrill reopen` the phase): {how_to(accepted, spec.rel_folder, cid)}",
                 details={"approval_commit": approval_commit, "signer": check.signer,
                          "accepted": list(accepted)})
-        channel = "agent"  # an unchecked signature proves what the agent's word does
+        if channel == "signed":
+            channel = "agent"  # an unchecked signature proves what the agent's word does
     if channel not in accepted:
         # the agent's word where a captured reply is wanted: the older code says just that
         code = "APPROVAL_NOT_EVIDENCED" if channel == "agent" and (
