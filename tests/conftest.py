@@ -178,3 +178,18 @@ def wait_until(condition: Callable[[], bool], what: str, timeout: float = 60.0) 
         if time.monotonic() > end:
             raise AssertionError(f"{what} did not happen within {timeout} s")
         time.sleep(0.01)
+
+
+def awaiting_spec(repo: Path, mdgrill: Run, spec: str = "specs/a",
+                  approach: str = "One code") -> None:
+    """`spec` brought to awaiting confirmation C1 of the requirements interview r1 (one
+    decision, D1, answered), and committed (gpg signing off for this commit)."""
+    for argv in (("init", spec, "--goal", "Let customers apply a promo code."),
+                 ("begin-interview", spec, "--phase", "requirements", "--interview-id", "r1"),
+                 ("open-frontier", spec, "--round", "1", "--decision-id", "D1"),
+                 ("record-answer", spec, "--decision-id", "D1", "--answer", "Every customer"),
+                 ("await-confirmation", spec, "--decision-id", "C1", "--approach", approach)):
+        code, out, err = mdgrill(*argv, cwd=repo)
+        assert code == 0, (argv, out, err)
+    git_out(repo, "add", "-A")
+    git_out(repo, "-c", "commit.gpgsign=false", "commit", "-q", "-m", "awaiting")

@@ -262,16 +262,25 @@ def test_answers_and_approvals_name_who_gave_them(demo: tuple[Path, dict[str, st
                         "approve-and-delegate", "--reply", "Approve and delegate", "--by",
                         "Dana Lee <dana@example.com>")
     assert code == 0, payload
-    assert git(repo, env, "log", "-1", "--format=%an <%ae>") == "Dana Lee <dana@example.com>"
+    # `--by` names whom the account relays (issue 30 point 9): the commit is the account's
+    assert git(repo, env, "log", "-1", "--format=%an <%ae>") == identity
     assert "Mdgrill-By: Dana Lee <dana@example.com>" in git(repo, env, "log", "-1",
                                                              "--format=%B")
     assert (repo / PROGRESS).read_text(encoding="utf-8").rstrip().endswith(
-        "- By: Dana Lee <dana@example.com>")
+        f"- By: Dana Lee <dana@example.com>\n- Relayed by: {identity}")
+
+
+def _as_person(env: dict[str, str], name: str, email: str) -> dict[str, str]:
+    """`env` with git's identity set to this person (the account the owners rule holds)."""
+    return {**env, "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
+            "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
 
 
 def test_owners_in_the_project_config_refuse_anyone_else(
         demo: tuple[Path, dict[str, str]]) -> None:
+    """Issue 30 point 9: `--by "<owner>"` run under anyone else's identity is not the owner."""
     repo, env = demo
+    dana = _as_person(env, "Dana Lee", "dana@example.com")
     (repo / ".mdgrill.yaml").write_text(
         "owners:\n  phases:\n    design: ['@architects']\n"
         "  sections:\n    Money: [carol@example.com]\n"
@@ -279,8 +288,10 @@ def test_owners_in_the_project_config_refuse_anyone_else(
     code, payload = run(repo, env, "reopen", SPEC, "--phase", "design", "--reason", "redo")
     assert (code, error_of(payload)["code"]) == (3, "NOT_AN_OWNER")
     assert "dana@example.com" in json.dumps(error_of(payload))
-    assert run(repo, env, "reopen", SPEC, "--phase", "design", "--reason", "redo", "--by",
-               "Dana Lee <dana@example.com>")[0] == 0
+    code, payload = run(repo, env, "reopen", SPEC, "--phase", "design", "--reason", "redo",
+                        "--by", "Dana Lee <dana@example.com>")
+    assert (code, error_of(payload)["code"]) == (3, "NOT_AN_OWNER")
+    assert run(repo, dana, "reopen", SPEC, "--phase", "design", "--reason", "redo")[0] == 0
     assert run(repo, env, "begin-interview", SPEC, "--phase", "design", "--interview-id",
                "design-2")[0] == 0
     assert run(repo, env, "node", "add", SPEC, "D9", "--title", "Which currency?", "--section",
@@ -288,19 +299,24 @@ def test_owners_in_the_project_config_refuse_anyone_else(
     assert run(repo, env, "open-frontier", SPEC, "--round", "1", "--decision-id", "D9")[0] == 0
     before = (repo / PROGRESS).read_bytes()
     code, payload = run(repo, env, "record-answer", SPEC, "--decision-id", "D9", "--answer",
-                        "Euros only", "--by", "Bob")
+                        "Euros only", "--by", "Carol <carol@example.com>")
     assert (code, error_of(payload)["code"]) == (3, "NOT_AN_OWNER")
     assert (repo / PROGRESS).read_bytes() == before
-    assert run(repo, env, "record-answer", SPEC, "--decision-id", "D9", "--answer",
-               "Euros only", "--by", "Carol <CAROL@example.com>")[0] == 0
+    carol = _as_person(env, "Carol", "CAROL@example.com")
+    assert run(repo, carol, "record-answer", SPEC, "--decision-id", "D9", "--answer",
+               "Euros only")[0] == 0
     assert run(repo, env, "await-confirmation", SPEC, "--decision-id", "C2", "--approach",
                "Euros only")[0] == 0
     code, payload = run(repo, env, "confirm", SPEC, "--decision-id", "C2", "--source",
                         "approve-and-delegate", "--reply", "Approve and delegate")
     assert (code, error_of(payload)["code"]) == (3, "NOT_AN_OWNER")
-    assert run(repo, env, "confirm", SPEC, "--decision-id", "C2", "--source",
-               "approve-and-delegate", "--reply", "Approve and delegate", "--by",
-               "dana@example.com")[0] == 0
+    code, payload = run(repo, env, "confirm", SPEC, "--decision-id", "C2", "--source",
+                        "approve-and-delegate", "--reply", "Approve and delegate", "--by",
+                        "dana@example.com")
+    assert (code, error_of(payload)["code"]) == (3, "NOT_AN_OWNER")
+    assert "--by` only names" in str(error_of(payload)["message"])
+    assert run(repo, dana, "confirm", SPEC, "--decision-id", "C2", "--source",
+               "approve-and-delegate", "--reply", "Approve and delegate")[0] == 0
 
 
 @pytest.mark.parametrize("config", ["owners: [a, b]\n", "owners:\n  phases: {design: 3}\n",

@@ -211,8 +211,13 @@ def test_owners_rule_reaffirm(bound: Path, mdgrill: Run) -> None:
     code, out, _ = mdgrill("--json", "reaffirm", SPEC, "--decision-id", "D1", "--reply",
                            "Still holds", cwd=bound)
     assert code == 3 and json.loads(out)["error"]["code"] == "NOT_AN_OWNER"
-    result = ok(mdgrill, bound, "reaffirm", SPEC, "--decision-id", "D1", "--reply", "1",
-                "--by", "Alice <alice@example.com>")
+    # `--by` names the owner but the account is not hers: still not an owner (issue 30 pt 9)
+    code, out, _ = mdgrill("--json", "reaffirm", SPEC, "--decision-id", "D1", "--reply", "1",
+                           "--by", "Alice <alice@example.com>", cwd=bound)
+    assert code == 3 and json.loads(out)["error"]["code"] == "NOT_AN_OWNER"
+    git(bound, "config", "user.name", "Alice")
+    git(bound, "config", "user.email", "alice@example.com")
+    result = ok(mdgrill, bound, "reaffirm", SPEC, "--decision-id", "D1", "--reply", "1")
     assert result["selection"] == "Still holds"
     assert git(bound, "log", "-1", "--format=%an <%ae>").strip() == "Alice <alice@example.com>"
 

@@ -82,6 +82,10 @@ def _asked_node_dropped(repo: Path) -> None:
                         encoding="utf-8")
 
 
+def _terminal_only(repo: Path) -> None:
+    (repo / ".mdgrill.yaml").write_text("approval: [terminal]\n", encoding="utf-8")
+
+
 def _nothing(repo: Path) -> None:
     pass
 
@@ -125,6 +129,10 @@ RULES: dict[str, Rule] = {
     # an asked decision cannot vanish: its node stays in the tree (issue 31.5)
     "asked node dropped": Rule("ASKED_NODE_MISSING", "awaiting", _asked_node_dropped,
                                Op("confirm", "C1", "Approve and delegate")),
+    # `approval: [terminal]`: only the user's own `mdgrill approve` approves (issue 30)
+    "approval channel not accepted": Rule("APPROVAL_CHANNEL_NOT_ACCEPTED", "awaiting",
+                                          _terminal_only,
+                                          Op("confirm", "C1", "Approve and delegate")),
 }
 
 # The entry points that record what a person said, and the modules that are them: a module
@@ -148,7 +156,10 @@ NOT_ENTRY_POINTS = {
 RECORDING = ("mdgrill.services.interview", "mdgrill.services.rounds",
              "mdgrill.services.answers", "mdgrill.api", "mdgrill.cli.main")
 LAYER = {"mdgrill.services.interview", "mdgrill.services.rounds", "mdgrill.services.answers",
-         "mdgrill.services.status", "mdgrill.cli.main", "mdgrill.__main__", "mdgrill"}
+         "mdgrill.services.status", "mdgrill.cli.main", "mdgrill.__main__", "mdgrill",
+         # `mdgrill approve`'s service: it confirms through services.interview.confirm_over
+         # (the `cli` row's verb module reaches it)
+         "mdgrill.services.approve"}
 
 # A cell without a case says why the entry point cannot express the operation at all.
 _ROUND_ONLY = "it answers only the questions of the open round: it cannot name another"
@@ -164,6 +175,8 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
     **{(rule, e): _NO_VERB.format("approve") for e in _ROUND_ENTRIES
        for rule in ("approval needs evidence", "asked node dropped")},
     **{("skill load recorded", e): _NO_VERB.format("begin an interview")
+       for e in _ROUND_ENTRIES},
+    **{("approval channel not accepted", e): _NO_VERB.format("approve")
        for e in _ROUND_ENTRIES},
 }
 CASES = [(rule, entry) for rule in RULES for entry in ENTRY_POINTS

@@ -94,6 +94,7 @@ def test_confirm_commits_only_the_spec_and_leaves_the_index_alone(
                         "Mdgrill-Interview": "req-1", "Mdgrill-Transition": "approve",
                         "Mdgrill-Context-Digest": digest,
                         "Mdgrill-Approval-Scope": result["approval_scope"],
+                        "Mdgrill-Channel": "agent",
                         "Mdgrill-By": "Test User <test@example.com>"}
     assert _git(repo, "diff", "--cached", "--name-only") == "staged.txt"
     assert _git(repo, "diff", "--name-only") == "README.md"

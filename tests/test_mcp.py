@@ -120,8 +120,12 @@ def test_the_approval_is_asked_by_elicitation_and_journaled_as_evidence(tmp_path
     assert f"(approval C1 of interview r1, {spec})" in question
     text = (repo / spec / ".progress.md").read_text(encoding="utf-8")
     assert f"- Reply sha256: {entry['sha256']}" in text
+    # the channel that carried it (issue 30): the MCP form, not a hook
+    assert approved["channel"] == "elicitation"
+    assert "- Channel: elicitation\n" in text
     # `approval: evidence` is satisfied: delegation is allowed
     assert allowed["ok"] is True and allowed["status"] == "complete", allowed
+    assert allowed["channel"] == "elicitation"
 
 
 def test_a_declined_elicitation_records_nothing_and_cancel_is_recorded(tmp_path: Path) -> None:

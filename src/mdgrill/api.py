@@ -186,10 +186,17 @@ class Spec:
 
     def confirm(self, *, decision_id: str, source: str = "approve-and-delegate",
                 reply: str | None = None, by: str | None = None,
-                no_commit: bool = False) -> Result:
-        """Record the user's explicit approval and commit it."""
+                no_commit: bool = False, sign: bool = False) -> Result:
+        """Record the user's explicit approval and commit it (`sign`: a signed commit)."""
         return interview.confirm(self._where, decision_id=decision_id, source=source,
-                                 reply=reply, by=by, no_commit=no_commit)
+                                 reply=reply, by=by, no_commit=no_commit, sign=sign)
+
+    def approve(self, *, sign: bool = False) -> Result:
+        """Show the brief on the controlling terminal and act on the selection typed there
+        (`NO_TERMINAL` without one)."""
+        from mdgrill.services.approve import approve
+
+        return approve(self._where, sign=sign)
 
     def skip(self, *, reason: str, assumptions: list[str],
              decision_id: str = "skip-confirmation", by: str | None = None) -> Result:

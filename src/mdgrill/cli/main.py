@@ -48,6 +48,8 @@ VERBS: dict[str, tuple[str, str]] = {
         "Classify a reply: substantive, control_only, bare_skip, stop, skip_decision, ..."),
     "await-confirmation": ("interview", "Close the rounds and present the approach for approval."),
     "confirm": ("interview", "Record the user's approval (approve-and-delegate) and commit it."),
+    "approve": ("interview", "Show the brief on your own terminal and record your selection "
+                "there (the `terminal` channel)."),
     "skip": ("interview",
         "Skip the remaining decisions with recorded assumptions (needs confirm)."),
     "revise": ("interview", "Reopen decisions (and their answered dependents) after the brief."),
@@ -118,7 +120,8 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("answering (`answer` and `collect` for people; the rest for scripts and corrections)",
      ("answer", "questionnaire", "collect", "record-fact", "out-of-scope", "record-stop",
       "amend", "classify-reply", "open-frontier", "record-answer")),
-    ("approval and delegation", ("await-confirmation", "confirm", "check-delegation", "revise",
+    ("approval and delegation", ("await-confirmation", "confirm", "approve",
+                                 "check-delegation", "revise",
                                  "cancel", "skip", "resolve-approval", "await-artifact-approval",
                                  "request-revision", "approve-artifact", "reopen")),
     ("the design tree and the glossary", ("node", "tree", "ledger", "term", "lint")),

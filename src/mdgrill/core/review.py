@@ -98,11 +98,31 @@ class ApprovalView:
         self.commit: str | None = None
         self.date: str | None = None
         self.approach: str | None = None  # what the user approved (the interview's approach)
-        # how the approval came: the user's reply captured outside the model, or relayed
-        self.channel = ("the user's reply captured by the hooks (sha256 "
-                        f"{(block.first('Reply sha256') or '')[:12]})"
-                        if block.first("Reply sha256") else
-                        "the reply as the agent relayed it" if reply else "")
+        self.channel = _channel_words(block, reply)
+
+
+# How an approval came, by the channel its Confirmed block names (services/channels.py)
+_CHANNEL_WORDS = {
+    "hook": "the user's reply captured by the hooks",
+    "elicitation": "the user's selection in the MCP client's form",
+    "terminal": "the user's selection at their own terminal (mdgrill approve)",
+    "signed": "a signed approval commit",
+    "agent": "the reply as the agent relayed it",
+}
+
+
+def _channel_words(block: Block, reply: str | None) -> str:
+    """The channel of an approval in words (older blocks name none: a captured reply's hash
+    means the hooks, a reply alone the agent)."""
+    sha = block.first("Reply sha256")
+    channel = block.first("Channel") or ("hook" if sha else "agent" if reply else "")
+    words = _CHANNEL_WORDS.get(channel, channel)
+    if sha and channel in ("hook", "elicitation"):
+        words += f" (sha256 {sha[:12]})"
+    relayed = block.first("Relayed by")
+    if words and relayed:
+        words += f", relayed by {relayed}"
+    return words
 
 
 class TermView:

@@ -53,7 +53,9 @@ WITHHELD: dict[str, dict[str, str]] = {
                       "--quick` authorizes it",
              "interactive": "the mode is set by the user's own `mdgrill mode`"},
     "confirm": {"source": "always approve-and-delegate, the one approval there is",
-                "no_commit": "the approval is a commit: an agent does not skip it"},
+                "no_commit": "the approval is a commit: an agent does not skip it",
+                "sign": "a signature is the user's key: git signs when the user's own config "
+                        "says so (commit.gpgsign), not when an agent asks"},
     "begin_interview": {"no_commit": "a quick bypass is a commit: an agent does not skip it"},
     "reopen": {"no_commit": "a reopening is a commit: an agent does not skip it"},
 }

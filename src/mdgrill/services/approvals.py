@@ -67,7 +67,8 @@ def touched_paths(spec: store.Spec, prog: Progress) -> list[str]:
 
 def transition_message(spec: store.Spec, iv: dict[str, object], transition: str,
                        verb: str = "approve", by: str | None = None,
-                       reply_sha256: str | None = None, scope: str | None = None) -> str:
+                       reply_sha256: str | None = None, scope: str | None = None,
+                       channel: str | None = None, relayed_by: str | None = None) -> str:
     """`grill(<phase>): approve <id> (round N)` and the Mdgrill-* trailers, values escaped."""
     from mdgrill.git import vcs
 
@@ -81,13 +82,18 @@ def transition_message(spec: store.Spec, iv: dict[str, object], transition: str,
         trailers.append(("Mdgrill-Reply-Sha256", reply_sha256))
     if scope:  # what the user approved (model/scope.py), as the Confirmed block records it
         trailers.append(("Mdgrill-Approval-Scope", scope))
+    if channel:  # how the selection arrived (services/channels.py)
+        trailers.append(("Mdgrill-Channel", channel))
+    if relayed_by:  # `by` named someone else: this account relayed their word
+        trailers.append(("Mdgrill-Relayed-By", relayed_by))
     return vcs.format_message(subject, trailers)
 
 
 def commit_transition(spec: store.Spec, kind: str, *, person: str | None = None,
                       no_commit: bool = False, retry: str = "mdgrill confirm ...",
-                      reply_sha256: str | None = None) -> dict[str, object]:
-    """Commit `.progress.md` (and glossaries it touched) for a terminal interview."""
+                      reply_sha256: str | None = None, sign: bool = False) -> dict[str, object]:
+    """Commit `.progress.md` (and glossaries it touched) for a terminal interview; `sign`:
+    ask git to sign it. A relayed approval is authored by the account that relayed it."""
     from mdgrill.shell.session import load
 
     prog = load(spec)
@@ -101,11 +107,16 @@ def commit_transition(spec: store.Spec, kind: str, *, person: str | None = None,
     from mdgrill.model.scope import confirmed_scope
 
     scope = confirmed_scope(prog, str(iv["phase"])) if transition != "bypass" else None
+    from mdgrill.services.channels import stamp_of
+
+    stamp = stamp_of(prog, str(iv["id"]))
     message = transition_message(spec, iv, transition, by=person, reply_sha256=reply_sha256,
-                                 scope=scope)
+                                 scope=scope, channel=stamp.channel,
+                                 relayed_by=stamp.relayed_by)
     try:
         result = vcs.commit_paths(spec.root, touched_paths(spec, prog), message,
-                                  author=author(person))
+                                  author=None if stamp.relayed_by else author(person),
+                                  sign=sign)
     except MdgrillError as exc:
         raise type(exc)(
             exc.code,
@@ -185,7 +196,8 @@ def retry_bypass(spec: store.Spec, phase: str, interview_id: str, *, person: str
 
 
 def retry_confirm(spec: store.Spec, confirmation_id: str, source: str, *,
-                  person: str | None = None, retry: str = "") -> dict[str, object] | None:
+                  person: str | None = None, retry: str = "",
+                  sign: bool = False) -> dict[str, object] | None:
     """Commit an already confirmed interview whose approval commit failed; None: not that case.
 
     Applies only to the same confirmation (same ID, the canonical source) of a `complete` or
@@ -207,7 +219,7 @@ def retry_confirm(spec: store.Spec, confirmation_id: str, source: str, *,
         return None
     _recheck_before_retry(spec, prog, confirmation_id)
     commit = commit_transition(spec, "approve", person=person, retry=retry,
-                               reply_sha256=_reply_named(prog, str(iv.get("id"))))
+                               reply_sha256=_reply_named(prog, str(iv.get("id"))), sign=sign)
     return {"status": iv["status"], "round": iv.get("round"), "written": False,
             "retried_commit": True, **commit}
 

@@ -101,8 +101,9 @@ def approve_artifact(spec: store.Spec, *, source: str, by: str | None = None,
         return change, result
 
     person = who(spec, by)
+    # the owners rule holds the account that runs this (git's identity), never `by`
     result = transaction(spec, signed(step, person, None, phase_rule(
-        owners(spec.root), person, _artifact_phase, "approve-artifact")))
+        owners(spec.root), who(spec, None), _artifact_phase, "approve-artifact")))
     if no_commit:
         result.update({"commit": None, "commit_skipped": "--no-commit"})
     else:

@@ -160,7 +160,9 @@ def reaffirm(spec: store.Spec, decision: str, reply: str, person: str | None,
                 moved.append((finding.binding.target, finding.now))
             pairs.append((finding.now, fingerprint_at_head(spec, fp.parse_target(finding.now),
                                                            head)))
-    owners_check = _owners_rule(spec, person, decision)
+    from mdgrill.shell.people import who
+
+    owners_check = _owners_rule(spec, who(spec, None), decision)  # the account, not --by
 
     def step(prog: Progress) -> tuple[Change, dict[str, object]]:
         owners_check(prog)

@@ -71,7 +71,13 @@ def _approved(spec: store.Spec, phase: str, interview_id: str, context_digest: s
             approval_binding(spec, prog, phase, interview_id)
         raise
     result.update(approval_binding(spec, prog, phase, interview_id))
-    _require_evidence(spec, prog, interview_id)
+    from mdgrill.services.channels import require_accepted_approval
+
+    # the channel the selection came over, held to `.mdgrill.yaml` `approval:` (this also
+    # keeps `approval: evidence`: a hook's approval must name its captured reply)
+    commit = result.get("approval_commit")
+    result.update(require_accepted_approval(spec, prog, interview_id, phase,
+                                            commit if isinstance(commit, str) else None))
     text = f"allow: {phase} interview {interview_id} is {result['status']}"
     if result.get("checked") == "digest-only":
         text += " (not in a git repository: checked the digest alone)"
@@ -103,25 +109,6 @@ def _check_prompt(spec: store.Spec, prog: Progress, prompt: tuple[str, str] | No
                       f"Fix the prompt (`mdgrill validate --prompt FILE --spec "
                       f"{spec.rel_folder}` lists them all) and delegate again",
                       details={"errors": [d.code for d in errors]})
-
-
-def _require_evidence(spec: store.Spec, prog: Progress, interview_id: str) -> None:
-    """With `approval: evidence` in `.mdgrill.yaml`, a confirmed interview's Confirmed block
-    must name the captured reply that approved it (`Reply sha256`)."""
-    from mdgrill.core.artifact_gate import log_blocks
-    from mdgrill.shell.project import requires_evidence
-
-    if not requires_evidence(spec.root):
-        return
-    confirmed = [b for b in log_blocks(prog, frozenset({"confirmed"}))
-                 if b.first("Interview") == interview_id]
-    if confirmed and confirmed[-1].first("Reply sha256"):
-        return
-    raise GateRefusal("APPROVAL_NOT_EVIDENCED",
-                      f"this project requires every approval to be a reply the hooks captured "
-                      f"(`approval: evidence` in .mdgrill.yaml), and interview {interview_id}'s "
-                      "approval names none: run the interview's approval again with the "
-                      "plugin's hooks installed (`mdgrill reopen` the phase)")
 
 
 # -- a Task/Agent call (the agent hook) -----------------------------------------------------

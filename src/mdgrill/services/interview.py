@@ -44,11 +44,14 @@ def fresh(spec: store.Spec, verb: str, step: Step) -> Step:
     return checked
 
 
-def acting(spec: store.Spec, by: str | None) -> tuple[str | None, Owners]:
-    """Who this operation speaks for (`by`, else git's identity), and the project's owners."""
+def acting(spec: store.Spec, by: str | None) -> tuple[str | None, str | None, Owners]:
+    """Who this operation speaks for (`by`, else git's identity), the account that runs it
+    (git's identity: what the owners rule is held to, since `by` is only a claim the account
+    relays), and the project's owners."""
     from mdgrill.shell.project import owners
 
-    return who(spec, by), owners(spec.root)
+    account = who(spec, None)
+    return (who(spec, by) if by is not None else account), account, owners(spec.root)
 
 
 def retry_command(spec: store.Spec, verb: str, *, phase: str = "", interview_id: str = "",
@@ -159,11 +162,11 @@ def record_answer(spec: store.Spec, *, decision_id: str, answer: str, by: str | 
     (`record-answer`, `answer`, `collect`, `watch`, the LSP, the MCP tools, `Spec`)."""
     if not answer.strip():
         raise InputError("EMPTY_ANSWER", "--answer is empty: record what the user decided")
-    person, own = acting(spec, by)
+    person, account, own = acting(spec, by)
     return Result("record-answer", transaction(spec, fresh(spec, "record-answer", signed(
         lambda prog: machine.record_answer(prog.data, prog, decision_id, answer, assumption,
                                            other),
-        person, decision_id, section_rule(own, person, decision_id, "record-answer")))))
+        person, decision_id, section_rule(own, account, decision_id, "record-answer")))))
 
 
 def record_fact(spec: store.Spec, *, text: str, decision_id: str | None = None,
@@ -178,10 +181,10 @@ def record_fact(spec: store.Spec, *, text: str, decision_id: str | None = None,
 def out_of_scope(spec: store.Spec, *, decision_id: str, reply: str,
                  by: str | None = None) -> Result:
     """Record that the user placed an asked decision out of scope (`reply`: their words)."""
-    person, own = acting(spec, by)
+    person, account, own = acting(spec, by)
     return Result("out-of-scope", transaction(spec, fresh(spec, "out-of-scope", signed(
         lambda prog: machine.out_of_scope(prog.data, prog, decision_id, reply),
-        person, decision_id, section_rule(own, person, decision_id, "out-of-scope")))))
+        person, decision_id, section_rule(own, account, decision_id, "out-of-scope")))))
 
 
 def record_stop(spec: store.Spec, *, choice: str, section: str | None = None) -> Result:
@@ -235,51 +238,103 @@ def evidence_for(spec: store.Spec, prog: Progress, decision_id: str, reply: str 
 
 
 def confirm(spec: store.Spec, *, decision_id: str, source: str = "approve-and-delegate",
-            reply: str | None = None, by: str | None = None, no_commit: bool = False) -> Result:
+            reply: str | None = None, by: str | None = None, no_commit: bool = False,
+            sign: bool = False) -> Result:
     """Record the user's explicit approval and commit it (a failed commit is retried by the
-    same call); the owners of the phase and the captured reply are checked first."""
+    same call); the owners of the phase, the captured reply and the channel that carried it
+    (docs/approvals.md#channels) are checked first. `sign`: sign the commit (`git -S`)."""
+    return confirm_over(spec, decision_id=decision_id, source=source, reply=reply, by=by,
+                        no_commit=no_commit, sign=sign, terminal=False)
+
+
+def journal_evidence(spec: store.Spec, decision_id: str,
+                     reply: str | None) -> tuple[str, str] | None:
+    """The user's captured answer to the brief `decision_id` answers, as (words, sha256);
+    None where no journal is kept and the project does not ask for one; a refusal where one
+    is and holds no such answer (`services.evidence`)."""
+    from mdgrill.services.evidence import journal_entries
+
+    entries = journal_entries(spec)
+    if entries is None:
+        return None
+    found = evidence_for(spec, load(spec), decision_id, reply, entries)
+    return None if found is None else (found.words, found.sha256)
+
+
+def confirm_over(spec: store.Spec, *, decision_id: str, source: str, reply: str | None,
+                 by: str | None, no_commit: bool, sign: bool, terminal: bool) -> Result:
+    """`confirm`, with `terminal` when `mdgrill approve` read the selection from the
+    controlling terminal itself (the journal is then not asked)."""
     from mdgrill.services.approvals import (
         commit_transition,
         require_verified_record,
         retry_confirm,
     )
-    from mdgrill.services.evidence import journal_entries
+    from mdgrill.services.channels import confirm_carrier, relayed, require_accepted
 
     retry = retry_command(spec, "confirm", decision_id=decision_id)
     person: str | None = None
-    evidence: list[str] = []  # the captured reply's sha256, once the step found it
+    evidence: tuple[str, str] | None = None
     try:
-        person, own = acting(spec, by)
+        person, account, own = acting(spec, by)
         require_verified_record(spec)
-        entries = journal_entries(spec)
+        signing = not no_commit and (sign or _signs_commits(spec))
+        carrier = confirm_carrier(
+            spec, reply, signing=signing, terminal=terminal,
+            evidence_of=lambda spec, reply: journal_evidence(spec, decision_id, reply))
+        require_accepted(spec, carrier.channel, decision_id)
+        evidence = carrier.evidence
 
         def step(prog: Progress) -> tuple[Change, dict[str, object]]:
             said = reply
-            found = None if entries is None else \
-                evidence_for(spec, prog, decision_id, reply, entries)
-            if found is not None:
+            if evidence is not None:
+                # the captured answer held again under the lock: the brief it answers must
+                # still be the one shown (a brief put up meanwhile is another approval)
+                from mdgrill.services.evidence import journal_entries
+
+                found = evidence_for(spec, prog, decision_id, reply, journal_entries(spec) or [])
+                if found is None or found.sha256 != evidence[1]:
+                    raise GateRefusal("APPROVAL_NOT_EVIDENCED",
+                                      "the brief changed while the approval was being "
+                                      "recorded: ask the approval question again; nothing "
+                                      "was written")
                 said = found.words
             change, result = machine.confirm(prog.data, prog, decision_id, source, said)
-            if found is not None:  # the Confirmed block names the captured reply
-                heading, lines = change.new_blocks[-1]
-                change.new_blocks[-1] = (heading, [*lines, f"- Reply sha256: {found.sha256}"])
-                result["reply_sha256"] = found.sha256
-                evidence[:] = [found.sha256]
+            heading, lines = change.new_blocks[-1]
+            lines = [*lines, f"- Channel: {carrier.channel}"]
+            if evidence is not None:  # the Confirmed block names the captured reply
+                lines.append(f"- Reply sha256: {evidence[1]}")
+                result["reply_sha256"] = evidence[1]
+            change.new_blocks[-1] = (heading, lines)
+            result["channel"] = carrier.channel
             return change, result
 
-        result = transaction(spec, fresh(spec, "confirm", signed(
-            step, person, None, phase_rule(own, person, _interview_phase, "confirm"))))
+        result = transaction(spec, fresh(spec, "confirm", relayed(signed(
+            step, person, None, phase_rule(own, account, _interview_phase, "confirm")),
+            person, account)))
     except GateRefusal as exc:
         # Already confirmed but its commit failed: the same confirm retries just the commit.
         retried = None if exc.code != "ILLEGAL_TRANSITION" or no_commit else \
-            retry_confirm(spec, decision_id, source, person=person, retry=retry)
+            retry_confirm(spec, decision_id, source, person=person, retry=retry, sign=sign)
         if retried is None:
             raise
         return Result("confirm", retried, already_recorded=True)
     if not no_commit:
         result.update(commit_transition(spec, "approve", person=person, retry=retry,
-                                        reply_sha256=evidence[0] if evidence else None))
+                                        reply_sha256=evidence[1] if evidence else None,
+                                        sign=sign))
     return Result("confirm", result)
+
+
+def _signs_commits(spec: store.Spec) -> bool:
+    """Whether git will sign this spec's approval commit (`commit.gpgsign`)."""
+    from mdgrill.git.discovery import in_repository
+
+    if not in_repository(spec.root):
+        return False
+    from mdgrill.git.vcs import signs_commits
+
+    return signs_commits(spec.root)
 
 
 def skip(spec: store.Spec, *, reason: str, assumptions: list[str],
@@ -296,10 +351,10 @@ def reopen(spec: store.Spec, *, phase: str, reason: str, by: str | None = None,
     """Go back to an earlier phase, setting aside the approvals since (committed)."""
     from mdgrill.core.artifact_gate import reopen as reopen_phase
 
-    person, own = acting(spec, by)
+    person, account, own = acting(spec, by)
     result = transaction(spec, signed(
         lambda prog: reopen_phase(prog.data, prog.blocks, phase, reason), person, None,
-        phase_rule(own, person, lambda prog: phase, "reopen")))
+        phase_rule(own, account, lambda prog: phase, "reopen")))
     if no_commit:
         result.update({"commit": None, "commit_skipped": "--no-commit"})
     else:

@@ -137,3 +137,12 @@ def unmatched_approvals(root: str, blocks: list[Block]) -> list[tuple[Block, str
         if sha and sha not in known:
             out.append((block, sha))
     return out
+
+
+def source_of(root: str, sha: str) -> str | None:
+    """The `source` of the journal entry holding the reply `sha` (`MCPElicitation` for the
+    MCP form, a hook event's name otherwise), or None when no entry holds it."""
+    for entry in reversed(entries(root) or []):
+        if entry.get("sha256") == sha:
+            return str(entry.get("source"))
+    return None

@@ -67,8 +67,10 @@ class Owners:
             return
         listed = ", ".join(names)
         raise GateRefusal("NOT_AN_OWNER", f"{who or 'an unknown person'} is not an owner of "
-                          f"{what} ({listed}, in {CONFIG}): `{verb}` needs one of them (give "
-                          "`--by` as the person who actually gave it)",
+                          f"{what} ({listed}, in {CONFIG}): `{verb}` needs one of them, run "
+                          "under their own git identity (`--by` only names whom an account "
+                          "relays, and never makes it an owner); under `approval: signed`, "
+                          "signed with their own key",
                           details={"owners": self.people(names), "by": who})
 
 
@@ -107,13 +109,37 @@ def config(root: str) -> dict[str, object]:
     return data
 
 
-def requires_evidence(root: str) -> bool:
-    """`approval: evidence`: every approval must be a reply the hooks captured (journal)."""
+# The channels an approval's selection can reach mdgrill by (docs/approvals.md#channels):
+# `hook` the plugin's captured reply, `elicitation` the MCP form, `terminal` `mdgrill approve`
+# on the controlling terminal, `signed` a signed approval commit, `agent` the agent's own
+# `confirm --reply` with nothing captured (what a project without `approval:` accepts).
+CHANNELS = ("hook", "elicitation", "terminal", "signed", "agent")
+# `approval: evidence` (the older word): every channel but the agent's word.
+EVIDENCE_CHANNELS = ("hook", "elicitation", "terminal", "signed")
+
+
+def accepted_channels(root: str) -> tuple[str, ...]:
+    """The channels `.mdgrill.yaml` `approval:` accepts, in CHANNELS order: a list of them,
+    one of them, `evidence` (all but `agent`), or `agent`/nothing (all)."""
     value = config(root).get("approval")
-    if value not in (None, "evidence", "agent"):
-        raise InputError("INVALID_CONFIG", f"{CONFIG}: approval is `evidence` (a captured "
-                         "reply approves) or `agent` (the default: the agent's --reply)")
-    return value == "evidence"
+    if value is None or value == "agent":
+        return CHANNELS
+    if value == "evidence":
+        return EVIDENCE_CHANNELS
+    named = [value] if isinstance(value, str) else value
+    if not isinstance(named, list) or not named or \
+            not all(isinstance(v, str) and v in CHANNELS for v in named):
+        raise InputError("INVALID_CONFIG", f"{CONFIG}: approval is a list of the channels the "
+                         f"project accepts ({', '.join(CHANNELS)}), e.g. `approval: [terminal, "
+                         "signed]`; or `evidence` (every channel but `agent`), or `agent` (the "
+                         f"default: all of them); not `{value}`")
+    return tuple(c for c in CHANNELS if c in named)
+
+
+def requires_evidence(root: str) -> bool:
+    """Whether the agent's word alone (`confirm --reply` with nothing captured) is refused:
+    `approval: evidence`, or a list of channels without `agent`."""
+    return "agent" not in accepted_channels(root)
 
 
 class Delegation(NamedTuple):

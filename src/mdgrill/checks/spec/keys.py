@@ -19,7 +19,7 @@ BLOCK_KEYS: dict[str, tuple[str, ...]] = {
     "round": ROUND_KEYS,
     "awaiting": ("Confirmation ID", "Approach", "Approval scope", "Scope parts"),
     "confirmed": ("Interview", "Confirmation ID", "Source", "Status", "Context digest",
-                  "Approval scope", "Reply", "Reply sha256", "By"),
+                  "Approval scope", "Reply", "Reply sha256", "Channel", "By", "Relayed by"),
     "revised": ("Retired", "Reopened", "Dependents", "Kept", "Next round"),
     "skipped": ("Confirmation ID", "Reason", "Retired", "Defaulted", "Default", "Assumption",
                 "Approach",

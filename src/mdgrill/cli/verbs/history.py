@@ -441,6 +441,9 @@ def _verify(args: argparse.Namespace, root: str) -> Outcome:
         diagnostics.extend(verify_glossary_history(versions, _shown(root, rel), removed,
                                                    glossary_parents))
     diagnostics.extend(_unlogged(root, spec, transitions))
+    from mdgrill.services.channels import signature_diagnostics
+
+    diagnostics.extend(signature_diagnostics(root, spec, transitions))
     if getattr(args, "signed", False):
         diagnostics.extend(_unsigned(root, spec, transitions))
     shallow = vcs.head_state(root)["shallow"]

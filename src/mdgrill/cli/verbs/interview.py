@@ -18,10 +18,11 @@ def _reply(p: argparse.ArgumentParser) -> None:
                    "explicit selection `Approve and delegate`)")
 
 
-def _by(p: argparse.ArgumentParser) -> None:
+def _by(p: argparse.ArgumentParser, relayed: str = "") -> None:
     """The verbs that record what a person said name them (`- By:`)."""
     p.add_argument("--by", metavar="NAME", help="who gave it (`Name <email>` or a name); "
-                   "default: git's identity (`git var GIT_AUTHOR_IDENT`)")
+                   f"default: git's identity (`git var GIT_AUTHOR_IDENT`){relayed}. The "
+                   "owners rule holds git's identity, never --by")
 
 
 def _mode_arguments(p: argparse.ArgumentParser) -> None:
@@ -121,12 +122,21 @@ def _await_arguments(p: argparse.ArgumentParser) -> None:
 def _confirm_arguments(p: argparse.ArgumentParser) -> None:
     add_spec(p)
     _reply(p)
-    _by(p)
+    _by(p, " (recorded as relayed by git's identity when it names someone else)")
     p.add_argument("--decision-id", required=True, metavar="CID", help="the confirmation "
-                   "ID given to await-confirmation (CID: C1, then C2 …)")
+                   "ID given to await-confirmation (the interview keeps its first: C1)")
     p.add_argument("--source", required=True, choices=["approve-and-delegate"],
                    help="its one legal value")
     p.add_argument("--no-commit", action="store_true", help="do not commit the approval")
+    p.add_argument("--sign", action="store_true", help="sign the approval commit (`git "
+                   "commit -S`; git signs anyway when commit.gpgsign is set): the `signed` "
+                   "channel")
+
+
+def _approve_arguments(p: argparse.ArgumentParser) -> None:
+    add_spec(p)
+    p.add_argument("--sign", action="store_true", help="also sign the approval commit "
+                   "(`git commit -S`)")
 
 
 def _skip_arguments(p: argparse.ArgumentParser) -> None:
@@ -310,11 +320,22 @@ def _await(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 
 def _confirm(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = interview.confirm(spec, decision_id=args.decision_id, source=args.source,
-                             reply=args.reply, by=args.by, no_commit=args.no_commit)
+                             reply=args.reply, by=args.by, no_commit=args.no_commit,
+                             sign=args.sign)
     if done.already_recorded:
         return Outcome(done.data, f"interview {done.status} (already recorded)"
                        + _commit_text(done))
     return Outcome(done.data, f"interview {done.status}" + _commit_text(done))
+
+
+def _approve(spec: store.Spec, args: argparse.Namespace) -> Outcome:
+    from mdgrill.services.approve import approve
+
+    done = approve(spec, sign=args.sign)
+    if done.get("approved"):
+        return Outcome(done.data, f"approved over the terminal: interview {done.status}"
+                       + _commit_text(done))
+    return Outcome(done.data, f"not approved: {done.get('next')}")
 
 
 def _skip(spec: store.Spec, args: argparse.Namespace) -> Outcome:
@@ -401,6 +422,9 @@ VERBS = (
          _await_arguments, on_spec(_await)),
     Verb("confirm", "Record the user's approval (approve-and-delegate) and commit it.",
          _confirm_arguments, on_spec(_confirm)),
+    Verb("approve", "Show the brief on your own terminal and record your selection there (the "
+         "`terminal` channel).",
+         _approve_arguments, on_spec(_approve)),
     Verb("skip", "Skip the remaining decisions with recorded assumptions (needs confirm).",
          _skip_arguments, on_spec(_skip)),
     Verb("revise", "Reopen decisions (and their answered dependents) after the brief.",

@@ -38,6 +38,7 @@ from mdgrill.git.vcs.repo import (
     merge_base_with_default,
     rev_parse,
 )
+from mdgrill.git.vcs.signing import Signature, commit_signature, signs_commits
 from mdgrill.git.vcs.trailers import (
     TRAILER_ARTIFACT_SHA256,
     TRAILER_BY,
@@ -58,6 +59,9 @@ from mdgrill.git.vcs.trailers import (
 
 __all__ = [
     "verify_commit",
+    "Signature",
+    "commit_signature",
+    "signs_commits",
     "committed_as_is",
     "CommitResult",
     "Repo",

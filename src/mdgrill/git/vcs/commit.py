@@ -219,11 +219,12 @@ def _unstage(repo: Repo, git_dir: str, new: list[str]) -> None:
 
 
 def commit_paths(repo_root: str, paths: list[str], message: str,
-                 author: str | None = None) -> CommitResult:
+                 author: str | None = None, sign: bool = False) -> CommitResult:
     """Commit exactly `paths` on the current branch; anything else staged stays staged.
 
     `author` (`Name <email>`) is the person who gave the approval; the committer stays git's
-    own identity, so the history shows both who approved and who ran the command."""
+    own identity, so the history shows both who approved and who ran the command. `sign`
+    asks git to sign (`-S`); without it git signs when `commit.gpgsign` says so."""
     root = os.path.abspath(repo_root)
     git_dir, _ = require_git_dirs(root)
     rels = list(dict.fromkeys(repo_path(root, p) for p in paths))
@@ -265,7 +266,8 @@ def commit_paths(repo_root: str, paths: list[str], message: str,
         status, out, err = _run_marked(
             repo, git_dir, "-c", "user.useConfigOnly=true", "commit", "--quiet", "--only",
             "--allow-empty", "--cleanup=whitespace", "-m", message,
-            *([f"--author={author}"] if author else []), "--", *specs)
+            *([f"--author={author}"] if author else []), *(["-S"] if sign else []),
+            "--", *specs)
         if status != 0:
             _unstage(repo, git_dir, new)
             raise _commit_failure(repo, root, status, out, err, rels)
