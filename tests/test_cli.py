@@ -133,8 +133,8 @@ def test_the_interview_verbs_say_what_their_options_take(mdgrill: Run) -> None:
         return " ".join(out.split())
 
     confirm = help_of("confirm")
-    assert "--decision-id CID the confirmation ID given to await-confirmation (CID: C1, then " \
-        "C2 …)" in confirm
+    assert "--decision-id CID the confirmation ID given to await-confirmation (the interview " \
+        "keeps its first: C1)" in confirm
     assert "--source {approve-and-delegate} its one legal value" in confirm
     assert "--tool-result FILE what the question tool returned, as it came (`{\"answers\": " \
         "{question: answer}}`, also inside a hook's `tool_response`), or the user's reply: each " \

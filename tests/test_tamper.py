@@ -269,9 +269,19 @@ def edit_interview_record_after_approval(repo: Path, env: dict[str, str]) -> Non
 def forge_trailers_then_append_confirmed(repo: Path, env: dict[str, str]) -> None:
     """The hand-completed record committed with hand-written trailers; then a `Confirmed`
     block typed into the log, the seal recomputed, and that committed too: HEAD now looks
-    approved, but the approval commit itself logged no confirmation."""
-    flip_status_and_forge_trailer_commit(repo, env)
+    approved, but the approval commit itself logged no confirmation. The question is answered
+    first, as a careful forger would, so that only the approval's history gives it away (an
+    asked decision with no outcome is ASKED_WITHOUT_OUTCOME before that)."""
     rel = f"{OPEN}/.progress.md"
+    ok(repo, env, "record-answer", OPEN, "--decision-id", "Q1", "--answer", "Email only")
+    for old, new in (("status: collecting", "status: complete"), ("asked: [Q1]", "asked: [Q1, C9]"),
+                     ("approach: null", "approach: Ship it"),
+                     ("confirmation: null", "confirmation: approve-and-delegate")):
+        _edit(repo, rel, old, new)
+    iv = read_progress((repo / rel).read_bytes(), rel).data["interview"]
+    assert isinstance(iv, dict)
+    _commit(repo, env, _trailers(str(iv["context_digest"]), interview="s1").replace(
+        "requirements", "start").replace(SPEC, OPEN))
     iv = read_progress((repo / rel).read_bytes(), rel).data["interview"]
     assert isinstance(iv, dict)
     text = (repo / rel).read_text().rstrip("\n")
