@@ -151,6 +151,11 @@ def _shallow(repo_root: str) -> bool:
     return os.path.isfile(os.path.join(_git_dirs(os.path.abspath(repo_root))[1], "shallow"))
 
 
+def is_shallow(repo_root: str) -> bool:
+    """Whether the repository at `repo_root` is a shallow clone (its history is cut)."""
+    return _shallow(repo_root)
+
+
 def head_state(repo_root: str) -> HeadState:
     """Branch (None when detached), detached/unborn/shallow flags and the HEAD sha."""
     with _open(repo_root) as repo:
