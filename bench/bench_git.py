@@ -1,6 +1,6 @@
 """Git integration speed (issue 4): `confirm` with its commit, and `verify` over long histories.
 
-    .venv/bin/python bench/bench_git.py [--runs 10] [--verify-runs 3]
+    .venv/bin/python bench/bench_git.py [--runs 10] [--verify-runs 3] [--baseline-rev REV]
 
 1. `mdgrill confirm` (the transition and its approval commit) against `git commit -- PATH` of
    the same file by the git CLI, interleaved in the same run; each run on a fresh spec in
@@ -9,6 +9,10 @@
 2. `mdgrill verify` over a history of 250, 500 and 1,000 commits of one spec, each commit
    adding a round of four decisions and four design-tree nodes (built with `git fast-import`
    from `genspec.progress_text`). Budget: < 10 s at 1,000 commits, growing linearly.
+3. `mdgrill verify` over 200 commits (issue 37 goal 5), wall and CPU time of the child
+   (user + system, which the load of a shared machine disturbs less). With `--baseline-rev`,
+   mdgrill's `src/` at that revision of this checkout (`git archive`) runs the same verify,
+   interleaved in the same run, as the before. Budget: median wall <= 0.2 s.
 
 Children run as on an installed machine: PYTHONDONTWRITEBYTECODE (set in this environment)
 is removed for them, and mdgrill is byte-compiled first
@@ -53,6 +57,33 @@ def timed(argv: list[str], cwd: str) -> float:
         raise SystemExit(f"{' '.join(argv[:3])} failed ({proc.returncode}): "
                          f"{(proc.stdout + proc.stderr).decode(errors='replace')[:500]}")
     return elapsed
+
+
+def timed_cpu(argv: list[str], cwd: str, env: dict[str, str]) -> tuple[float, float]:
+    """(wall, child CPU user + system) seconds of one successful run of `argv`."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(argv, cwd=cwd, capture_output=True, env=env)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(argv[:4])} failed ({proc.returncode}): "
+                         f"{(proc.stdout + proc.stderr).decode(errors='replace')[:500]}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def baseline_source(tmp: str, rev: str) -> str:
+    """mdgrill's `src/` at `rev` of this checkout, unpacked and byte-compiled under `tmp`."""
+    dest = os.path.join(tmp, "baseline")
+    os.makedirs(dest)
+    archive = subprocess.run(["git", "-C", os.path.dirname(HERE), "archive", rev, "src"],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", dest], input=archive, check=True)
+    src = os.path.join(dest, "src")
+    subprocess.run([sys.executable, "-m", "compileall", "-q", src], env=CHILD_ENV, check=True)
+    return src
 
 
 def ms(seconds: float) -> str:
@@ -184,10 +215,51 @@ def bench_verify(mdgrill: str, tmp: str, runs: int) -> bool:
     return total < 10
 
 
+VERIFY_BUDGET = 0.2
+
+
+def bench_verify_200(tmp: str, runs: int, baseline_rev: str | None) -> bool:
+    print("\n3. verify over 200 commits of one spec: wall and child CPU (user + system)")
+    repo = os.path.join(tmp, "history-200")
+    size, volume = build_history(repo, 200)
+    kinds = [("now", dict(CHILD_ENV))]
+    if baseline_rev is not None:
+        env = dict(CHILD_ENV)
+        env["PYTHONPATH"] = baseline_source(tmp, baseline_rev)
+        kinds.append((f"at {baseline_rev}", env))
+    argv = [sys.executable, "-m", "mdgrill", "verify"]
+    walls: dict[str, list[float]] = {name: [] for name, _ in kinds}
+    cpus: dict[str, list[float]] = {name: [] for name, _ in kinds}
+    for i in range(runs + 1):  # the first round warms the caches and is not counted
+        for name, env in kinds:
+            wall, cpu = timed_cpu(argv, repo, env)
+            if i:
+                walls[name].append(wall)
+                cpus[name].append(cpu)
+    floor = statistics.median(timed_cpu([sys.executable, "-c", "pass"], repo, CHILD_ENV)[1]
+                              for _ in range(runs))
+    print(f"   last version {size / 1e6:4.2f} MB, all versions {volume / 1e6:5.1f} MB; {runs} "
+          f"runs each, interleaved; `python -c pass` CPU {ms(floor)}; load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    for name, _ in kinds:
+        print(f"   {name:>18}: wall median {ms(statistics.median(walls[name]))}  min "
+              f"{ms(min(walls[name]))}   CPU median {ms(statistics.median(cpus[name]))}  min "
+              f"{ms(min(cpus[name]))}")
+    now = statistics.median(walls["now"])
+    print(f"   200 commits: wall {now:.3f} s, CPU {statistics.median(cpus['now']):.3f} s "
+          f"(budget <= {VERIFY_BUDGET} s wall): {'OK' if now <= VERIFY_BUDGET else 'OVER BUDGET'}")
+    return now <= VERIFY_BUDGET
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--verify-runs", type=int, default=3)
+    ap.add_argument("--verify200-runs", type=int, default=9)
+    ap.add_argument("--baseline-rev", default=None,
+                    help="time section 3 also with mdgrill's src/ at this revision")
+    ap.add_argument("--only-verify200", action="store_true",
+                    help="run section 3 alone")
     ap.add_argument("--mdgrill", default=shutil.which("mdgrill") or
                     os.path.join(os.path.dirname(sys.executable), "mdgrill"))
     opts = ap.parse_args()
@@ -201,8 +273,11 @@ def main() -> int:
         print(f"mdgrill: {opts.mdgrill}\ngit: {git(tmp, 'version')}\nchildren: "
               "PYTHONDONTWRITEBYTECODE removed, packages byte-compiled first "
               "(compileall into a PYTHONPYCACHEPREFIX)\n")
-        ok = bench_confirm(opts.mdgrill, tmp, opts.runs)
-        ok = bench_verify(opts.mdgrill, tmp, opts.verify_runs) and ok
+        ok = True
+        if not opts.only_verify200:
+            ok = bench_confirm(opts.mdgrill, tmp, opts.runs)
+            ok = bench_verify(opts.mdgrill, tmp, opts.verify_runs) and ok
+        ok = bench_verify_200(tmp, opts.verify200_runs, opts.baseline_rev) and ok
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0 if ok else 1

@@ -1,12 +1,16 @@
 """The merge driver's speed (issue 37 item 5): `mdgrill merge-file` of a 1,000-round file.
 
-    .venv/bin/python bench/bench_merge.py [--runs 7]
+    .venv/bin/python bench/bench_merge.py [--runs 7] [--baseline-rev REV]
 
 The base is `genspec.progress_text(4000)` (1,000 closed rounds of four decisions, 4,000
 design-tree nodes, ~1.3 MB) with an open round asking two questions; ours answers one, theirs
 the other. Each run times `mdgrill merge-file BASE OURS THEIRS PATH` (a fresh copy of OURS)
-against `git merge-file` of the same three files, interleaved in the same run. Children run as
-on an installed machine (byte-compiled packages, see bench_git.py). Budget: median <= 0.15 s.
+against `git merge-file` of the same three files, interleaved in the same run: wall and the
+child's CPU (user + system). Children run as on an installed machine (byte-compiled packages,
+see bench_git.py). For scale, the same run times `python -c pass` and, in this process, the
+validation of the merged result that merge-file must do (its CPU). With `--baseline-rev`,
+mdgrill's `src/` at that revision (see bench_git.py) runs the same merge, interleaved, as the
+before. Budget: median <= 0.15 s.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import genspec  # noqa: E402
-from bench_git import CHILD_ENV, compile_packages, ms  # noqa: E402
+from bench_git import CHILD_ENV, baseline_source, compile_packages, ms, timed_cpu  # noqa: E402
 
 BUDGET = 0.15
 OPEN = ("### X{n}: Open question {n}\n- Depends on: none\n- Options:\n  - A\n  - B\n\n")
@@ -50,11 +54,23 @@ def _sides(tmp: str) -> tuple[str, str, str]:
     return paths[0], paths[1], paths[2]
 
 
+def _validation_cpu(merged: bytes, runs: int) -> float:
+    """Median CPU seconds of `validate_progress_bytes` on the merged file, in this process."""
+    from mdgrill.checks.spec import validate_progress_bytes
+
+    times = []
+    for _ in range(runs):
+        start = time.process_time()
+        validate_progress_bytes(merged, "specs/b/.progress.md")
+        times.append(time.process_time() - start)
+    return statistics.median(times)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=7)
-    ap.add_argument("--mdgrill", default=os.path.join(os.path.dirname(sys.executable),
-                                                      "mdgrill"))
+    ap.add_argument("--baseline-rev", default=None,
+                    help="time also mdgrill's src/ at this revision, as the before")
     opts = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="mdgrill-bench-merge-")
     try:
@@ -63,21 +79,50 @@ def main() -> int:
         base, ours, theirs = _sides(tmp)
         work = os.path.join(tmp, "work.md")
         mine: list[float] = []
+        cpus: list[float] = []
         gits: list[float] = []
+        before: list[tuple[float, float]] = []
+        # both as `python -m mdgrill`, so the before and the now start up the same way
+        merge = [sys.executable, "-m", "mdgrill", "merge-file", base, work, theirs,
+                 "specs/b/.progress.md"]
+        old_env = dict(CHILD_ENV)
+        if opts.baseline_rev is not None:
+            old_env["PYTHONPATH"] = baseline_source(tmp, opts.baseline_rev)
         for _ in range(opts.runs):
-            for argv, into in (([opts.mdgrill, "merge-file", base, work, theirs,
-                                 "specs/b/.progress.md"], mine),
-                               (["git", "merge-file", work, base, theirs], gits)):
+            if opts.baseline_rev is not None:
                 shutil.copyfile(ours, work)
-                start = time.perf_counter()
-                proc = subprocess.run(argv, cwd=tmp, capture_output=True, env=CHILD_ENV)
-                into.append(time.perf_counter() - start)
-                if argv[0] == opts.mdgrill and proc.returncode != 0:
-                    raise SystemExit(f"merge-file failed: {proc.stderr.decode()[:500]}")
+                before.append(timed_cpu(merge, tmp, old_env))
+                with open(work, "rb") as handle:
+                    old_merged = handle.read()
+            shutil.copyfile(ours, work)
+            wall, cpu = timed_cpu(merge, tmp, CHILD_ENV)
+            mine.append(wall)
+            cpus.append(cpu)
+            with open(work, "rb") as handle:
+                merged = handle.read()
+            if opts.baseline_rev is not None and merged != old_merged:
+                raise SystemExit(f"the merge at {opts.baseline_rev} wrote other bytes")
+            shutil.copyfile(ours, work)
+            start = time.perf_counter()
+            subprocess.run(["git", "merge-file", work, base, theirs], cwd=tmp,
+                           capture_output=True, env=CHILD_ENV)
+            gits.append(time.perf_counter() - start)
+        floor = statistics.median(timed_cpu([sys.executable, "-c", "pass"], tmp, CHILD_ENV)[1]
+                                  for _ in range(opts.runs))
         size = os.path.getsize(ours)
         median = statistics.median(mine)
-        print(f"merge-file of a 1,000-round file ({size:,} bytes), {opts.runs} runs")
-        print(f"  mdgrill merge-file  median {ms(median)}  min {ms(min(mine))}")
+        print(f"merge-file of a 1,000-round file ({size:,} bytes), {opts.runs} runs; load "
+              f"average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        print(f"  mdgrill merge-file  median {ms(median)}  min {ms(min(mine))}   CPU median "
+              f"{ms(statistics.median(cpus))}  min {ms(min(cpus))}")
+        if before:
+            old_wall = statistics.median(w for w, _ in before)
+            print(f"  at {opts.baseline_rev:>10}       median {ms(old_wall)}  min "
+                  f"{ms(min(w for w, _ in before))}   CPU median "
+                  f"{ms(statistics.median(c for _, c in before))}  min "
+                  f"{ms(min(c for _, c in before))}  (same bytes written)")
+        print(f"  of which at least: `python -c pass` CPU {ms(floor)}, validating the merged "
+              f"result (in process) CPU {ms(_validation_cpu(merged, opts.runs))}")
         print(f"  git merge-file      median {ms(statistics.median(gits))}  (same files)")
         verdict = "ok" if median <= BUDGET else "OVER BUDGET"
         print(f"  budget {ms(BUDGET)}: {verdict}")

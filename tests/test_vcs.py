@@ -660,6 +660,27 @@ def test_no_cat_file_process_is_left_behind(tmp_path: Path) -> None:
         gc.enable()
 
 
+def test_many_blobs_read_in_order_across_windows(tmp_path: Path) -> None:
+    """Names go to one `git cat-file` a window at a time: answers stay in order across
+    windows, missing and unnameable ones included, and a history abandoned with answers
+    still unread leaves no process behind."""
+    repo = make_repo(tmp_path / "r")
+    fast_import(repo, [{"a.md": b"%d\n" % i * 4000} for i in range(300)])
+    shas = git(repo, "log", "--reverse", "--format=%H").split()
+    wanted = [(sha, "a.md") for sha in shas]
+    wanted[7] = (shas[7], "missing.md")
+    wanted[150] = ("-bad", "a.md")
+    wanted[151] = (shas[151], "new\nline.md")
+    blobs = vcs.blobs_at(str(repo), wanted)
+    expected: list[bytes | None] = [b"%d\n" % i * 4000 for i in range(300)]
+    expected[7] = expected[150] = expected[151] = None
+    assert blobs == expected
+    stopped = vcs.iter_file_history(str(repo), "a.md")
+    assert next(stopped)[1] == b"0\n" * 4000
+    stopped.close()  # a window of ~15 KB answers unread
+    assert cat_file_children() == []
+
+
 def test_importing_vcs_does_not_import_git() -> None:
     code = ("import sys, mdgrill.git.vcs; "
             "print(sorted(m for m in ('git', 'subprocess', 'dataclasses', 'typing') "

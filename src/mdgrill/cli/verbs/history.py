@@ -446,7 +446,7 @@ def _verify(args: argparse.Namespace, root: str) -> Outcome:
     diagnostics.extend(signature_diagnostics(root, spec, transitions))
     if getattr(args, "signed", False):
         diagnostics.extend(_unsigned(root, spec, transitions))
-    shallow = vcs.head_state(root)["shallow"]
+    shallow = vcs.is_shallow(root)
     versions_read = sum(stats.values())
     errors = [d for d in diagnostics if d.severity == "error"]
     text = "\n".join(format_diagnostic(d) for d in diagnostics)

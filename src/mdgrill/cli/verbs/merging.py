@@ -71,11 +71,12 @@ def _read(path: str) -> TextFile:
 
 
 def _merger(path: str) -> Callable[[str, str, str, str], Merged]:
+    name = os.path.basename(path)
+    if name not in ("CONTEXT.md", "CONTEXT-MAP.md"):
+        return merge_progress  # the glossary's reader is not loaded for a spec's merge
     from mdgrill.core.merge_terms import merge_by_line, merge_glossary
 
-    name = os.path.basename(path)
-    return {"CONTEXT.md": merge_glossary, "CONTEXT-MAP.md": merge_by_line}.get(
-        name, merge_progress)
+    return merge_glossary if name == "CONTEXT.md" else merge_by_line
 
 
 def _write(path: str, text: str, bom: bool) -> None:
@@ -85,8 +86,6 @@ def _write(path: str, text: str, bom: bool) -> None:
 
 def _merge_file(args: argparse.Namespace) -> Outcome:
     """As git's merge driver: the merge into OURS; exit 0 when clean, 1 with conflicts."""
-    from mdgrill.git.vcs.merging import git_merge_file
-
     for given in (args.base, args.ours, args.theirs):
         if not os.path.isfile(given):
             raise InputError("NOT_A_FILE", f"{given} is not a file: git passes the three "
@@ -102,6 +101,8 @@ def _merge_file(args: argparse.Namespace) -> Outcome:
         _write(args.ours, merged.text, bom)
         return _outcome(args.path, merged)
     # what mdgrill cannot merge is left to a person as git would have left it
+    from mdgrill.git.vcs.merging import git_merge_file
+
     root = find_root(os.path.dirname(os.path.abspath(args.ours)))
     text, conflicts = git_merge_file(root, args.ours, args.base, args.theirs)
     store.atomic_write(args.ours, text)

@@ -35,6 +35,7 @@ from mdgrill.git.vcs.repo import (
     find_repo_root,
     head_state,
     is_ancestor,
+    is_shallow,
     merge_base_with_default,
     rev_parse,
 )
@@ -88,6 +89,7 @@ __all__ = [
     "head_state",
     "ignored",
     "is_ancestor",
+    "is_shallow",
     "iter_file_history",
     "merge_base_with_default",
     "parse_trailers",

@@ -99,8 +99,14 @@ def all_transitions(repo_root: str, rev: str = "HEAD") -> TransitionList:
     return _transitions(repo_root, None, rev)
 
 
+# Names sent to `git cat-file --batch` before its answers are read: at most what any pipe
+# holds (a page), so writing them never blocks while git waits for us to read its output.
+_WINDOW_BYTES = 4096
+
+
 class _BlobReader:
-    """One `git cat-file --batch` process, asked one object at a time (no pipe deadlock)."""
+    """One `git cat-file --batch` process; names go to it a window at a time, so a whole
+    history costs a few round trips rather than one per object (and no pipe deadlock)."""
 
     __slots__ = ("_proc",)
 
@@ -116,12 +122,31 @@ class _BlobReader:
                              f"git cannot be run ({exc.strerror}): install git or fix PATH."
                              ) from exc
 
-    def read(self, name: bytes) -> tuple[bytes, bytes] | None:
-        """(object type, content) of `name` (an oid or `rev:path`), None if it is missing."""
+    def read_all(self, names: list[bytes | None],
+                 ) -> Generator[tuple[bytes, bytes] | None, None, None]:
+        """(object type, content) per name (an oid or `rev:path`) in order; None for a None
+        name or a missing object."""
         proc = self._proc
         assert proc is not None and proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write(name + b"\n")
-        proc.stdin.flush()
+        start = 0
+        while start < len(names):
+            end, size = start, 0
+            while end < len(names):
+                name = names[end]
+                if name is not None:
+                    if size and size + len(name) + 1 > _WINDOW_BYTES:
+                        break
+                    size += len(name) + 1
+                    proc.stdin.write(name + b"\n")
+                end += 1
+            proc.stdin.flush()
+            for name in names[start:end]:
+                yield None if name is None else self._answer()
+            start = end
+
+    def _answer(self) -> tuple[bytes, bytes] | None:
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None
         header = proc.stdout.readline()
         parts = header.rstrip(b"\n").rsplit(b" ", 2)
         if len(parts) != 3 or not parts[2].isdigit() or not re.match(HEX_OID, parts[0]):
@@ -142,6 +167,10 @@ class _BlobReader:
         self._proc = None
         import subprocess
         try:
+            # answers still unread (a reader that stopped early) end git with a broken pipe
+            # rather than leaving it blocked on a full one
+            if proc.stdout is not None:
+                proc.stdout.close()
             if proc.stdin is not None:
                 proc.stdin.close()  # cat-file exits at end of input
             proc.wait(timeout=10)
@@ -214,11 +243,11 @@ def _iter_history(repo_root: str, rel: str, rev_range: str | None, first_parent:
             return
         reader = _BlobReader(repo)
         try:
-            for sha, blob in entries:
+            answers = reader.read_all([blob for _, blob in entries])
+            for (sha, blob), found in zip(entries, answers, strict=True):
                 if blob is None:
                     yield sha, b""
                     continue
-                found = reader.read(blob)
                 if found is None:
                     raise InputError(
                         "GIT_OBJECT_MISSING",
@@ -243,16 +272,15 @@ def blobs_at(repo_root: str, wanted: list[tuple[str, str]]) -> list[bytes | None
         # A path with a newline cannot be named to `git cat-file --batch`: it reads as None.
         names.append(None if bad_rev(rev) or "\n" in rel or "\n" in rev
                      else f"{rev}:{rel}".encode("utf-8", "surrogateescape"))
-    results: list[bytes | None] = []
     with open_repo(repo_root) as repo:
+        if not any(names):
+            return [None] * len(names)
         reader = _BlobReader(repo)
         try:
-            for name in names:
-                found = reader.read(name) if name is not None else None
-                results.append(found[1] if found is not None and found[0] == b"blob" else None)
+            return [found[1] if found is not None and found[0] == b"blob" else None
+                    for found in reader.read_all(names)]
         finally:
             reader.close()
-    return results
 
 
 def blob_at(repo_root: str, rev: str, rel_path: str) -> bytes | None:

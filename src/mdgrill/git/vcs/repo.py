@@ -148,6 +148,7 @@ def head_branch_and_sha(repo: Repo) -> tuple[str | None, str | None]:
 
 
 def is_shallow(repo_root: str) -> bool:
+    """Whether the repository at `repo_root` is a shallow clone (its history is cut)."""
     return os.path.isfile(os.path.join(require_git_dirs(os.path.abspath(repo_root))[1], "shallow"))
 
 
