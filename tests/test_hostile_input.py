@@ -330,6 +330,16 @@ def test_random_events_answer_in_the_hosts_shape(tmp_path_factory: pytest.TempPa
     check_answer(verb, raw, folder, gated)
 
 
+@pytest.mark.parametrize("tool_name", [[], {"name": "Agent"}, ["Agent"], 7, None])
+@pytest.mark.parametrize("verb", HOOKS)
+def test_a_tool_name_that_is_no_string_is_answered(tmp_path: Path, tool_name: object,
+                                                   verb: str) -> None:
+    # found by the fuzz above: a list as `tool_name` stopped the hook with exit 70
+    raw = json.dumps({"hook_event_name": "PreToolUse", "tool_name": tool_name,
+                      "tool_input": {"prompt": GATE}, "cwd": str(tmp_path)}).encode()
+    check_answer(verb, raw, tmp_path)
+
+
 @settings(max_examples=15, deadline=None, derandomize=True)
 @given(raw=st.binary(max_size=200) | st.sampled_from([b"", b"[", b"{", b"\xff", b"null"]),
        verb=st.sampled_from(HOOKS))

@@ -96,9 +96,16 @@ def marked_unreadable(raw: bytes) -> bool:
     return MARKER_OPEN in _JSON_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
 
 
+def gated_tool(event: dict[str, object]) -> bool:
+    """Whether the event names a Task/Agent call (a `tool_name` that is no string, a list or
+    an object, names none: it must not stop the hook)."""
+    name = event.get("tool_name")
+    return isinstance(name, str) and name in GATED_TOOLS
+
+
 def marked_event(event: dict[str, object]) -> bool:
     """Whether a Task/Agent call carries the marker anywhere in its decoded tool input."""
-    if event.get("tool_name") not in GATED_TOOLS:
+    if not gated_tool(event):
         return False
     tool_input = event.get("tool_input")
     if isinstance(tool_input, str):
@@ -164,7 +171,7 @@ def parse_gates(text: str) -> list[Gate]:
 def sub_agent_call(event: dict[str, object]) -> bool:
     """Whether the event is a PreToolUse of a Task/Agent call (the only calls gated)."""
     name = event.get("hook_event_name")
-    return (name is None or name == EVENT) and event.get("tool_name") in GATED_TOOLS
+    return (name is None or name == EVENT) and gated_tool(event)
 
 
 def gated_prompt(event: dict[str, object]) -> str | None:
