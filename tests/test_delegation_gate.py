@@ -186,6 +186,21 @@ def test_a_gate_for_one_spec_does_not_cover_another_named_one(tmp_path: Path) ->
                                                 "specs/billing")
 
 
+def test_a_gate_of_an_earlier_phase_does_not_cover_the_specs_next_phase(tmp_path: Path) -> None:
+    """The requirements approval carried on once the spec moved to design: the block still
+    passes its own check, but the design work it names has no approved interview."""
+    interview(tmp_path)
+    (tmp_path / "specs/login/requirements.md").write_text("# Requirements\n", encoding="utf-8")
+    ok("await-artifact-approval", "specs/login", "--artifact", "specs/login/requirements.md",
+       cwd=tmp_path)
+    ok("approve-artifact", "specs/login", "--source", "approve-artifact", cwd=tmp_path)
+    prompt = requirements_gate() + "Write specs/login/design.md and implement it.\n"
+    kind, reason = run_hook(call(tmp_path, prompt)) or ("", "")
+    assert kind == "deny" and reason.startswith("SPEC_NOT_APPROVED: the prompt names "
+                                                "specs/login"), reason
+    # the same block for work of its own phase, before the move, was allowed (test above)
+
+
 def test_a_hostile_long_path_is_not_echoed_whole(tmp_path: Path) -> None:
     long_spec = "specs/" + "x" * 100_000
     prompt = "Go.\n" + hook.render_gate(long_spec, "requirements", "req-1") + "\n"

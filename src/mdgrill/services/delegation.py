@@ -139,7 +139,10 @@ def check_call(cwd: object, prompt: str, agent: str | None, claims: list[Claim],
     claimed: set[str] = set()
     for claim in claims:
         spec = _claimed_spec(claim, cwd, top, root)
-        claimed.add(os.path.realpath(spec.folder))
+        # a block vouches for the spec's work only in the phase it approved: a requirements
+        # block carried on once the spec has moved to design names no approved design work
+        if load(spec).data.get("phase") == claim.phase:
+            claimed.add(os.path.realpath(spec.folder))
         checked = (spec.rel_folder, prompt) if settings.prompt_checks else None
         _, text = check_delegation(spec, claim.phase, claim.interview, claim.digest,
                                    claim.revision, checked)
