@@ -92,6 +92,10 @@ def test_a_question_rewritten_after_approval_is_refused(repo: Path, mdgrill: Run
     assert "(D1 changed)" in str(error["message"])
     code, out, _ = mdgrill("validate", SPEC, cwd=repo)
     assert code == 1 and "APPROVAL_SCOPE_CHANGED" in out and "D1 changed" in out
+    # and `verify`, which the issue names with them: the rewrite is no edit of a recorded
+    # block, so the history walk alone passed it
+    code, out, _ = mdgrill("verify", SPEC, cwd=repo)
+    assert code == 1 and "APPROVAL_SCOPE_CHANGED" in out and "D1 changed" in out
 
 
 def test_a_dependency_changed_after_approval_is_named(repo: Path, mdgrill: Run) -> None:

@@ -392,7 +392,7 @@ def _progress_of(folder: str) -> str:
 
 
 def _verify(args: argparse.Namespace, root: str) -> Outcome:
-    from mdgrill.checks.spec.entry import check_asked
+    from mdgrill.checks.spec.entry import check_approval_scope, check_asked
     from mdgrill.formats.progress import read_progress
     from mdgrill.git import vcs
 
@@ -427,6 +427,9 @@ def _verify(args: argparse.Namespace, root: str) -> Outcome:
             # an asked decision that vanished by hand (issue 31.5) is no edit of a recorded
             # block, so the history walk cannot see it: the file now is held to its rounds
             diagnostics.extend(check_asked(now))
+            # nor is a tree, answer or brief rewritten after approval and committed (the
+            # approval's scope, issue 30): recomputed on the file as it is
+            diagnostics.extend(check_approval_scope(now))
         except MdgrillError:
             pass
         diagnostics.extend(_approved_bytes(root, rel))
