@@ -31,10 +31,8 @@ LEGACY_HEADING = re.compile(r"(?P<phase>[A-Za-z]+) Interview(?: \(from [^)]*\))?
 # a key's words are separated by blanks that a word follows, so the blanks before the colon
 # can be read one way only (a class holding the blank, then `[ \t]*`, was quadratic on a
 # bullet of 100 KB of spaces with no colon)
-# Possessive (`*+`, `++`): what follows each run is a character its class cannot hold, so
-# giving characters back never makes a match; the engine keeps no state to try it (a quarter
-# of the time of reading a 10,000-round log).
-_KEY = (r"[-*+][ \t]+(?:\*\*)?([A-Za-z][A-Za-z0-9/_-]*+(?: ++[A-Za-z0-9/_-]++)*+)(?:\*\*)?"
+# (No possessive quantifiers: Python 3.10, which mdgrill supports, has none.)
+_KEY = (r"[-*+][ \t]+(?:\*\*)?([A-Za-z][A-Za-z0-9/_-]*(?: +[A-Za-z0-9/_-]+)*)(?:\*\*)?"
         r"[ \t]*:(?:\*\*)?")
 BULLET = re.compile(_KEY + r"(?:[ \t]+(.*))?\Z")
 SUB_BULLET = re.compile(r"([ \t]+)[-*+][ \t]+(.*)\Z")
@@ -44,7 +42,7 @@ SUB_BULLET = re.compile(r"([ \t]+)[-*+][ \t]+(.*)\Z")
 # character (SUB_BULLET for a nested bullet).
 # Each match ends after its line's LF (or at the end), so the next begins a line: no `^`
 # with re.M, which the engine tries at every position.
-BULLET_LINE = re.compile(rf"(?:{_KEY}(?:[ \t]++([^\n]*+))?+(?![^\n])|([^\n]*+))\n?")
+BULLET_LINE = re.compile(rf"(?:{_KEY}(?:[ \t]+([^\n]*))?(?![^\n])|([^\n]*))\n?")
 
 TRANSITION_WORDS = {
     "awaiting confirmation": "awaiting", "confirmed": "confirmed", "revised": "revised",
