@@ -15,6 +15,7 @@ from mdgrill.core.machine.basics import interview_of
 from mdgrill.errors import GateRefusal
 from mdgrill.formats.progress import Progress, apply_change
 from mdgrill.formats.textfile import TextFile
+from mdgrill.model.interview import interview_blocks
 from mdgrill.model.tree import spec_frontier
 
 DIGEST = "a" * 64
@@ -256,3 +257,48 @@ def test_a_round_frontier_that_is_not_a_list_is_not_read_letter_by_letter() -> N
     assert gate.unasked(prog, iv, spec_frontier(prog)) == []
     iv["round_frontier"] = ["A", "B"]
     assert gate.unasked(prog, iv, spec_frontier(prog)) == ["B"]
+
+
+LOG = """---
+mdgrill: 1
+spec: s
+goal: g
+phase: design
+mode: interactive
+required_sections: []
+interview: null
+skills: []
+---
+# S
+
+## Interview Responses
+
+### Design Grill - Round 1
+- Asked: D1
+
+### Requirements Grill - Reset
+- Interview: r1
+- Reason: the context changed
+
+### Design Grill - Round 2
+- Asked: D2
+
+### Design Grill - Confirmed
+- Interview: d1
+
+### Design Grill - Round 3
+- Asked: D3
+"""
+
+
+def test_the_open_interview_starts_after_its_own_phases_last_boundary() -> None:
+    blocks = Progress(TextFile(LOG), "p").blocks
+    assert [(b.phase, b.kind) for b in blocks] == [
+        ("design", "round"), ("requirements", "reset"), ("design", "round"),
+        ("design", "confirmed"), ("design", "round")]
+    # design's interview now is what follows its Confirmed block, and nothing before it
+    assert [b.line for b in interview_blocks(blocks, "design")] == [blocks[4].line]
+    # another phase's boundary does not cut this phase's interview
+    assert [b.line for b in interview_blocks(blocks[:3], "design")] == \
+        [blocks[0].line, blocks[2].line]
+    assert interview_blocks(blocks, "requirements") == []
