@@ -118,16 +118,18 @@ def _asked_ids(blocks: list[Block]) -> tuple[dict[str, tuple[int | None, int]], 
 _NEW_COUNT = frozenset({"confirmed", "skipped", "bypassed", "reopened", "imported"})
 
 
-def first_round(blocks: list[Block], phase: str) -> int:
+def first_round(blocks: list[Block], phase: str,
+                restart: frozenset[str] = _NEW_COUNT) -> int:
     """The round a new interview of `phase` begins at: one past the phase's last round, or 1
-    after an approval, a reopening or an import."""
+    after an approval, a reopening or an import (`restart`: the blocks after which counting
+    starts again; a Reset is not one of them, so round numbers never repeat)."""
     number = 0
     for block in blocks:
         if block.phase != phase:
             continue
         if block.kind == "round" and block.round is not None:
             number = block.round
-        elif block.kind in _NEW_COUNT:
+        elif block.kind in restart:
             number = 0
     return number + 1
 

@@ -11,6 +11,7 @@ from mdgrill.checks.spec.keys import (
 )
 from mdgrill.diagnostics import Diagnostic, error, warning
 from mdgrill.formats.progress import Block, Progress
+from mdgrill.model.interview import first_round
 from mdgrill.model.tree import split_decision
 
 _ROUND_KEYS = BLOCK_KEYS_LOWER["round"]
@@ -87,15 +88,7 @@ def _check_headings(path: str,
 def next_round(blocks: list[Block], phase: str) -> int:
     """The number a new round of `phase` takes, by the rule `_check_headings` holds rounds to:
     1, 2, 3… counted again from 1 after a block that starts a new count."""
-    number = 0
-    for block in blocks:
-        if block.phase != phase:
-            continue
-        if block.kind == "round" and block.round is not None:
-            number = block.round
-        elif block.kind in NEW_SEQUENCE:
-            number = 0
-    return number + 1
+    return first_round(blocks, phase, NEW_SEQUENCE)
 
 
 def _check_round(path: str, block: Block, next_kind: str | None) -> list[Diagnostic]:

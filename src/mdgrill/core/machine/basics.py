@@ -132,3 +132,19 @@ def next_interview_id(interview_id: str) -> str:
 
 
 # -- verbs ---------------------------------------------------------------------------------
+
+
+def require_discovery(iv: dict[str, object], interview_id: str, given: str | None,
+                      then: str) -> None:
+    """"Begin or resume the interview with the matching … discovery revision": a revision
+    given must be the one the interview began at (one begun without a revision was not begun
+    at this one either); DISCOVERY_STALE, with `then`, what to do instead."""
+    recorded = iv.get("discovery_revision")
+    if given is None or str(recorded) == str(given):
+        return
+    began = "without a discovery revision" if recorded is None else \
+        f"at discovery revision {recorded}"
+    raise GateRefusal("DISCOVERY_STALE",
+                      f"interview {interview_id} was begun {began}, not {given}: {then}",
+                      details={"recorded": recorded, "given": given})
+

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from mdgrill.core.machine.basics import (
     next_interview_id,
+    require_discovery,
     require_id,
     require_phase,
     reset_interview,
@@ -188,20 +189,13 @@ def _resumed(existing: dict[str, object], interview_id: str, round_number: int |
                           f"interview {interview_id} is in round {existing.get('round')}, "
                           f"not {round_number}")
     recorded = existing.get("discovery_revision")
-    if discovery_revision is not None and str(recorded) != str(discovery_revision):
-        # "Begin or resume the interview with the matching phase, interview ID, discovery
-        # revision, and context digest"
-        began = "without a discovery revision" if recorded is None else \
-            f"at discovery revision {recorded}"
-        raise GateRefusal("DISCOVERY_STALE",
-                          f"interview {interview_id} was begun {began}, not "
-                          f"{discovery_revision}: an interview resumes with the discovery "
-                          "revision it began with; nothing was written. Resume it with "
-                          + ("no --discovery-revision" if recorded is None else
-                             f"--discovery-revision {recorded}")
-                          + ", or, after a new discovery pass, begin a new interview "
-                          f"(`--interview-id {next_interview_id(interview_id)}`)",
-                          details={"recorded": recorded, "given": discovery_revision})
+    require_discovery(existing, interview_id, discovery_revision,
+                      "an interview resumes with the discovery revision it began with; "
+                      "nothing was written. Resume it with "
+                      + ("no --discovery-revision" if recorded is None else
+                         f"--discovery-revision {recorded}")
+                      + ", or, after a new discovery pass, begin a new interview "
+                      f"(`--interview-id {next_interview_id(interview_id)}`)")
     return {"status": existing["status"], "resumed": True, "round": existing["round"],
             "context_digest": digest}
 

@@ -8,6 +8,7 @@ from mdgrill.core.machine.basics import (
     close_open_round,
     id_list,
     interview_of,
+    require_discovery,
     require_id,
     require_phase,
     require_status,
@@ -379,14 +380,8 @@ def check_delegation(prog: Progress, phase: str, interview_id: str,
                           "the interview is bypassed_quick, but the log holds no quick-mode "
                           f"authorization (`mdgrill mode {spec_arg(prog.path)} --quick`): a "
                           "hand-typed or imported quick flag never bypasses the gate")
-    recorded_revision = iv.get("discovery_revision")
-    if discovery_revision is not None and str(recorded_revision) != str(discovery_revision):
-        # an interview begun without a revision was not begun at this one either
-        began = "without a discovery revision" if recorded_revision is None else \
-            f"at discovery revision {recorded_revision}"
-        raise GateRefusal("DISCOVERY_STALE",
-                          f"interview {interview_id} was begun {began}, not "
-                          f"{discovery_revision}: run skill discovery's interview again")
+    require_discovery(iv, interview_id, discovery_revision,
+                      "run skill discovery's interview again")
     if status != "bypassed_quick":
         from mdgrill.core.gate import require_clear
         from mdgrill.model.scope import confirmed_id
