@@ -11,6 +11,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from conftest import Run, git_out, json_ok
 
 SPEC = "specs/a"
@@ -236,7 +237,13 @@ def test_a_retried_commit_rechecks_the_evidence(repo: Path, mdgrill: Run) -> Non
     assert _refused(mdgrill, repo, *CHECK)["code"] == "APPROVAL_NOT_RECORDED"
 
 
-def test_a_retried_commit_with_its_evidence_commits_it(repo: Path, mdgrill: Run) -> None:
+@pytest.mark.parametrize("config", ["", "approval: evidence\n", "approval: [hook]\n"])
+def test_a_retried_commit_with_its_evidence_commits_it(repo: Path, mdgrill: Run,
+                                                      config: str) -> None:
+    """Also where the project refuses the agent's word: the retry is no new approval, and
+    its block names the captured reply (it was once chosen as the `agent` channel there)."""
+    if config:
+        (repo / ".mdgrill.yaml").write_text(config, encoding="utf-8")
     _awaiting(repo, mdgrill)
     _tool_answers(mdgrill, repo, {_approval_question(repo, mdgrill): "Approve and delegate"})
     first = json_ok(mdgrill, repo, *_confirm(), "--no-commit")

@@ -278,6 +278,13 @@ def confirm_over(spec: store.Spec, *, decision_id: str, source: str, reply: str 
     try:
         person, account, own = acting(spec, by)
         require_verified_record(spec)
+        # confirmed already, its commit failed: the commit is retried (with the evidence its
+        # block names re-checked) before a channel is chosen, for the journal has nothing to
+        # say about a brief no longer awaiting and `approval:` would refuse it as the agent's
+        retried = None if no_commit else \
+            retry_confirm(spec, decision_id, source, person=person, retry=retry, sign=sign)
+        if retried is not None:
+            return Result("confirm", retried, already_recorded=True)
         signing = not no_commit and (sign or _signs_commits(spec))
         carrier = confirm_carrier(
             spec, reply, signing=signing, terminal=terminal,
