@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from mdgrill.core.evidence import artifact_tag
 from mdgrill.errors import GateRefusal, InputError
-from mdgrill.formats.progress import Block, Change, Progress, block_heading, single_line
+from mdgrill.formats.progress import (
+    Block,
+    Change,
+    Progress,
+    Transition,
+    block_heading,
+    single_line,
+)
 from mdgrill.formats.schema import PHASES, SHA256_RE, TERMINAL
 from mdgrill.model.artifact import (
     APPROVE_SOURCE,
@@ -68,7 +75,7 @@ def _gate_phase(data: dict[str, object], path: str) -> tuple[str, str, bool]:
 
 
 def submit(data: dict[str, object], path: str, sha256: str, spec_folder: str,
-           context_digest_now: str | None) -> tuple[Change, dict[str, object]]:
+           context_digest_now: str | None) -> Transition:
     """`await-artifact-approval`: record the artifact's sha256 and open (or re-open) the gate.
 
     `context_digest_now` is the digest of the interview's phase computed now (None when
@@ -97,7 +104,7 @@ def submit(data: dict[str, object], path: str, sha256: str, spec_folder: str,
         # the same bytes again: nothing new to review (an approved one stays approved)
         result.update({"status": old["status"], "resubmitted": False, "changed": False,
                        "gate": gate_id(old), "feedback_round": old["feedback_round"]})
-        return change, result
+        return Transition(change, result)
     rounds = old["feedback_round"] if continuing and old is not None else 0
     art: dict[str, object] = {"phase": phase, "path": path, "sha256": sha256,
                               "status": AWAITING, "feedback_round": rounds,
@@ -117,7 +124,7 @@ def submit(data: dict[str, object], path: str, sha256: str, spec_folder: str,
     change.block(block_heading(phase, "Artifact - Awaiting Approval"), lines)
     result.update({"status": AWAITING, "resubmitted": continuing, "changed": changed,
                    "gate": gate_id(art), "feedback_round": rounds})
-    return change, result
+    return Transition(change, result)
 
 
 def _open_artifact(data: dict[str, object], verb: str) -> dict[str, object]:
@@ -134,7 +141,7 @@ def _open_artifact(data: dict[str, object], verb: str) -> dict[str, object]:
 
 
 def approve(data: dict[str, object], source: str, sha_now: str | None,
-            context_digest_now: str | None) -> tuple[Change, dict[str, object]]:
+            context_digest_now: str | None) -> Transition:
     """`approve-artifact`: the recorded bytes are approved and `phase:` moves to the next phase."""
     art = _open_artifact(data, "approve-artifact")
     if source != APPROVE_SOURCE:
@@ -180,13 +187,13 @@ def approve(data: dict[str, object], source: str, sha_now: str | None,
                  [f"- Artifact: {art['path']}", f"- Sha256: {art['sha256']}",
                   f"- Interview: {art['interview']}", f"- Source: {source}",
                   f"- Next phase: {following or f'none ({phase} is the last phase)'}"])
-    return change, {"status": APPROVED, "phase": new_phase, "approved_phase": phase,
-                    "advanced": new_phase != current, "path": art["path"],
-                    "sha256": art["sha256"], "interview": art["interview"],
-                    "gate": gate_id(art)}
+    return Transition(change, {"status": APPROVED, "phase": new_phase, "approved_phase": phase,
+                               "advanced": new_phase != current, "path": art["path"],
+                               "sha256": art["sha256"], "interview": art["interview"],
+                               "gate": gate_id(art)})
 
 
-def request_revision(data: dict[str, object], feedback: str) -> tuple[Change, dict[str, object]]:
+def request_revision(data: dict[str, object], feedback: str) -> Transition:
     """`request-revision`: record the user's feedback; the gate stays open."""
     art = _open_artifact(data, "request-revision")
     if classify_reply(feedback) in (CONTROL_ONLY, BARE_SKIP):
@@ -203,8 +210,8 @@ def request_revision(data: dict[str, object], feedback: str) -> tuple[Change, di
     change.block(block_heading(str(art["phase"]), "Artifact - Revision Requested"),
                  [f"- Artifact: {art['path']}", f"- Sha256: {art['sha256']}",
                   f"- Feedback round: {rnd + 1}", f"- Feedback: {text}"])
-    return change, {"status": REVISION, "phase": art["phase"], "path": art["path"],
-                    "feedback_round": rnd + 1, "gate": gate_id(art)}
+    return Transition(change, {"status": REVISION, "phase": art["phase"], "path": art["path"],
+                               "feedback_round": rnd + 1, "gate": gate_id(art)})
 
 
 def check_begin(data: dict[str, object], blocks: list[Block], phase: str,
@@ -427,7 +434,7 @@ def _approved_interviews(blocks: list[Block]) -> list[tuple[str, str]]:
 
 
 def reopen(data: dict[str, object], blocks: list[Block], phase: str, reason: str,
-           ) -> tuple[Change, dict[str, object]]:
+           ) -> Transition:
     """`reopen`: the one way back to an earlier phase (or to redo the current one).
 
     Every interview approval and artifact approval of `phase` and the phases after it is set
@@ -472,8 +479,8 @@ def reopen(data: dict[str, object], blocks: list[Block], phase: str, reason: str
     change.block(block_heading(phase, "Grill - Reopened"),
                  [f"- From phase: {current}", f"- Reason: {text}",
                   f"- Superseded: {', '.join(superseded)}"])
-    return change, {"phase": phase, "from_phase": current, "reason": text,
-                    "superseded": superseded}
+    return Transition(change, {"phase": phase, "from_phase": current, "reason": text,
+                               "superseded": superseded})
 
 
 def check_phase_order(data: dict[str, object], blocks: list[Block], phase: str,

@@ -9,7 +9,7 @@ import os
 
 from mdgrill.core import artifact_gate
 from mdgrill.errors import InputError
-from mdgrill.formats.progress import Change, Progress
+from mdgrill.formats.progress import Change, Progress, Transition
 from mdgrill.formats.schema import TERMINAL
 from mdgrill.model.artifact import APPROVE_SOURCE, artifact_of
 from mdgrill.model.digest import file_sha256
@@ -64,7 +64,7 @@ def await_artifact_approval(spec: store.Spec, *, artifact: str) -> Result:
     data = store.read_file(path, display(path), spec.root)
     sha = file_sha256(data)
 
-    def step(prog: Progress) -> tuple[Change, dict[str, object]]:
+    def step(prog: Progress) -> Transition:
         iv = prog.data.get("interview")
         digest = None
         if isinstance(iv, dict) and iv.get("status") in TERMINAL:
@@ -76,7 +76,7 @@ def await_artifact_approval(spec: store.Spec, *, artifact: str) -> Result:
             from mdgrill.services.approvals import approval_binding
 
             result.update(approval_binding(spec, prog, str(iv["phase"]), str(iv["id"])))
-        return change, result
+        return Transition(change, result)
 
     return Result("await-artifact-approval", transaction(spec, step))
 
@@ -91,14 +91,14 @@ def approve_artifact(spec: store.Spec, *, source: str, by: str | None = None,
 
     entries = journal_entries(spec)
 
-    def step(prog: Progress) -> tuple[Change, dict[str, object]]:
+    def step(prog: Progress) -> Transition:
         art = artifact_of(prog.data)
         sha = _sha_now(spec, str(art["path"])) if art is not None else None
         digest = _digest_of_interview(prog, spec, art["phase"]) if art is not None else None
         change, result = artifact_gate.approve(prog.data, source, sha, digest)
         if entries is not None:
             _with_evidence(spec, prog, entries, change, result)
-        return change, result
+        return Transition(change, result)
 
     person = who(spec, by)
     # the owners rule holds the account that runs this (git's identity), never `by`

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from mdgrill.core import bindings as rules
 from mdgrill.core import fingerprints as fp
 from mdgrill.errors import GateRefusal, InputError
+from mdgrill.formats.progress import Transition
 from mdgrill.services.bound_targets import (
     MISSING,
     MOVED,
@@ -58,13 +59,14 @@ def bind(spec: store.Spec, decision: str, targets: list[str], person: str | None
     warnings = [f"{t.path} has changes not committed: the binding is of the committed version"
                 for t in resolved if not t.is_glob and is_dirty(spec.root, head, t)]
 
-    def step(prog: Progress) -> tuple[Change, dict[str, object]]:
+    def step(prog: Progress) -> Transition:
         rules.require_appendable(prog.data, "bind")
         answer, phase = rules.settled_answer(prog, decision)
         change = rules.bound_change(phase, decision, answer, head, pairs)
-        return change, {"decision": decision, "answer": answer, "phase": phase, "at": head,
-                        "targets": [{"target": t, "fingerprint": f} for t, f in pairs],
-                        "warnings": warnings}
+        return Transition(change, {
+            "decision": decision, "answer": answer, "phase": phase, "at": head,
+            "targets": [{"target": t, "fingerprint": f} for t, f in pairs],
+            "warnings": warnings})
 
     result = transaction(spec, signed(step, person))
     result.update(commit_binding(spec, result, "bind", person, no_commit,
@@ -93,7 +95,7 @@ def bind_written(spec: store.Spec, person: str | None,
                  for t in (resolve_target(spec, x, head) for x in targets)]
              for d, targets in wanted.items()}
 
-    def step(prog: Progress) -> tuple[Change, dict[str, object]]:
+    def step(prog: Progress) -> Transition:
         rules.require_appendable(prog.data, "bind")
         change: Change | None = None
         bound: list[dict[str, object]] = []
@@ -111,8 +113,8 @@ def bind_written(spec: store.Spec, person: str | None,
             bound.append({"decision": decision, "answer": answer, "phase": phase,
                           "targets": [{"target": t, "fingerprint": f} for t, f in found]})
         assert change is not None
-        return change, {"decision": ", ".join(pairs), "phase": phase, "at": head,
-                        "bound": bound, "by": person}
+        return Transition(change, {"decision": ", ".join(pairs), "phase": phase, "at": head,
+                                   "bound": bound, "by": person})
 
     result = transaction(spec, step)
     count = sum(len(found) for found in pairs.values())
@@ -164,7 +166,7 @@ def reaffirm(spec: store.Spec, decision: str, reply: str, person: str | None,
 
     owners_check = _owners_rule(spec, who(spec, None), decision)  # the account, not --by
 
-    def step(prog: Progress) -> tuple[Change, dict[str, object]]:
+    def step(prog: Progress) -> Transition:
         owners_check(prog)
         rules.require_appendable(prog.data, "reaffirm")
         answer, phase = rules.settled_answer(prog, decision)
@@ -181,7 +183,7 @@ def reaffirm(spec: store.Spec, decision: str, reply: str, person: str | None,
             heading, lines = change.new_blocks[0]
             change.new_blocks[0] = (heading, [*lines, f"- By: {person}"])
             result["by"] = person
-        return change, result
+        return Transition(change, result)
 
     result = transaction(spec, step)
     extra = [("Mdgrill-Selection", selection)]

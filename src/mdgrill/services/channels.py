@@ -21,10 +21,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from mdgrill.diagnostics import Diagnostic
-    from mdgrill.formats.progress import Block, Change, Progress
+    from mdgrill.formats.progress import Block, Progress, Transition
     from mdgrill.git.vcs import TransitionCommit
 
-    Step = Callable[[Progress], tuple[Change, dict[str, object]]]
+    Step = Callable[[Progress], Transition]
 
 CHANNEL_KEY = "Channel"
 RELAYED_KEY = "Relayed by"
@@ -205,13 +205,14 @@ def relayed(step: Step, person: str | None, account: str | None) -> Step:
     """`step`, with `- Relayed by: <account>` added to the block it opens when `--by` named
     someone other than the account that runs it: the approval is that account's report of
     another's word, and is recorded (and committed, authored by the account) as such."""
-    def run(prog: Progress) -> tuple[Change, dict[str, object]]:
-        change, result = step(prog)
+    def run(prog: Progress) -> Transition:
+        done = step(prog)
+        change = done.change
         if person and account and person != account and change.new_blocks:
             heading, lines = change.new_blocks[-1]
             change.new_blocks[-1] = (heading, [*lines, f"- {RELAYED_KEY}: {account}"])
-            result["relayed_by"] = account
-        return change, result
+            done.report["relayed_by"] = account
+        return done
     return run
 
 

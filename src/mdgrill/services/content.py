@@ -8,7 +8,7 @@ import time
 
 from mdgrill.core.machine import require_id
 from mdgrill.errors import InputError
-from mdgrill.formats.progress import Change, Progress, single_line
+from mdgrill.formats.progress import Change, Progress, Transition, single_line
 from mdgrill.formats.schema import BLOCK_LISTS
 from mdgrill.model.record import require_spec_name
 from mdgrill.services.result import Result
@@ -101,7 +101,7 @@ def add_node(spec: store.Spec, *, title: str, node_id: str | None = None,
 
     salt = f"{git_identity(spec.root) or ''}\0{time.time_ns()}" if given is None else ""
 
-    def step(prog: Progress) -> tuple[Change, dict[str, object]]:
+    def step(prog: Progress) -> Transition:
         known = set(prog.node_ids())
         chosen = given if given is not None else new_node_id(title, salt, known)
         if chosen in known:
@@ -115,7 +115,7 @@ def add_node(spec: store.Spec, *, title: str, node_id: str | None = None,
         change = Change()
         change.insert_nodes.append(render_node(chosen, title, section, deps, parent,
                                                choices, recommend, extra))
-        return change, {"node": chosen}
+        return Transition(change, {"node": chosen})
 
     return Result("node add", transaction(spec, step))
 

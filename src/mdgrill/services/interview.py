@@ -26,16 +26,16 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from mdgrill.core.evidence import Evidence
-    from mdgrill.formats.progress import Change, Progress
+    from mdgrill.formats.progress import Progress, Transition
     from mdgrill.shell.project import Owners
 
-    Step = Callable[[Progress], tuple[Change, dict[str, object]]]
+    Step = Callable[[Progress], Transition]
 
 
 def fresh(spec: store.Spec, verb: str, step: Step) -> Step:
     """`step`, after the context digest is recomputed: "the helper re-reads those sources and
     recomputes the digest at every gate"."""
-    def checked(prog: Progress) -> tuple[Change, dict[str, object]]:
+    def checked(prog: Progress) -> Transition:
         iv = prog.data.get("interview")
         if isinstance(iv, dict) and iv.get("phase") in PHASES:
             digest, context = context_sources(prog, spec, str(iv["phase"]))
@@ -113,7 +113,7 @@ def begin_interview(spec: store.Spec, *, phase: str, interview_id: str,
     from mdgrill.shell.context import skills_stale
     from mdgrill.shell.project import declared_skills
 
-    def step(prog: Progress) -> tuple[Change, dict[str, object]]:
+    def step(prog: Progress) -> Transition:
         from mdgrill.core.artifact_gate import check_phase_order
         from mdgrill.model.interview import quick_authorized
         from mdgrill.shell.drift import guard_begin
@@ -124,11 +124,11 @@ def begin_interview(spec: store.Spec, *, phase: str, interview_id: str,
                                         skills_stale(prog.data, spec))
         require_manifest(prog.data, declared_skills(spec.root))
         digest, context = context_sources(prog, spec, phase)
-        change, result = machine.begin_interview(prog.data, phase, interview_id, round,
-                                                 discovery_revision, digest, context,
-                                                 quick_authorized(prog), prog.blocks)
-        result["warnings"] = warnings
-        return change, result
+        done = machine.begin_interview(prog.data, phase, interview_id, round,
+                                       discovery_revision, digest, context,
+                                       quick_authorized(prog), prog.blocks)
+        done.report["warnings"] = warnings
+        return done
 
     retry = retry_command(spec, "begin-interview", phase=phase, interview_id=interview_id)
     try:
@@ -292,7 +292,7 @@ def confirm_over(spec: store.Spec, *, decision_id: str, source: str, reply: str 
         require_accepted(spec, carrier.channel, decision_id)
         evidence = carrier.evidence
 
-        def step(prog: Progress) -> tuple[Change, dict[str, object]]:
+        def step(prog: Progress) -> Transition:
             said = reply
             if evidence is not None:
                 # the captured answer held again under the lock: the brief it answers must
@@ -306,7 +306,8 @@ def confirm_over(spec: store.Spec, *, decision_id: str, source: str, reply: str 
                                       "recorded: ask the approval question again; nothing "
                                       "was written")
                 said = found.words
-            change, result = machine.confirm(prog.data, prog, decision_id, source, said)
+            done = machine.confirm(prog.data, prog, decision_id, source, said)
+            change, result = done
             heading, lines = change.new_blocks[-1]
             lines = [*lines, f"- Channel: {carrier.channel}"]
             if evidence is not None:  # the Confirmed block names the captured reply
@@ -314,7 +315,7 @@ def confirm_over(spec: store.Spec, *, decision_id: str, source: str, reply: str 
                 result["reply_sha256"] = evidence[1]
             change.new_blocks[-1] = (heading, lines)
             result["channel"] = carrier.channel
-            return change, result
+            return done
 
         result = transaction(spec, fresh(spec, "confirm", relayed(signed(
             step, person, None, phase_rule(own, account, _interview_phase, "confirm")),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from mdgrill.formats.progress import Change, Progress, single_line
+from mdgrill.formats.progress import Progress, Transition, single_line
 from mdgrill.git.identity import git_identity
 from mdgrill.shell import store
 
@@ -46,13 +46,13 @@ def _has_address(person: str) -> bool:
         "\n" not in person[:opening].rstrip()
 
 
-def signed(step: Callable[[Progress], tuple[Change, dict[str, object]]], person: str | None,
+def signed(step: Callable[[Progress], Transition], person: str | None,
            subject: str | None = None,
            check: Callable[[Progress], None] | None = None,
-           ) -> Callable[[Progress], tuple[Change, dict[str, object]]]:
+           ) -> Callable[[Progress], Transition]:
     """`step`, with `- By:` added to what it appends (`ID -> who` when `subject` is an ID) and
     `check` (an owners rule) run on the file first."""
-    def run(prog: Progress) -> tuple[Change, dict[str, object]]:
+    def run(prog: Progress) -> Transition:
         if check is not None:
             check(prog)
         change, result = step(prog)
@@ -65,7 +65,7 @@ def signed(step: Callable[[Progress], tuple[Change, dict[str, object]]], person:
             else:
                 change.append_lines.append(f"- By: {person}")
             result["by"] = person
-        return change, result
+        return Transition(change, result)
     return run
 
 

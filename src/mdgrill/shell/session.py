@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from mdgrill.errors import GateRefusal, InputError, MdgrillError
 from mdgrill.formats.progress import (
     ROUND_EDITED_HINT,
-    Change,
     Progress,
     apply_change,
     log_digest,
@@ -26,6 +25,8 @@ from mdgrill.shell import store
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from mdgrill.formats.progress import Transition
 
 
 def display(path: str) -> str:
@@ -200,7 +201,7 @@ def verify_written(tf: TextFile, path: str, log_span: tuple[int, int] | None,
 
 
 def transaction(spec: store.Spec,
-                step: Callable[[Progress], tuple[Change, dict[str, object]]]) -> dict[str, object]:
+                step: Callable[[Progress], Transition]) -> dict[str, object]:
     """Lock, load, check, run one pure step, re-check the result, write it atomically.
 
     The lock keeps other mdgrill processes out, not editors: when the file changed since it

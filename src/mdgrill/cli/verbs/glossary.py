@@ -106,10 +106,10 @@ def run_term(args: argparse.Namespace) -> Outcome:
 
 def _record_in_round(spec: store.Spec, args: argparse.Namespace, rel: str) -> bool:
     from mdgrill.core import machine
-    from mdgrill.formats.progress import Change, Progress
+    from mdgrill.formats.progress import Progress, Transition
     from mdgrill.shell.session import transaction
 
-    def step(prog: Progress) -> tuple[Change, dict[str, object]]:
+    def step(prog: Progress) -> Transition:
         change = machine.domain_language(prog.data, prog, args.term, args.definition)
         iv = prog.data.get("interview")
         if change.append_lines and isinstance(iv, dict):
@@ -120,7 +120,7 @@ def _record_in_round(spec: store.Spec, args: argparse.Namespace, rel: str) -> bo
                 touched.append(rel)
                 iv["glossaries"] = touched
                 change.updates["interview"] = iv
-        return change, {"recorded": bool(change.append_lines)}
+        return Transition(change, {"recorded": bool(change.append_lines)})
 
     return bool(transaction(spec, step)["recorded"])
 

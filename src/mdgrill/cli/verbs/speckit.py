@@ -168,12 +168,12 @@ def _update(args: argparse.Namespace, spec: store.Spec, path: str, raw: bytes,
 
     from mdgrill.checks.spec import next_round
     from mdgrill.core.reports import frontier_of
-    from mdgrill.formats.progress import Change
+    from mdgrill.formats.progress import Change, Transition
     from mdgrill.shell.session import transaction
 
     rel_md = store.relpath_posix(path, spec.root)
 
-    def step(prog: Progress) -> tuple[Change, dict[str, object]]:
+    def step(prog: Progress) -> Transition:
         record = prog.data.get("speckit")
         if not isinstance(record, dict):
             raise InputError("INVALID_INPUT", f"{spec.rel_progress} was not imported from "
@@ -199,7 +199,7 @@ def _update(args: argparse.Namespace, spec: store.Spec, path: str, raw: bytes,
         }
         change = Change()
         if not sessions:
-            return change, result
+            return Transition(change, result)
         first = next_round(prog.blocks, phase)
         _, frontier = frontier_of(prog)
         for _, pairs in sessions:
@@ -211,7 +211,7 @@ def _update(args: argparse.Namespace, spec: store.Spec, path: str, raw: bytes,
         change.updates["speckit"] = {**record, "sha256": hashlib.sha256(raw).hexdigest(),
                                      "sessions": int(record.get("sessions") or 0)
                                      + len(sessions)}
-        return change, result
+        return Transition(change, result)
 
     if args.dry_run:
         from mdgrill.shell.session import load

@@ -11,14 +11,14 @@ from mdgrill.core.machine.basics import (
     reset_interview,
 )
 from mdgrill.errors import GateRefusal, InputError
-from mdgrill.formats.progress import Block, Change, Progress, block_heading
+from mdgrill.formats.progress import Block, Change, Progress, Transition, block_heading
 from mdgrill.formats.schema import PHASES, TERMINAL
 from mdgrill.model.interview import first_round, quick_authorized, settled_in
 from mdgrill.model.record import new_interview
 
 
 def set_mode(data: dict[str, object], prog: Progress, quick: bool,
-             now: str) -> tuple[Change, dict[str, object]]:
+             now: str) -> Transition:
     """Set the mode; `--quick` (only that exact flag reaches here) is recorded as a block,
     and `--interactive` after it records the revocation."""
     change = Change()
@@ -38,12 +38,12 @@ def set_mode(data: dict[str, object], prog: Progress, quick: bool,
                      [f"- Mode: {mode}", "- Authorization: "
                       + ("the exact `mdgrill mode --quick` flag" if quick else
                          "`mdgrill mode --interactive` (quick mode revoked)"), f"- At: {now}"])
-    return change, {"mode": mode, "interview_reset": reset,
-                    "authorization_recorded": quick != authorized}
+    return Transition(change, {"mode": mode, "interview_reset": reset,
+                               "authorization_recorded": quick != authorized})
 
 
 def record_skill_load(data: dict[str, object], header: dict[str, object],
-                      skills: list[dict[str, object]]) -> tuple[Change, dict[str, object]]:
+                      skills: list[dict[str, object]]) -> Transition:
     change = Change()
     old = {"header": data.get("skill_manifest"), "skills": data.get("skills") or []}
     change.updates["skill_manifest"] = header
@@ -55,8 +55,8 @@ def record_skill_load(data: dict[str, object], header: dict[str, object],
     failed_core = [s["name"] for s in skills if s.get("core") and s.get("status") == "failed"]
     warnings = [f"domain skill {s['name']} failed to load: {_errors_text(s.get('errors'))}"
                 for s in skills if not s.get("core") and s.get("status") == "failed"]
-    return change, {"recorded": "skills", "interview_reset": reset, "core_failed": failed_core,
-                    "warnings": warnings}
+    return Transition(change, {"recorded": "skills", "interview_reset": reset,
+                               "core_failed": failed_core, "warnings": warnings})
 
 
 def _errors_text(errors: object) -> str:
@@ -102,7 +102,7 @@ def _manifest_revision(data: dict[str, object]) -> str | None:
 def begin_interview(data: dict[str, object], phase: str, interview_id: str,
                     round_number: int | None, discovery_revision: str | None, digest: str,
                     context: list[dict[str, str]], quick_ok: bool = False,
-                    blocks: list[Block] | None = None) -> tuple[Change, dict[str, object]]:
+                    blocks: list[Block] | None = None) -> Transition:
     """Begin an interview, or resume it: "Reuse the existing interview ID, immutable digest,
     discovery revision, and round when resuming". An ID keeps the digest it began with, so a
     changed context is a new interview, which reopens what the old one settled."""
@@ -118,8 +118,8 @@ def begin_interview(data: dict[str, object], phase: str, interview_id: str,
         same = existing.get("phase") == phase and existing.get("id") == interview_id
         stale = existing.get("context_digest") != digest
         if same and not stale:
-            return change, _resumed(existing, interview_id, round_number, discovery_revision,
-                                    digest)
+            return Transition(change, _resumed(existing, interview_id, round_number,
+                                               discovery_revision, digest))
         if same:
             raise GateRefusal(
                 "CONTEXT_STALE",
@@ -173,7 +173,7 @@ def begin_interview(data: dict[str, object], phase: str, interview_id: str,
     if previous:
         result["reopened"] = list(previous)
         result["previous_answers"] = previous
-    return change, result
+    return Transition(change, result)
 
 
 def _resumed(existing: dict[str, object], interview_id: str, round_number: int | None,

@@ -14,7 +14,7 @@ from mdgrill.core.machine.basics import (
     require_status,
 )
 from mdgrill.errors import GateRefusal, InputError
-from mdgrill.formats.progress import Change, Progress, block_heading, single_line
+from mdgrill.formats.progress import Change, Progress, Transition, block_heading, single_line
 from mdgrill.formats.schema import CANONICAL_CONFIRMATION, TERMINAL
 from mdgrill.model.interview import quick_authorized
 from mdgrill.model.record import check_record
@@ -25,7 +25,7 @@ from mdgrill.model.tree import (
 
 
 def await_confirmation(data: dict[str, object], prog: Progress, confirmation_id: str,
-                       approach: str, brief: list[str]) -> tuple[Change, dict[str, object]]:
+                       approach: str, brief: list[str]) -> Transition:
     require_id(confirmation_id, "confirmation ID")
     text = single_line(approach, "--approach")
     iv = interview_of(data)
@@ -70,8 +70,9 @@ def await_confirmation(data: dict[str, object], prog: Progress, confirmation_id:
         lines.append("")
         lines.extend(("> " + line).rstrip() for line in brief)
     change.block(block_heading(str(iv["phase"]), "Grill - Awaiting Confirmation"), lines)
-    return change, {"status": "awaiting_confirmation", "confirmation_id": confirmation_id,
-                    "question": APPROVAL_OPTIONS, "approval_scope": scope.digest}
+    return Transition(change, {"status": "awaiting_confirmation",
+                               "confirmation_id": confirmation_id, "question": APPROVAL_OPTIONS,
+                               "approval_scope": scope.digest})
 
 
 def brief_confirmation_id(prog: Progress, phase: str) -> str | None:
@@ -110,7 +111,7 @@ APPROVAL_OPTIONS = [f"{APPROVE_LABEL} (Recommended)", "Revise decisions", "Cance
 
 
 def confirm(data: dict[str, object], prog: Progress, confirmation_id: str,
-            source: str, reply: str | None = None) -> tuple[Change, dict[str, object]]:
+            source: str, reply: str | None = None) -> Transition:
     iv = interview_of(data)
     require_status(iv, "confirm", "awaiting_confirmation", spec=spec_arg(prog.path))
     if source != CANONICAL_CONFIRMATION:
@@ -152,7 +153,8 @@ def confirm(data: dict[str, object], prog: Progress, confirmation_id: str,
     if words is not None:
         lines.append(_reply_line(words))
     change.block(block_heading(str(iv["phase"]), "Grill - Confirmed"), lines)
-    return change, {"status": iv["status"], "round": iv["round"], "approval_scope": scope}
+    return Transition(change, {"status": iv["status"], "round": iv["round"],
+                               "approval_scope": scope})
 
 
 def _reply_line(words: str) -> str:
@@ -162,7 +164,7 @@ def _reply_line(words: str) -> str:
     return f"- Reply: {json.dumps(words, ensure_ascii=False)}"
 
 
-def cancel(data: dict[str, object], reply: str | None) -> tuple[Change, dict[str, object]]:
+def cancel(data: dict[str, object], reply: str | None) -> Transition:
     """The user chose Cancel: "leave the interview nonterminal; stop without delegation"."""
     iv = interview_of(data)
     # Cancel answers the approval question; while collecting, the round stays open instead.
@@ -175,12 +177,13 @@ def cancel(data: dict[str, object], reply: str | None) -> tuple[Change, dict[str
         lines.append(_reply_line(single_line(reply, "--reply")))
     change = Change()
     change.block(block_heading(str(iv["phase"]), "Grill - Cancelled"), lines)
-    return change, {"status": iv["status"], "cancelled": True,
-                    "next": "stop without delegating; the interview stays open for later"}
+    return Transition(change, {
+        "status": iv["status"], "cancelled": True,
+        "next": "stop without delegating; the interview stays open for later"})
 
 
 def skip(data: dict[str, object], prog: Progress, reason: str, assumptions: list[str],
-         confirmation_id: str) -> tuple[Change, dict[str, object]]:
+         confirmation_id: str) -> Transition:
     require_id(confirmation_id, "confirmation ID")
     why = single_line(reason, "--reason")
     notes = [single_line(a, "--assumption") for a in assumptions if a.strip()]
@@ -236,8 +239,9 @@ def skip(data: dict[str, object], prog: Progress, reason: str, assumptions: list
     lines += [f"- Approach: {iv['approach']}", f"- {SCOPE_KEY}: {scope.digest}",
               f"- {PARTS_KEY}: {scope.parts_line()}"]
     change.block(block_heading(str(iv["phase"]), "Grill - Skipped"), lines)
-    return change, {"status": "awaiting_confirmation", "confirmation_id": confirmation_id,
-                    "defaulted": defaulted, "defaults": defaults, "question": APPROVAL_OPTIONS}
+    return Transition(change, {"status": "awaiting_confirmation",
+                               "confirmation_id": confirmation_id, "defaulted": defaulted,
+                               "defaults": defaults, "question": APPROVAL_OPTIONS})
 
 
 def default_values(prog: Progress, ids: list[str]) -> dict[str, str]:
@@ -280,7 +284,7 @@ def answered_dependents(prog: Progress, ids: list[str], answered: set[str],
 
 
 def revise(data: dict[str, object], prog: Progress, ids: list[str],
-           keep: list[str] | None = None) -> tuple[Change, dict[str, object]]:
+           keep: list[str] | None = None) -> Transition:
     """Reopen decisions and every answered decision that depends on them ("invalidate
     dependent answers when necessary"): `keep` names dependents whose answers the change
     does not touch, which stay answered (and recorded as kept); ask in the next round those
@@ -346,9 +350,9 @@ def revise(data: dict[str, object], prog: Progress, ids: list[str],
     change.block(block_heading(phase, f"Grill - Round {rnd + 1}"),
                  [f"- Asked: {', '.join(ask_now)}"])
     previous = {i: ledger.answers[i] for i in reopened if i in ledger.answers}
-    return change, {"status": "collecting", "round": rnd + 1, "pending": list(ask_now),
-                    "reopened": reopened, "dependents": dependents, "kept": kept,
-                    "previous_answers": previous}
+    return Transition(change, {"status": "collecting", "round": rnd + 1, "pending": list(ask_now),
+                               "reopened": reopened, "dependents": dependents, "kept": kept,
+                               "previous_answers": previous})
 
 
 def check_delegation(prog: Progress, phase: str, interview_id: str,

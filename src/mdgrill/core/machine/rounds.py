@@ -15,7 +15,14 @@ from mdgrill.core.machine.basics import (
     require_status,
 )
 from mdgrill.errors import GateRefusal, InputError
-from mdgrill.formats.progress import Change, Node, Progress, block_heading, single_line
+from mdgrill.formats.progress import (
+    Change,
+    Node,
+    Progress,
+    Transition,
+    block_heading,
+    single_line,
+)
 from mdgrill.formats.schema import TERMINAL
 from mdgrill.model.interview import KEPT_ELSEWHERE
 from mdgrill.model.replies import (
@@ -90,7 +97,7 @@ def _refuse_unaskable(node_id: str, status: str | None, blocked: dict[str, list[
 
 def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
                   ids: list[str], spec_hint: str | None = None,
-                  ) -> tuple[Change, dict[str, object]]:
+                  ) -> Transition:
     for node_id in ids:
         require_id(node_id)
     if len(set(ids)) != len(ids):
@@ -160,8 +167,8 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
     wanted = iv.get("round_frontier")
     still = [i for i in wanted if i not in asked_set and i in statuses and i not in answered] \
         if isinstance(wanted, list) else []
-    return change, {"round": round_number, "pending": pending, "warnings": warnings,
-                    "frontier_not_yet_asked": still}
+    return Transition(change, {"round": round_number, "pending": pending, "warnings": warnings,
+                               "frontier_not_yet_asked": still})
 
 
 def _answer_text(prog: Progress, decision_id: str, answer: str) -> str:
@@ -205,7 +212,7 @@ def _answer_text(prog: Progress, decision_id: str, answer: str) -> str:
 
 
 def record_answer(data: dict[str, object], prog: Progress, decision_id: str, answer: str,
-                  assumption: str | None, other: bool = False) -> tuple[Change, dict[str, object]]:
+                  assumption: str | None, other: bool = False) -> Transition:
     require_id(decision_id)
     iv = interview_of(data)
     require_status(iv, "record-answer", "collecting", spec=spec_arg(prog.path))
@@ -232,11 +239,11 @@ def record_answer(data: dict[str, object], prog: Progress, decision_id: str, ans
     if other:
         result["next"] = (f"add the decision this `Other` answer leads to: `mdgrill node add "
                           f"{spec_arg(prog.path)} ID --title T --spawned-by {decision_id}`")
-    return change, result
+    return Transition(change, result)
 
 
 def record_fact(data: dict[str, object], prog: Progress, text: str,
-                decision_id: str | None) -> tuple[Change, dict[str, object]]:
+                decision_id: str | None) -> Transition:
     iv = interview_of(data)
     require_status(iv, "record-fact", "collecting", spec=spec_arg(prog.path))
     fact = single_line(text, "the fact")
@@ -256,7 +263,7 @@ def record_fact(data: dict[str, object], prog: Progress, text: str,
             pending.remove(decision_id)
             change.updates["interview"] = iv
     change.append_lines.append(f"- Facts resolved: {fact}")
-    return change, {"pending": pending}
+    return Transition(change, {"pending": pending})
 
 
 def _require_user_words(reply: str, what: str) -> str:
@@ -329,7 +336,7 @@ def _require_same_meaning(prog: Progress, decision_id: str, old: str, text: str,
 
 
 def amend(data: dict[str, object], prog: Progress, decision_id: str, answer: str,
-          reason: str) -> tuple[Change, dict[str, object]]:
+          reason: str) -> Transition:
     """`amend`: correct the wording of a recorded answer without reopening anything.
 
     The log stays append-only: an `- Amended: ID -> words` line (in the open round, or in an
@@ -390,11 +397,11 @@ def amend(data: dict[str, object], prog: Progress, decision_id: str, answer: str
         result["note"] = (f"{decision_id} stays an `Other` answer (the user's own words): the "
                           "decision it leads to is still owed, or stands where it was added "
                           f"(`mdgrill node add {spec} ID --title T --spawned-by {decision_id}`)")
-    return change, result
+    return Transition(change, result)
 
 
 def out_of_scope(data: dict[str, object], prog: Progress, decision_id: str,
-                 reply: str) -> tuple[Change, dict[str, object]]:
+                 reply: str) -> Transition:
     """The user's words place a decision out of scope ("every branch is resolved or the user
     has explicitly placed it out of scope"): one they were asked, or a branch blocked under
     one they were asked ("drop the tax branch"), which is never asked until then."""
@@ -416,7 +423,7 @@ def out_of_scope(data: dict[str, object], prog: Progress, decision_id: str,
         pending.remove(decision_id)
         change.updates["interview"] = iv
     change.append_lines.append(f"- Out of scope: {decision_id} -> {words}")
-    return change, {"pending": pending}
+    return Transition(change, {"pending": pending})
 
 
 def _blocked_under_asked(prog: Progress, decision_id: str, asked: set[str]) -> bool:
@@ -442,7 +449,7 @@ def _blocked_under_asked(prog: Progress, decision_id: str, asked: set[str]) -> b
 
 
 def record_stop(data: dict[str, object], prog: Progress, choice: str,
-                section: str | None) -> tuple[Change, dict[str, object]]:
+                section: str | None) -> Transition:
     """The user's answer to "Ready to build?": ship, keep asking, or refine a section."""
     iv = interview_of(data)
     require_status(iv, "record-stop", "collecting", spec=spec_arg(prog.path))
@@ -464,7 +471,7 @@ def record_stop(data: dict[str, object], prog: Progress, choice: str,
                f"{spec_arg(prog.path)}`)")
     else:
         nxt = f"ask the next frontier (`mdgrill frontier {spec_arg(prog.path)}`)"
-    return change, {"choice": choice, "open": frontier.open, "next": nxt}
+    return Transition(change, {"choice": choice, "open": frontier.open, "next": nxt})
 
 
 def domain_language(data: dict[str, object], prog: Progress, term: str,

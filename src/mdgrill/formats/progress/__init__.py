@@ -45,6 +45,7 @@ from mdgrill.formats.progress.reader import (
 )
 from mdgrill.formats.progress.writer import (
     Change,
+    Transition,
     apply_change,
     single_line,
     with_record,
@@ -71,6 +72,7 @@ __all__ = [
     "SUB_BULLET",
     "TRANSITION_WORDS",
     "TREE",
+    "Transition",
     "apply_change",
     "block_heading",
     "classify_block",

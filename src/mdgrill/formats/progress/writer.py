@@ -3,6 +3,8 @@ applied so that every other byte stays as it was."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from mdgrill.errors import InputError
 from mdgrill.formats import frontmatter as frontmatter_io
 from mdgrill.formats.progress.blocks import lf_line_ends, log_digest
@@ -31,6 +33,15 @@ class Change:
 
     def block(self, heading: str, lines: list[str]) -> None:
         self.new_blocks.append((heading, lines))
+
+
+class Transition(NamedTuple):
+    """What one pure step returns: the `Change` to write and its report (the fields the
+    operation's result starts from; the transaction adds `written`). Every transition of the
+    interview and artifact state machines, and every step a transaction runs, returns one."""
+
+    change: Change
+    report: dict[str, object]
 
 
 def with_record(prog: Progress, updates: dict[str, object]) -> str:
