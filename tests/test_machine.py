@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from mdgrill.core import machine
 from mdgrill.errors import GateRefusal, InputError
-from mdgrill.formats.progress import Progress, apply_change
+from mdgrill.formats.progress import Progress, Transition, apply_change
 from mdgrill.formats.textfile import TextFile
 from mdgrill.model.interview import quick_authorized
-from mdgrill.model.record import check_record
+from mdgrill.model.record import (
+    check_record,
+    dict_list_field,
+    int_field,
+    mapping_field,
+    str_list_field,
+)
 
 DIGEST = "a" * 64
 TEXT = """---
@@ -65,6 +74,60 @@ def test_round_trip_of_a_whole_interview() -> None:
     with pytest.raises(GateRefusal) as info:
         machine.check_delegation(prog, "start", "s-1", None, "b" * 64)
     assert info.value.code == "CONTEXT_STALE"
+
+
+def test_a_transition_names_its_change_and_its_report() -> None:
+    prog = Progress(TextFile(begun()), "p")
+    done = machine.open_frontier(prog.data, prog, 1, ["D1"])
+    assert type(done) is Transition
+    assert done.report["pending"] == ["D1"] and done.report["round"] == 1
+    assert done.change.touches_log and done.change.updates["interview"]["pending"] == ["D1"]
+
+
+def test_a_malformed_record_a_step_reads_is_invalid_state() -> None:
+    """A record handed to a step without a load's check: the machine's typed reads refuse it
+    with the load's code, not an assert."""
+    prog = Progress(TextFile(begun()), "p")
+    data = dict(prog.data)
+    iv = data["interview"]
+    assert isinstance(iv, dict)
+    data["interview"] = {**iv, "round": "1"}
+    with pytest.raises(InputError) as info:
+        machine.open_frontier(data, prog, 1, ["D1"])
+    assert info.value.code == "INVALID_STATE"
+    assert info.value.message == "interview round must be a whole number, not str"
+    data["interview"] = {**iv, "asked": ["D1", 2]}
+    with pytest.raises(InputError) as info:
+        machine.next_confirmation_id(machine.interview_of(data))
+    assert info.value.message == "interview asked must be a list of non-empty strings, not list"
+
+
+def test_the_typed_reads_of_the_record() -> None:
+    asked = ["D1", "D2"]
+    assert str_list_field({"asked": asked}, "asked", "interview") is asked  # not a copy
+    assert int_field({"round": 3}, "round", "interview") == 3
+    assert dict_list_field({"skills": None}, "skills", "the record's") == []
+    assert dict_list_field({}, "skills", "the record's") == []
+    assert mapping_field({"interview": {"id": "x"}}, "interview", "the record's") == {"id": "x"}
+    for read, record in ((int_field, {"round": True}), (int_field, {}),
+                         (str_list_field, {"asked": ["D1", " "]}),
+                         (dict_list_field, {"skills": [{"name": "a"}, "b"]}),
+                         (mapping_field, {"interview": None})):
+        key = next(iter(record), "round")
+        with pytest.raises(InputError) as info:
+            read(record, key, "x")
+        assert info.value.code == "INVALID_STATE", (read, record)
+
+
+def test_the_typed_reads_hold_under_python_dash_o() -> None:
+    """`python -O` drops asserts; the reads are checks, so a malformed value is still refused."""
+    code = ("from mdgrill.errors import InputError\n"
+            "from mdgrill.model.record import int_field\n"
+            "try:\n    int_field({'round': '1'}, 'round', 'interview')\n"
+            "except InputError as e:\n    print(e.code)\n")
+    out = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout == "INVALID_STATE\n"
 
 
 @pytest.mark.parametrize(("args", "code", "kind"), [

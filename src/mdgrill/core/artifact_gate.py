@@ -34,6 +34,7 @@ from mdgrill.model.artifact import (
     next_phase,
     valid_artifact_path,
 )
+from mdgrill.model.record import int_field
 from mdgrill.model.replies import BARE_SKIP, CONTROL_ONLY, classify_reply
 
 # -- verbs ---------------------------------------------------------------------------------
@@ -201,8 +202,7 @@ def request_revision(data: dict[str, object], feedback: str) -> Transition:
                           f"`{feedback.strip()}` says nothing about what to change: record the "
                           "user's feedback itself (what should be different)")
     text = single_line(feedback, "--feedback")
-    rnd = art["feedback_round"]
-    assert isinstance(rnd, int)
+    rnd = int_field(art, "feedback_round", "artifact")
     art["feedback_round"] = rnd + 1
     art["status"] = REVISION
     change = Change()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from mdgrill.errors import InputError
 from mdgrill.formats.schema import (
     CANONICAL_CONFIRMATION,
     INTERVIEW_KEYS,
@@ -13,6 +16,10 @@ from mdgrill.formats.schema import (
     is_id,
 )
 from mdgrill.model.artifact import check_artifact
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import TypeGuard
 
 
 def new_interview(phase: str, interview_id: str, round_number: int, status: str,
@@ -26,7 +33,7 @@ def new_interview(phase: str, interview_id: str, round_number: int, status: str,
     }
 
 
-def _str_list(value: object) -> bool:
+def _str_list(value: object) -> TypeGuard[list[str]]:
     """A list of non-blank strings (C-speed checks: these lists hold up to 10,000s of IDs)."""
     if not isinstance(value, list):
         return False
@@ -35,6 +42,57 @@ def _str_list(value: object) -> bool:
     except TypeError:
         return False
     return "" not in value and not any(map(str.isspace, value))
+
+
+def _dict_list(value: object) -> TypeGuard[list[dict[str, object]]]:
+    return isinstance(value, list) and all(isinstance(item, dict) for item in value)
+
+
+# -- typed reads ------------------------------------------------------------------------------
+# A value of the record as the type the contract gives it, or INVALID_STATE (what a load says
+# of a malformed record). A load checks the whole record first, so these refuse only a record
+# a step has not been given through it; they are checks, not asserts, so `python -O` keeps them.
+
+
+def _malformed(where: str, key: str, what: str, value: object) -> InputError:
+    return InputError("INVALID_STATE", f"{where} {key} must be {what}, not "
+                      f"{'null' if value is None else type(value).__name__}")
+
+
+def int_field(record: Mapping[str, object], key: str, where: str) -> int:
+    """`record[key]`, a whole number (not a bool)."""
+    value = record.get(key)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _malformed(where, key, "a whole number", value)
+    return value
+
+
+def str_list_field(record: Mapping[str, object], key: str, where: str) -> list[str]:
+    """`record[key]`, a list of non-blank strings: the list itself, so a step that appends to
+    it changes the record it was read from."""
+    value = record.get(key)
+    if not _str_list(value):
+        raise _malformed(where, key, "a list of non-empty strings", value)
+    return value
+
+
+def dict_list_field(record: Mapping[str, object], key: str, where: str,
+                    ) -> list[dict[str, object]]:
+    """`record[key]`, a list of mappings; an empty list when the key is absent or null."""
+    value = record.get(key)
+    if value is None:
+        return []
+    if not _dict_list(value):
+        raise _malformed(where, key, "a list of mappings", value)
+    return value
+
+
+def mapping_field(record: Mapping[str, object], key: str, where: str) -> dict[str, object]:
+    """`record[key]`, a mapping."""
+    value = record.get(key)
+    if not isinstance(value, dict):
+        raise _malformed(where, key, "a mapping", value)
+    return value
 
 
 def check_record(data: dict[str, object]) -> list[Problem]:
@@ -108,13 +166,14 @@ def check_interview(iv: dict[str, object], mode: object) -> list[Problem]:  # no
             isinstance(c, dict) and isinstance(c.get("path"), str)
             and isinstance(c.get("sha256"), str) for c in context):
         bad("INVALID_STATE", "interview context must be a list of {path, sha256}")
+    lists: dict[str, list[str]] = {}
     for key in ("asked", "pending", "assumptions"):
-        if not _str_list(iv[key]):
+        value = iv[key]
+        if not _str_list(value):
             bad("INVALID_STATE", f"interview {key} must be a list of non-empty strings")
             return problems
-    asked = iv["asked"]
-    pending = iv["pending"]
-    assert isinstance(asked, list) and isinstance(pending, list)
+        lists[key] = value
+    asked, pending = lists["asked"], lists["pending"]
     asked_set, pending_set = set(asked), set(pending)
     if len(asked_set) != len(asked) or len(pending_set) != len(pending):
         bad("INVALID_STATE", "interview asked/pending must not repeat an ID")
@@ -159,8 +218,6 @@ def check_interview(iv: dict[str, object], mode: object) -> list[Problem]:  # no
 def require_spec_name(name: str) -> str:
     """A folder name usable as a spec's name (an ID, or one that starts with digits as
     spec-kit's `001-feature` folders do)."""
-    from mdgrill.errors import InputError
-
     if not (is_id(name) or (name[:1].isdigit() and is_id("x" + name))):
         raise InputError("INVALID_ID", f"`{name}` is not a usable spec name: use letters, "
                          "digits, `.`, `_` or `-`")

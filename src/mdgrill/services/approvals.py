@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from mdgrill.errors import GateRefusal, MdgrillError
 from mdgrill.formats.progress import Progress, read_progress
 from mdgrill.git.discovery import in_repository
+from mdgrill.model.record import mapping_field
 from mdgrill.shell import store
 from mdgrill.shell.people import author
 
@@ -100,8 +101,7 @@ def commit_transition(spec: store.Spec, kind: str, *, person: str | None = None,
     why_not = commit_blocker(prog, spec)
     if why_not is not None or no_commit:
         return {"commit": None, "commit_skipped": why_not or "--no-commit"}
-    iv = prog.data.get("interview")
-    assert isinstance(iv, dict)
+    iv = mapping_field(prog.data, "interview", "the record's")
     transition = TRANSITION_OF_STATUS.get(str(iv.get("status")), kind)
     from mdgrill.git import vcs
     from mdgrill.model.scope import confirmed_scope
@@ -349,8 +349,7 @@ def approval_binding(spec: store.Spec, prog: Progress, phase: str,
         return {"checked": "digest-only", "why": "not a git repository"}
     from mdgrill.git import vcs
 
-    iv = prog.data.get("interview")
-    assert isinstance(iv, dict)
+    iv = mapping_field(prog.data, "interview", "the record's")
     commits, shallow = find_approval(spec, iv, phase, interview_id)
     blobs = vcs.blobs_at(spec.root, [(c.sha, spec.rel_progress) for c in commits])
     for commit, blob in zip(commits, blobs, strict=True):

@@ -6,6 +6,7 @@ from mdgrill.core.hints import spec_arg
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Block, Change, Progress, block_heading
 from mdgrill.formats.schema import PHASES, is_id
+from mdgrill.model.record import str_list_field
 
 ROUND_KEYS = ("Facts resolved", "Decisions", "Out of scope", "Domain language")
 # The most decisions one interview may ask. Measured (docs/guarantees.md): at 100,000 the
@@ -38,9 +39,8 @@ def interview_of(data: dict[str, object]) -> dict[str, object]:
 
 
 def id_list(iv: dict[str, object], key: str) -> list[str]:
-    value = iv[key]
-    assert isinstance(value, list)
-    return value
+    """One of the interview's ID lists (`asked`, `pending`, `assumptions`), itself."""
+    return str_list_field(iv, key, "interview")
 
 
 def next_confirmation_id(iv: dict[str, object]) -> str:

@@ -14,7 +14,7 @@ from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Block, Change, Progress, Transition, block_heading
 from mdgrill.formats.schema import PHASES, TERMINAL
 from mdgrill.model.interview import first_round, quick_authorized, settled_in
-from mdgrill.model.record import new_interview
+from mdgrill.model.record import dict_list_field, new_interview
 
 
 def set_mode(data: dict[str, object], prog: Progress, quick: bool,
@@ -67,8 +67,7 @@ def check_skills(data: dict[str, object], phase: str, interview_id: str,
                  discovery_revision: object, stale_files: list[str]) -> list[str]:
     """Refuse on a stale or failed manifest; return warnings for failed domain skills."""
     header = data.get("skill_manifest")
-    skills = data.get("skills") or []
-    assert isinstance(skills, list)
+    skills = dict_list_field(data, "skills", "the record's")
     if isinstance(header, dict):
         if header.get("phase") != phase or header.get("interview_id") != interview_id:
             raise GateRefusal("SKILL_LOAD_STALE",

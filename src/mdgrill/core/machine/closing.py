@@ -17,7 +17,7 @@ from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Change, Progress, Transition, block_heading, single_line
 from mdgrill.formats.schema import CANONICAL_CONFIRMATION, TERMINAL
 from mdgrill.model.interview import quick_authorized
-from mdgrill.model.record import check_record
+from mdgrill.model.record import check_record, int_field
 from mdgrill.model.tree import (
     prerequisites,
     spec_frontier,
@@ -327,8 +327,7 @@ def revise(data: dict[str, object], prog: Progress, ids: list[str],
         if node_id not in asked:
             asked.append(node_id)
     iv["pending"] = list(ask_now)
-    rnd = iv["round"]
-    assert isinstance(rnd, int)
+    rnd = int_field(iv, "round", "interview")
     iv["round"] = rnd + 1
     iv["status"] = "collecting"
     iv["approach"] = None

@@ -25,6 +25,7 @@ from mdgrill.formats.progress import (
 )
 from mdgrill.formats.schema import TERMINAL
 from mdgrill.model.interview import KEPT_ELSEWHERE
+from mdgrill.model.record import int_field
 from mdgrill.model.replies import (
     ACCEPT_RECOMMENDATION,
     BARE_SKIP,
@@ -104,8 +105,7 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
         raise InputError("INVALID_INPUT", "--decision-id names the same ID twice")
     iv = interview_of(data)
     require_status(iv, "open-frontier", "collecting", spec=spec_arg(prog.path))
-    current = iv["round"]
-    assert isinstance(current, int)
+    current = int_field(iv, "round", "interview")
     if round_number not in (current, current + 1):
         raise GateRefusal("INVALID_ROUND_TRANSITION",
                           f"open-frontier may stay in round {current} or open round "
