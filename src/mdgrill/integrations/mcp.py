@@ -346,7 +346,8 @@ async def approval_by_elicitation(spec: Spec, decision_id: str,
                                   "directly: ask the approval question with ask's payload and "
                                   "call confirm with the user's exact selection"))
     questions = asked["questions"]
-    assert isinstance(questions, list)
+    if not isinstance(questions, list):  # the approval question ask always gives
+        return failure(TypeError("ask gave no list of questions"))
     labels = [str(o["label"]) for o in questions[0]["options"]]
 
     class Approval(BaseModel):

@@ -115,8 +115,9 @@ def from_ralph(value: dict[str, object], spec: store.Spec) -> dict[str, object]:
     for item in selected:
         if not isinstance(item, dict):
             raise InputError("INVALID_MANIFEST", "phaseSkillLoad.selected entries are objects")
-        body = item.get("body") if isinstance(item.get("body"), dict) else {}
-        assert isinstance(body, dict)
+        body = item.get("body")
+        if not isinstance(body, dict):
+            body = {}
         source = str(item.get("source", ""))
         rel = store.relpath_posix(source, spec.root) if os.path.isabs(source) else source
         skills.append({"name": item.get("name"), "path": rel, "sha256": body.get("sha256"),

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from mdgrill.cli.verbs import Outcome, Verb, add_spec, spec_of
+from mdgrill.cli.verbs import Outcome, Verb, add_spec, reported, spec_of
 from mdgrill.errors import InputError
 from mdgrill.services.bound_targets import question_text
 from mdgrill.shell import store
@@ -90,18 +90,15 @@ def _bind(spec: store.Spec, args: argparse.Namespace, person: str | None) -> Out
             raise InputError("USAGE", "name the decision the targets carry out: "
                              "`mdgrill bind SPEC --decision-id ID TARGET...`")
         done = bind_written(spec, person, args.no_commit)
-        bound = done["bound"]
-        assert isinstance(bound, list)
+        bound = reported(done, "bound", list)
         lines = [f"bound {b['decision']} ({b['answer']}): "
                  + ", ".join(str(t["target"]) for t in b["targets"]) for b in bound]
         return Outcome(done, "\n".join(lines) + _commit_text(done))
     result = bind(spec, args.decision_id, args.targets, person, args.no_commit)
-    targets = result["targets"]
-    assert isinstance(targets, list)
+    targets = reported(result, "targets", list)
     lines = [f"bound {args.decision_id} ({result['answer']}) at {str(result['at'])[:12]}:"]
     lines.extend(f"  {t['target']}  {str(t['fingerprint'])[:24]}…" for t in targets)
-    warnings = result.get("warnings") or []
-    assert isinstance(warnings, list)
+    warnings = reported(result, "warnings", list, [])
     lines.extend(f"warning: {w}" for w in warnings)
     return Outcome(result, "\n".join(lines) + _commit_text(result))
 
@@ -112,8 +109,7 @@ def _reaffirm(spec: store.Spec, args: argparse.Namespace, person: str | None) ->
     result = reaffirm(spec, args.decision_id, args.reply, person, args.no_commit)
     text = f"{args.decision_id} ({result['answer']}): {result['selection']}"
     if result.get("reopened"):
-        reopened = result["reopened"]
-        assert isinstance(reopened, list)
+        reopened = reported(result, "reopened", list)
         text += f"\nreopened: {', '.join(reopened)}"
         if result.get("reopened_phase"):
             text += f" (the {result['reopened_phase']} phase goes back: begin its interview " \

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from mdgrill.cli.verbs import Outcome, Verb, add_spec, on_spec
+from mdgrill.cli.verbs import Outcome, Verb, add_spec, on_spec, reported
 from mdgrill.core import machine
 from mdgrill.formats.schema import PHASES
 from mdgrill.services import interview
@@ -351,8 +351,7 @@ def _skip(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 def _reopen(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = interview.reopen(spec, phase=args.phase, reason=args.reason, by=args.by,
                             no_commit=args.no_commit)
-    superseded = done["superseded"]
-    assert isinstance(superseded, list)
+    superseded = reported(done.data, "superseded", list)
     text = f"reopened {args.phase} (from {done['from_phase']}): set aside " \
            f"{'; '.join(superseded)}\nnext: begin the {args.phase} interview under a new ID"
     return Outcome(done.data, text + ("" if args.no_commit else _commit_text(done)))

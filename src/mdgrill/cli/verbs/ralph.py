@@ -285,8 +285,9 @@ class _Plan:
         if not ralph.valid_sha(recorded) or not isinstance(phase, str) \
                 or ralph.map_phase(phase) != phase:
             return
-        context = load.get("context") if isinstance(load.get("context"), dict) else {}
-        assert isinstance(context, dict)
+        context = load.get("context")
+        if not isinstance(context, dict):
+            context = {}
         snapshot = context.get("goal")
         ralph_goal = snapshot if isinstance(snapshot, str) and snapshot.strip() else goal
         rows, missing = self._sources(phase)
@@ -294,8 +295,9 @@ class _Plan:
         if ralph_goal is not None and not missing:
             recomputed = ralph.ralph_context_digest(phase, ralph_goal,
                                                     [(path, data) for path, _, data in rows])
-        artifacts = context.get("artifacts") if isinstance(context.get("artifacts"), list) else []
-        assert isinstance(artifacts, list)
+        artifacts = context.get("artifacts")
+        if not isinstance(artifacts, list):
+            artifacts = []
         recorded_sources = sorted(str(a.get("source")) for a in artifacts if isinstance(a, dict))
         self.ralph_digest = {"recorded": recorded, "recomputed": recomputed,
                              "match": recomputed == recorded, "phase": phase,

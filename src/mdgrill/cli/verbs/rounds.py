@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 
-from mdgrill.cli.verbs import Outcome, Verb, add_spec, on_spec
+from mdgrill.cli.verbs import Outcome, Verb, add_spec, on_spec, reported
 from mdgrill.services import rounds
 from mdgrill.services.result import Result
 from mdgrill.shell import store
@@ -65,8 +65,7 @@ def _questionnaire(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = rounds.questionnaire(spec)
     if not done["written"]:
         return Outcome(done.data, _nothing_open(done))
-    questions = done["questions"]
-    assert isinstance(questions, list)
+    questions = reported(done.data, "questions", list)
     return Outcome(done.data, f"wrote {done['path']}: {len(questions)} question(s); answer them "
                    f"there and save, then `mdgrill collect {spec_hint(spec)}` (or keep "
                    "`mdgrill watch` running)")
@@ -107,10 +106,9 @@ def _ask(spec: store.Spec, args: argparse.Namespace) -> Outcome:
         return Outcome(asked.data, _nothing_open(asked) if asked.status is None else
                        f"the interview is {asked.status}: nothing to ask")
     if args.format == "markdown":
-        text = askround.markdown(asked.asked, int(str(asked["round"])))
+        text = askround.markdown(asked.asked, reported(asked.data, "round", int))
     else:
-        batches = asked["batches"]
-        assert isinstance(batches, list)
+        batches = reported(asked.data, "batches", list)
         text = "\n".join(json.dumps(c, ensure_ascii=False, indent=2) for c in batches)
     return Outcome(asked.data, text)
 
@@ -133,8 +131,7 @@ def _answer(spec: store.Spec, args: argparse.Namespace) -> Outcome:
         if done.done.error is not None:
             lines.append(f"not all of the reply was recorded ({done.done.error['code']})")
         return Outcome(done.data, "\n".join(lines), done.exit_code)
-    messages = done["unread_messages"]
-    assert isinstance(messages, list)
+    messages = reported(done.data, "unread_messages", list)
     lines = [str(m) for m in messages]
     if not lines:  # the tool's answers were all empty
         lines = [f"the reply answers no question of round {done['round']}"]

@@ -3,7 +3,12 @@ hostile input out (aliases, depth, size, object tags)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mdgrill.errors import InputError
+
+if TYPE_CHECKING:
+    import yaml
 
 # ---------------------------------------------------------------------------------------
 # PyYAML for everything else
@@ -47,20 +52,19 @@ def load_with_pyyaml(text: str, base: int, path: str) -> dict[str, object]:
     if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
         raise InputError("MALFORMED_FILE", f"{path}:{base + 1}:1: every front matter key must be "
                          "a string", path=path, line=base + 1)
-    return _plain_json(data, path, base)
+    return _plain_json(data)
 
 
-def _check_nodes(root: object, base: int, path: str) -> None:
+def _check_nodes(root: yaml.Node, base: int, path: str) -> None:
     """Refuse aliases (billion laughs), deep nesting, object tags and duplicate keys."""
     import yaml
 
     seen: set[int] = set()
-    stack: list[tuple[object, int]] = [(root, 0)]
+    stack: list[tuple[yaml.Node, int]] = [(root, 0)]
     count = 0
     while stack:
         node, depth = stack.pop()
         count += 1
-        assert isinstance(node, yaml.Node)
         line = base + 1 + node.start_mark.line
         col = 1 + node.start_mark.column
         if id(node) in seen:
@@ -90,7 +94,7 @@ def _check_nodes(root: object, base: int, path: str) -> None:
             stack.extend((child, depth + 1) for child in node.value)
 
 
-def _plain_json(value: object, path: str, base: int) -> dict[str, object]:
+def _plain_json(value: dict[str, object]) -> dict[str, object]:
     """Dates and other YAML-only types become strings; the record holds JSON-shaped data."""
     def convert(v: object) -> object:
         if isinstance(v, dict):
@@ -102,6 +106,4 @@ def _plain_json(value: object, path: str, base: int) -> dict[str, object]:
         if isinstance(v, float):
             return v
         return str(v)
-    result = convert(value)
-    assert isinstance(result, dict)
-    return result
+    return {key: convert(item) for key, item in value.items()}
