@@ -11,13 +11,30 @@ from __future__ import annotations
 
 import json
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from mdgrill.core.machine import APPROVAL_OPTIONS
 from mdgrill.core.machine.rounds import options_refusal, without_choices
 from mdgrill.errors import InputError
 from mdgrill.formats.progress import Node, Progress
 from mdgrill.formats.schema import is_id
+
+if TYPE_CHECKING:
+    from typing import TypedDict
+
+    class ToolOption(TypedDict):
+        label: str
+        description: str
+
+    class ToolQuestion(TypedDict):
+        """One question of a round as the question tool takes it, with the decision it asks
+        (`decision_id`, which stays with mdgrill: `tool_payload` leaves it out)."""
+
+        question: str
+        header: str
+        options: list[ToolOption]
+        multiSelect: bool
+        decision_id: str
 
 MAX_PER_CALL = 4  # the tool takes at most four questions at once
 HEADER_CHARS = 12  # the tool's chip label
@@ -85,7 +102,7 @@ def _description(node: Node, label: str, detail: str, recommended: bool) -> str:
     return "; ".join(parts)
 
 
-def questions(nodes: list[Node], numbers: list[int] | None = None) -> list[dict[str, object]]:
+def questions(nodes: list[Node], numbers: list[int] | None = None) -> list[ToolQuestion]:
     """One tool question per node, numbered from 1 (or by `numbers`: the round's own
     numbering, which a partial answer leaves as it was), the recommended option first.
 
@@ -95,14 +112,14 @@ def questions(nodes: list[Node], numbers: list[int] | None = None) -> list[dict[
     lacking = without_choices(nodes)
     if lacking:
         raise options_refusal(lacking)
-    out: list[dict[str, object]] = []
+    out: list[ToolQuestion] = []
     for number, node in zip(numbers or range(1, len(nodes) + 1), nodes, strict=True):
         options, recommended = node.choices()
         order = list(range(len(options)))
         if recommended is not None:
             order.remove(recommended - 1)
             order.insert(0, recommended - 1)
-        items = []
+        items: list[ToolOption] = []
         for index in order:
             label, detail = option_parts(options[index])
             is_rec = recommended is not None and index == recommended - 1
@@ -113,26 +130,24 @@ def questions(nodes: list[Node], numbers: list[int] | None = None) -> list[dict[
     return out
 
 
-def batches(asked: list[dict[str, object]]) -> list[list[dict[str, object]]]:
+def batches(asked: list[ToolQuestion]) -> list[list[ToolQuestion]]:
     """The round in calls of at most four questions (the tool's own limit)."""
     return [asked[i:i + MAX_PER_CALL] for i in range(0, len(asked), MAX_PER_CALL)]
 
 
-def tool_payload(batch: list[dict[str, object]]) -> dict[str, object]:
+def tool_payload(batch: list[ToolQuestion]) -> dict[str, object]:
     """What goes to the tool: its own keys only (the decision IDs stay with mdgrill)."""
     return {"questions": [{k: v for k, v in q.items() if k != "decision_id"} for q in batch]}
 
 
-def markdown(asked: list[dict[str, object]], round_number: int) -> str:
+def markdown(asked: list[ToolQuestion], round_number: int) -> str:
     """The same round as numbered text, for a host without the question tool."""
     lines = [f"Round {round_number}: please answer each question (a letter, the option, or "
              "your own words) by its number or its ID: `Q1: a`, `Q2: …` (or `D1: a`), on one "
              "line or several.", ""]
     for q in asked:
         lines.append(f"**{q['question']}**")
-        options = q["options"]
-        assert isinstance(options, list)
-        for letter, option in zip("abcd", options, strict=False):
+        for letter, option in zip("abcd", q["options"], strict=False):
             said = f" — {option['description']}" if option["description"] else ""
             lines.append(f"  {letter}) {option['label']}{said}")
         lines.append("")
@@ -179,19 +194,19 @@ class _Keys(NamedTuple):
     ids: frozenset[str]
 
 
-def _number(question: dict[str, object]) -> int:
+def _number(question: ToolQuestion) -> int:
     """The number a question was asked under (`Q3 - D3: …` -> 3)."""
     found = _numbered(str(question["question"]))
     return found[0] if found is not None else 0
 
 
-def _keys(asked: list[dict[str, object]]) -> _Keys:
+def _keys(asked: list[ToolQuestion]) -> _Keys:
     return _Keys({str(q["question"]): str(q["decision_id"]) for q in asked},
                  {_number(q): str(q["decision_id"]) for q in asked},
                  frozenset(str(q["decision_id"]) for q in asked))
 
 
-def _numbering(asked: list[dict[str, object]]) -> list[str]:
+def _numbering(asked: list[ToolQuestion]) -> list[str]:
     """The round's numbering as far as the questions show it ("" where a number is not
     among them: a question answered already)."""
     out = [""] * max((_number(q) for q in asked), default=0)
@@ -222,7 +237,7 @@ def _decision_of(keys: _Keys, question: str) -> str | None:
 _BARE_NUMBER = re.compile(r"\s*(?:Q\s*)?(\d{1,3})\s*", re.I)  # a key that is `Q2` or `2` alone
 
 
-def match(asked: list[dict[str, object]], reply: dict[str, str] | str) -> dict[str, str]:
+def match(asked: list[ToolQuestion], reply: dict[str, str] | str) -> dict[str, str]:
     """One answer per decision ID, from the tool's answers (keyed by question text or its
     `Q<n>` number) or from the parts of a plain reply (`core.plain_reply`: `Q2: …`, `2) …`,
     `D2: …`, on one line or several; the rest answers nothing); a plain reply with no
@@ -251,7 +266,7 @@ REPLY_SHAPES = ("each answer after its question's number or ID, on one line or s
                 "or the question tool's JSON result as it came")
 
 
-def unread_lines(asked: list[dict[str, object]], reply: dict[str, str] | str) -> list[str]:
+def unread_lines(asked: list[ToolQuestion], reply: dict[str, str] | str) -> list[str]:
     """The lines of a plain reply that `match` places under no question of the round: not
     numbered (in a round of several), numbered past its last question, or empty after the
     number; of the tool's answers, the keys that name no question. A reply `match` reads

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from mdgrill.diagnostics import Diagnostic, warning
 from mdgrill.formats.progress import Block, Node, Progress
@@ -18,6 +19,46 @@ from mdgrill.model.tree import (
     spec_frontier,
     split_decision,
 )
+
+if TYPE_CHECKING:
+    from typing import TypedDict
+
+    from mdgrill.model.tree import FrontierView
+
+    class PendingQuestion(TypedDict):
+        """A pending decision as `status` shows it, from its node in the tree (if any)."""
+
+        id: str
+        question: str | None
+        options: list[str]
+        recommended: str | None
+        recommendation: str | None
+
+    class Reopening(TypedDict):
+        """A `Reopened` block of the log."""
+
+        phase: str | None
+        from_phase: str | None
+        reason: str | None
+        by: str | None
+        line: int
+
+    class StatusView(TypedDict):
+        """What `status` reports (its `--json`), and what `status_text` renders."""
+
+        spec: str
+        goal: object
+        phase: object
+        mode: object
+        interview: dict[str, object] | None
+        pending: list[PendingQuestion]
+        frontier: FrontierView
+        context: dict[str, object]
+        approval: dict[str, object]
+        problems: list[str]
+        artifact: dict[str, object] | None
+        reopenings: list[Reopening]
+        approved_changed: list[dict[str, object]]
 
 STATUS_CLASS = {OPEN: "open", RESOLVED: "resolved", OUT_OF_SCOPE: "outofscope",
                 INVESTIGATING: "investigating"}
@@ -251,14 +292,13 @@ def tree_mermaid(prog: Progress, fenced: bool = True) -> str:
 # -- status -----------------------------------------------------------------------------------
 
 
-def pending_questions(prog: Progress, pending: list[str]) -> list[dict[str, object]]:
+def pending_questions(prog: Progress, pending: list[str]) -> list[PendingQuestion]:
     """Each pending ID with its question, options and recommendation from the tree."""
-    out: list[dict[str, object]] = []
+    out: list[PendingQuestion] = []
     for node_id in pending:
         node = prog.node(node_id)
-        item: dict[str, object] = {"id": node_id, "question": node.title if node else None,
-                                   "options": [], "recommended": None,
-                                   "recommendation": None}
+        item: PendingQuestion = {"id": node_id, "question": node.title if node else None,
+                                 "options": [], "recommended": None, "recommendation": None}
         if node is not None:
             item["options"] = [o.text for o in node.options]
             rec = next((o.text for o in node.options if o.recommended), None)
@@ -268,18 +308,16 @@ def pending_questions(prog: Progress, pending: list[str]) -> list[dict[str, obje
     return out
 
 
-def _pending_lines(pending: list[dict[str, object]], color: bool) -> list[str]:
+def _pending_lines(pending: list[PendingQuestion], color: bool) -> list[str]:
     if not pending:
         return []
     lines = [paint("pending:", "bold", color)]
     for item in pending:
-        lines.append(f"  {item['id']}: {item.get('question') or '(no node in the tree)'}")
-        options = item.get("options") or []
-        assert isinstance(options, list)
-        for option in options:
-            mark = "*" if option == item.get("recommended") else "-"
+        lines.append(f"  {item['id']}: {item['question'] or '(no node in the tree)'}")
+        for option in item["options"]:
+            mark = "*" if option == item["recommended"] else "-"
             lines.append(f"    {mark} {option}")
-        if item.get("recommendation"):
+        if item["recommendation"]:
             lines.append(f"    recommendation: {item['recommendation']}")
     return lines
 
@@ -295,14 +333,14 @@ def _artifact_line(art: dict[str, object], color: bool) -> str:
     return text
 
 
-def status_text(view: dict[str, object], color: bool = False) -> str:
+def status_text(view: StatusView, color: bool = False) -> str:
     """One screen from the `status` view dict."""
-    iv = view.get("interview")
-    lines = [paint(f"{view['spec']}", "bold", color) + f" — phase {view.get('phase') or 'none'}"
-             f", mode {view.get('mode')}"]
-    if view.get("goal"):
+    iv = view["interview"]
+    lines = [paint(f"{view['spec']}", "bold", color) + f" — phase {view['phase'] or 'none'}"
+             f", mode {view['mode']}"]
+    if view["goal"]:
         lines.append(f"goal: {view['goal']}")
-    if isinstance(iv, dict):
+    if iv is not None:
         status = str(iv.get("status"))
         tone = "green" if status in ("complete", "skipped", "bypassed_quick") else "yellow"
         lines.append(f"interview {iv.get('id')} ({iv.get('phase')}): "
@@ -311,43 +349,35 @@ def status_text(view: dict[str, object], color: bool = False) -> str:
             lines.append(f"approach: {iv['approach']}")
     else:
         lines.append("interview: none (run `mdgrill begin-interview`)")
-    pending = view.get("pending") or []
-    assert isinstance(pending, list)
-    lines.extend(_pending_lines(pending, color))
-    frontier = view.get("frontier")
-    if isinstance(frontier, dict):
-        batches = frontier.get("batches") or []
-        assert isinstance(batches, list)
-        lines.append("frontier: " + ("; ".join(", ".join(b) for b in batches) or "empty")
-                     + f" (ready: {'yes' if frontier.get('ready') else 'no'})")
-        blocked = frontier.get("blocked") or {}
-        assert isinstance(blocked, dict)
-        for node_id, blockers in blocked.items():
-            lines.append(f"  blocked: {node_id} waits for {', '.join(blockers)}")
-    context = view.get("context")
-    if isinstance(context, dict):
+    lines.extend(_pending_lines(view["pending"], color))
+    frontier = view["frontier"]
+    lines.append("frontier: " + ("; ".join(", ".join(b) for b in frontier["batches"]) or "empty")
+                 + f" (ready: {'yes' if frontier['ready'] else 'no'})")
+    for node_id, blockers in frontier["blocked"].items():
+        lines.append(f"  blocked: {node_id} waits for {', '.join(blockers)}")
+    context = view["context"]
+    if context:
         state = str(context.get("state"))
         tone = {"current": "green", "stale": "red"}.get(state, "yellow")
         text = f"context: {paint(state, tone, color)}"
         if context.get("reason"):
             text += f" ({context['reason']})"
         lines.append(text)
-    art = view.get("artifact")
-    if isinstance(art, dict):
+    art = view["artifact"]
+    if art is not None:
         lines.append(_artifact_line(art, color))
-    for changed in view.get("approved_changed") or []:  # type: ignore[attr-defined]
+    for changed in view["approved_changed"]:
         lines.append(paint(f"approved artifact changed: {changed['path']} ({changed['phase']}): "
                            "submit it again or reopen the phase", "red", color))
-    reopenings = view.get("reopenings") or []
-    assert isinstance(reopenings, list)
+    reopenings = view["reopenings"]
     if reopenings:
         last = reopenings[-1]
-        by = f" by {last['by']}" if last.get("by") else ""
+        by = f" by {last['by']}" if last["by"] else ""
         lines.append(f"reopened: {last['phase']} from {last['from_phase']} ({last['reason']})"
                      f"{by}" + (f"; {len(reopenings)} reopenings in all"
                                 if len(reopenings) > 1 else ""))
-    approval = view.get("approval")
-    if isinstance(approval, dict):
+    approval = view["approval"]
+    if approval:
         if approval.get("sha"):
             lines.append(f"last approval: {str(approval['sha'])[:12]} {approval.get('subject')}"
                          f" ({approval.get('date')})")

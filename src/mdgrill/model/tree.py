@@ -10,6 +10,20 @@ from mdgrill.formats.schema import is_id
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
+    from typing import TypedDict
+
+    class FrontierView(TypedDict):
+        """`Frontier` as `frontier` and `status` report it."""
+
+        frontier: list[str]
+        batches: list[list[str]]
+        blocked: dict[str, list[str]]
+        investigating: list[str]
+        ready: bool
+        open: list[str]
+        stop_question: bool
+        unresolved_sections: list[str]
+        open_subthreads: dict[str, list[str]]
 
 OPEN = "OPEN"
 RESOLVED = "RESOLVED"
@@ -194,7 +208,7 @@ class Frontier:
         self.open_subthreads: dict[str, list[str]] = {}
         self.statuses: dict[str, str] = {}
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> FrontierView:
         return {"frontier": self.frontier, "batches": self.batches, "blocked": self.blocked,
                 "investigating": self.investigating, "ready": self.ready,
                 "open": self.open, "stop_question": self.stop_question,

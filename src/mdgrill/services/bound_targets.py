@@ -21,6 +21,7 @@ from mdgrill.shell import store
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from mdgrill.core.askround import ToolQuestion
     from mdgrill.formats.progress import Progress
     from mdgrill.git.vcs.changes import PathCommit, Touched
 
@@ -447,7 +448,7 @@ def drifted_now(root: str, folders: list[str] | None = None) -> list[Finding] | 
     return [f for f in drift(specs, root) if f.red]
 
 
-def drift_questions(spec: store.Spec) -> list[dict[str, object]]:
+def drift_questions(spec: store.Spec) -> list[ToolQuestion]:
     """The spec's drifted decisions the owner has not ruled on, as question-tool questions
     (one per decision, its first drifted target; `reaffirm` records the selection)."""
     from mdgrill.shell.session import load
@@ -455,7 +456,7 @@ def drift_questions(spec: store.Spec) -> list[dict[str, object]]:
     if not in_repository(spec.root) or \
             not any(b.kind == "bound" for b in load(spec, check=False).blocks):
         return []
-    asked: dict[str, dict[str, object]] = {}
+    asked: dict[str, ToolQuestion] = {}
     for finding in drift([spec], spec.root):
         decision = finding.binding.decision
         if not finding.red or finding.binding.ruling or decision in asked:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import TYPE_CHECKING
 
 from mdgrill.core.machine import require_id
 from mdgrill.errors import InputError
@@ -14,6 +15,9 @@ from mdgrill.model.record import require_spec_name
 from mdgrill.services.result import Result
 from mdgrill.shell import store
 from mdgrill.shell.session import display, load, transaction
+
+if TYPE_CHECKING:
+    from mdgrill.model.tree import FrontierView
 
 MAX_OPTIONS = 4
 
@@ -123,8 +127,13 @@ def add_node(spec: store.Spec, *, title: str, node_id: str | None = None,
 def frontier(spec: store.Spec, *, group: str | None = None) -> Result:
     """The open, unblocked decisions in batches of at most four (`group="section"`: one
     section a batch), what blocks the rest, and whether the tree is ready."""
+    return Result("frontier", dict(frontier_view(spec, group=group)))
+
+
+def frontier_view(spec: store.Spec, *, group: str | None = None) -> FrontierView:
+    """`frontier`'s fields, typed (what the CLI renders as text)."""
     from mdgrill.model.tree import spec_frontier
 
     if group not in (None, "section"):
         raise InputError("USAGE", f"unknown group `{group}`: the one known is section")
-    return Result("frontier", spec_frontier(load(spec), group == "section").to_json())
+    return spec_frontier(load(spec), group == "section").to_json()

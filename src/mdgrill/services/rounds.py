@@ -22,6 +22,7 @@ from mdgrill.shell import store
 from mdgrill.shell.session import load, spec_hint
 
 if TYPE_CHECKING:
+    from mdgrill.core.askround import ToolQuestion
     from mdgrill.core.plain_reply import Part
     from mdgrill.formats.progress import Progress
 
@@ -33,7 +34,7 @@ class Asked(Result):
     __slots__ = ("asked",)
 
     def __init__(self, data: dict[str, object],
-                 asked: list[dict[str, object]] | None = None) -> None:
+                 asked: list[ToolQuestion] | None = None) -> None:
         super().__init__("ask", data)
         self.asked = asked or []  # the questions, each with its decision_id (for markdown)
 
@@ -224,7 +225,7 @@ def answer(spec: store.Spec, *, tool_result: str, by: str | None = None) -> Answ
     return Answered(done.to_json(), done)
 
 
-def tool_parts(asked: list[dict[str, object]], reply: dict[str, str],
+def tool_parts(asked: list[ToolQuestion], reply: dict[str, str],
                numbering: list[str]) -> list[Part]:
     """The tool's answers as pieces of a reply: each under the decision its question names
     (by text, ID or number); a question of the round answered already keeps its decision, so
@@ -246,7 +247,7 @@ def tool_parts(asked: list[dict[str, object]], reply: dict[str, str],
     return parts
 
 
-def round_questions(prog: Progress, pending: list[str]) -> list[dict[str, object]]:
+def round_questions(prog: Progress, pending: list[str]) -> list[ToolQuestion]:
     """The pending questions, each numbered as the open round first numbered it."""
     from mdgrill.core.plain_reply import round_numbering
 

@@ -15,12 +15,18 @@ from mdgrill.shell import store
 from mdgrill.shell.session import display, load
 
 if TYPE_CHECKING:
+    from mdgrill.core.reports import StatusView
     from mdgrill.diagnostics import Diagnostic
 
 
 def status(spec: store.Spec) -> Result:
     """One screen on a spec: phase, interview, pending questions, frontier, context,
     the last approval, the artifact gate and what changed under an approval."""
+    return Result("status", dict(status_view(spec)))
+
+
+def status_view(spec: store.Spec) -> StatusView:
+    """`status`'s fields, typed (what the CLI renders as text)."""
     from mdgrill.shell.session import check_loaded
 
     prog = load(spec, check=False)
@@ -33,7 +39,7 @@ def status(spec: store.Spec) -> Result:
     iv = iv if isinstance(iv, dict) else None
     pending = iv.get("pending") if iv else []
     _, frontier = reports.frontier_of(prog)
-    view: dict[str, object] = {
+    view: StatusView = {
         "spec": spec.rel_folder, "goal": prog.data.get("goal"), "phase": prog.data.get("phase"),
         "mode": prog.data.get("mode", "interactive"), "interview": iv,
         "pending": reports.pending_questions(prog, [str(p) for p in pending]
@@ -46,7 +52,7 @@ def status(spec: store.Spec) -> Result:
                        for b in prog.blocks if b.kind == "reopened"],
         "approved_changed": _approved_changed(spec, prog),
     }
-    return Result("status", view)
+    return view
 
 
 def _approved_changed(spec: store.Spec, prog: Progress) -> list[dict[str, object]]:

@@ -8,6 +8,7 @@ the same thing. The decisions of what still stands are pure (`artifact_gate.stan
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from mdgrill.core.artifact_gate import STANDING_KINDS, Standing, log_blocks, standing_approvals
 from mdgrill.diagnostics import Diagnostic, error, warning
@@ -16,6 +17,20 @@ from mdgrill.formats.progress import Progress
 from mdgrill.git.discovery import in_repository
 from mdgrill.model.artifact import APPROVED
 from mdgrill.shell import store
+
+if TYPE_CHECKING:
+    from typing import TypedDict
+
+    class StaleApproval(TypedDict):
+        """How an approval went stale: the digests, and the sources and skill files behind."""
+
+        interview: object
+        phase: str
+        old_digest: object
+        new_digest: str | None
+        sources: list[str]  # changed or gone
+        missing: list[str]  # gone
+        skills: list[str]  # skill files that changed
 
 
 def sha_now(root: str, rel: str) -> str | None:
@@ -98,7 +113,7 @@ def artifact_diagnostics(prog: Progress, spec: store.Spec) -> list[Diagnostic]:
             for standing, now in changed_approvals(prog, spec.root)]
 
 
-def stale_approval(data: dict[str, object], spec: store.Spec) -> dict[str, object] | None:
+def stale_approval(data: dict[str, object], spec: store.Spec) -> StaleApproval | None:
     """How a terminal interview's approval went stale (digest, sources, skills), or None."""
     from mdgrill.formats.schema import TERMINAL
     from mdgrill.model.digest import context_digest, file_sha256
@@ -125,12 +140,9 @@ def stale_approval(data: dict[str, object], spec: store.Spec) -> dict[str, objec
             "new_digest": now, "sources": changed, "missing": missing, "skills": skills}
 
 
-def stale_message(info: dict[str, object]) -> str:
+def stale_message(info: StaleApproval) -> str:
     what: list[str] = []
-    sources = info.get("sources") or []
-    missing = info.get("missing") or []
-    skills = info.get("skills") or []
-    assert isinstance(sources, list) and isinstance(missing, list) and isinstance(skills, list)
+    sources, missing, skills = info["sources"], info["missing"], info["skills"]
     if missing:
         what.append(f"{', '.join(missing)} is gone")
     changed = [s for s in sources if s not in missing]

@@ -80,20 +80,16 @@ def _node_add(args: argparse.Namespace) -> Outcome:
 
 
 def _frontier(args: argparse.Namespace) -> Outcome:
-    result = content.frontier(spec_of(args), group=args.group).data
+    view = content.frontier_view(spec_of(args), group=args.group)
     lines = []
-    batches = result["batches"]
-    assert isinstance(batches, list)
-    for i, batch in enumerate(batches, 1):
+    for i, batch in enumerate(view["batches"], 1):
         lines.append(f"batch {i}: {', '.join(batch)}")
-    if not batches:
+    if not view["batches"]:
         lines.append("frontier: empty")
-    blocked = result["blocked"]
-    assert isinstance(blocked, dict)
-    for node_id, blockers in blocked.items():
+    for node_id, blockers in view["blocked"].items():
         lines.append(f"blocked: {node_id} (waits for {', '.join(blockers)})")
-    lines.append(f"ready: {'yes' if result['ready'] else 'no'}")
-    return Outcome(result, "\n".join(lines))
+    lines.append(f"ready: {'yes' if view['ready'] else 'no'}")
+    return Outcome(dict(view), "\n".join(lines))
 
 
 VERBS = (

@@ -61,15 +61,13 @@ def _ledger(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 
 
 def _status(spec: store.Spec, args: argparse.Namespace) -> Outcome:
-    from mdgrill.services.status import status
+    from mdgrill.services.status import status_view
 
-    view = status(spec).data
-    problems = view["problems"]
-    assert isinstance(problems, list)
+    view = status_view(spec)
     text = reports.status_text(view, use_color())
-    for problem in problems:
+    for problem in view["problems"]:
         text += f"\nproblem: {problem}"
-    return Outcome(view, text)
+    return Outcome(dict(view), text)
 
 
 # -- lint -------------------------------------------------------------------------------------

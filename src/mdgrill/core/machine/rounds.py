@@ -15,14 +15,7 @@ from mdgrill.core.machine.basics import (
     require_status,
 )
 from mdgrill.errors import GateRefusal, InputError
-from mdgrill.formats.progress import (
-    Change,
-    Node,
-    Progress,
-    Transition,
-    block_heading,
-    single_line,
-)
+from mdgrill.formats.progress import Change, Node, Progress, Transition, block_heading, single_line
 from mdgrill.formats.schema import TERMINAL
 from mdgrill.model.interview import KEPT_ELSEWHERE
 from mdgrill.model.record import int_field
