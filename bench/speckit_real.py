@@ -74,7 +74,9 @@ def add_one(repo: str, spec: str, target: str, before: bytes) -> bool:
     from mdgrill.integrations import speckit
 
     steps = [("begin-interview", spec, "--phase", "requirements", "--interview-id", "bench"),
-             ("node", "add", spec, "DB1", "--title", "Is this the question the bench added?"),
+             ("node", "add", spec, "DB1", "--title", "Is this the question the bench added?",
+              "--option", "It is", "--option", "It is not", "--recommend", "1", "--rationale",
+              "the bench adds one", "--tradeoffs", "none: a bench question"),
              ("open-frontier", spec, "--round", "1", "--decision-id", "DB1"),
              ("record-answer", spec, "--decision-id", "DB1", "--answer", "It is, from the bench"),
              ("export-speckit", spec, "--date", "2000-01-02")]

@@ -89,6 +89,7 @@ m node add $S D1 --title "Who signs in with a link?" --section users \
 m node add $S D2 --title "How long does a link stay valid?" --section security --depends-on D1 \
   --option "1 hour: fewer resends when mail is slow" \
   --option "15 minutes: matches the session lifetime" --recommend 2 \
+  --rationale "a link outliving the session it opens adds no safety" \
   --tradeoffs "shorter is safer; longer forgives slow mail"
 m node add $S D3 --title "Do passwords stay as a fallback?" --section scope --depends-on D1 \
   --option "Keep passwords: links are an extra option" \

@@ -15,6 +15,10 @@ from test_reliability import MDGRILL, clean_env
 
 SPEC = "specs/checkout-discounts"
 PROGRESS = f"{SPEC}/.progress.md"
+# a node the gate asks: "options[2..4], recommendation, rationale, tradeoffs" (the framework)
+CURRENCY = ("node", "add", SPEC, "D9", "--title", "Which currency?", "--option", "One currency",
+            "--option", "Several currencies", "--recommend", "1", "--rationale",
+            "one currency is sold today", "--tradeoffs", "no UK shop yet")
 REQUIREMENTS = f"{SPEC}/requirements.md"
 
 
@@ -213,7 +217,7 @@ def test_amend_corrects_wording_before_approval_only(demo: tuple[Path, dict[str,
     assert run(repo, env, "reopen", SPEC, "--phase", "design", "--reason", "one more")[0] == 0
     assert run(repo, env, "begin-interview", SPEC, "--phase", "design", "--interview-id",
                "design-2")[0] == 0
-    assert run(repo, env, "node", "add", SPEC, "D9", "--title", "Which currency?")[0] == 0
+    assert run(repo, env, *CURRENCY)[0] == 0
     assert run(repo, env, "open-frontier", SPEC, "--round", "1", "--decision-id", "D9")[0] == 0
     assert run(repo, env, "record-answer", SPEC, "--decision-id", "D9", "--answer",
                "Euors only")[0] == 0
@@ -249,7 +253,7 @@ def test_answers_and_approvals_name_who_gave_them(demo: tuple[Path, dict[str, st
     assert run(repo, env, "reopen", SPEC, "--phase", "design", "--reason", "redo")[0] == 0
     assert run(repo, env, "begin-interview", SPEC, "--phase", "design", "--interview-id",
                "design-2")[0] == 0
-    assert run(repo, env, "node", "add", SPEC, "D9", "--title", "Which currency?")[0] == 0
+    assert run(repo, env, *CURRENCY)[0] == 0
     assert run(repo, env, "open-frontier", SPEC, "--round", "1", "--decision-id", "D9")[0] == 0
     identity = git(repo, env, "var", "GIT_AUTHOR_IDENT").rsplit(" ", 2)[0]
     assert run(repo, env, "record-answer", SPEC, "--decision-id", "D9", "--answer",
@@ -294,8 +298,7 @@ def test_owners_in_the_project_config_refuse_anyone_else(
     assert run(repo, dana, "reopen", SPEC, "--phase", "design", "--reason", "redo")[0] == 0
     assert run(repo, env, "begin-interview", SPEC, "--phase", "design", "--interview-id",
                "design-2")[0] == 0
-    assert run(repo, env, "node", "add", SPEC, "D9", "--title", "Which currency?", "--section",
-               "Money")[0] == 0
+    assert run(repo, env, *CURRENCY, "--section", "Money")[0] == 0
     assert run(repo, env, "open-frontier", SPEC, "--round", "1", "--decision-id", "D9")[0] == 0
     before = (repo / PROGRESS).read_bytes()
     code, payload = run(repo, env, "record-answer", SPEC, "--decision-id", "D9", "--answer",

@@ -551,3 +551,89 @@ def test_the_delegation_rule_holds_on_every_way_in(
 
     assert DELEGATORS[entry](repo, env, case.prompt) == case.code
     assert progress.read_bytes() == before
+
+
+# -- the asking rules: every way a node is asked ----------------------------------------------
+# "Represent each open node as: { id, dependencies, evidence, options[2..4], recommendation,
+# rationale, tradeoffs, consequences }" (the critical-frontier algorithm); "Give 2-4 viable
+# options." (the skill). `open-frontier` (`core.machine.open_frontier`) and `ask` /
+# `questionnaire` (`askround.questions`, before they open the round) refuse a node without
+# 2–4 options with the same code, writing nothing, through the CLI, the MCP tools and `Spec`.
+
+ASK_ENTRIES = ("cli open-frontier", "cli ask", "cli questionnaire", "mcp open_frontier",
+               "mcp ask", "library open_frontier", "library ask", "library questionnaire")
+DRAFT = "### draft: Which cards?\n- Depends on: none\n- Options:\n  - Visa only\n\n"
+
+
+@pytest.fixture(scope="module")
+def drafted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """An interview begun with D1 (2 options, recommended, rationale, tradeoff) and `draft`
+    (one option, written by hand) both on the frontier."""
+    repo, env = make_repo(tmp_path_factory.mktemp("drafted"))
+    for argv in (["init", SPEC, "--goal", "Promo codes"],
+                 ["node", "add", SPEC, "D1", "--title", "Who?", "--option", "Everyone",
+                  "--option", "Members", "--recommend", "1", "--rationale", "guests buy too",
+                  "--tradeoffs", "codes get shared"]):
+        proc = _mdgrill(repo, env, *argv)
+        assert proc.returncode == 0, (argv, proc.stdout, proc.stderr)
+    progress = repo / SPEC / ".progress.md"
+    text = progress.read_text(encoding="utf-8")
+    assert "## Interview Responses" in text
+    progress.write_text(text.replace("## Interview Responses",
+                                     DRAFT + "## Interview Responses"), encoding="utf-8")
+    proc = _mdgrill(repo, env, "begin-interview", SPEC, "--phase", "requirements",
+                    "--interview-id", "r1")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert json.loads(_mdgrill(repo, env, "frontier", SPEC).stdout)["frontier"] == [
+        "D1", "draft"]
+    return repo, env
+
+
+def ask_by(repo: Path, env: dict[str, str], entry: str) -> dict[str, object]:
+    """The refusal `entry` gives when asked to ask `draft` (the whole frontier, for `ask`
+    and `questionnaire`): its code and the nodes it names."""
+    way, verb = entry.split(" ", 1)
+    if way == "cli":
+        argv = ["open-frontier", SPEC, "--round", "1", "--decision-id", "draft"] \
+            if verb == "open-frontier" else [verb, SPEC]
+        proc = _mdgrill(repo, env, *argv)
+        assert proc.returncode == 3, proc.stdout + proc.stderr
+        error = json.loads(proc.stdout)["error"]
+        return {"code": error["code"], "nodes": error["nodes"]}
+    if way == "mcp":
+        arguments: dict[str, object] = {"spec": SPEC}
+        if verb == "open_frontier":
+            arguments.update(round=1, decision_id=["draft"])
+        payload = _mcp_call(repo, env, verb, arguments)
+        assert payload["ok"] is False, payload
+        error = payload["error"]
+        assert isinstance(error, dict)
+        return {"code": error["code"], "nodes": error["nodes"]}
+    import mdgrill
+
+    spec = mdgrill.Spec.open(repo / SPEC)
+    with pytest.raises(mdgrill.GateRefusal) as refused:
+        if verb == "open_frontier":
+            spec.open_frontier(round=1, decision_ids=["draft"])
+        elif verb == "ask":
+            spec.ask()
+        else:
+            spec.questionnaire()
+    return {"code": refused.value.code, "nodes": refused.value.details["nodes"]}
+
+
+@pytest.mark.parametrize("entry", ASK_ENTRIES)
+def test_a_node_without_options_is_asked_by_no_way_in(
+        entry: str, tmp_path: Path, drafted: tuple[Path, dict[str, str]],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    if entry.startswith("mcp"):
+        pytest.importorskip("mcp", reason="the MCP SDK is the `mcp` extra (.[dev])")
+    repo, env = _copy(drafted, tmp_path)
+    if entry.startswith("library"):
+        same_git_environment(monkeypatch, env)
+    progress = repo / SPEC / ".progress.md"
+    before = progress.read_bytes()
+
+    assert ask_by(repo, env, entry) == {"code": "NODE_OPTIONS_REQUIRED", "nodes": ["draft"]}
+    assert progress.read_bytes() == before  # nothing written
+    assert not (repo / SPEC / "questions.md").exists()

@@ -104,9 +104,17 @@ def spec(cli: Cli) -> Path:
     return cli.cwd / SPEC / ".progress.md"
 
 
+# what a node the gate asks carries: "options[2..4], recommendation, rationale, tradeoffs"
+CHOICE = ("--option", "First way: the simple one", "--option", "Second way", "--recommend", "1",
+          "--rationale", "it covers the goal", "--tradeoffs", "less room later")
+
+
 def add_node(cli: Cli, node_id: str, *extra: str, section: str = "users") -> None:
+    """A node with 2 options, the first recommended, a rationale and a tradeoff, unless the
+    test gives its own `--option`s."""
+    choice = () if "--option" in extra else CHOICE
     cli.ok("node", "add", SPEC, node_id, "--title", f"Question {node_id}", "--section", section,
-           *extra)
+           *choice, *extra)
 
 
 def begun(cli: Cli, phase: str = "start", iid: str = "start-1") -> dict[str, object]:
@@ -692,7 +700,7 @@ def test_full_interview_per_phase(cli: Cli, phase: str) -> None:
     cli.ok("node", "add", folder, "E1", "--title", "Which cards?", "--section", "scope",
            "--option", "Digital: instant", "--option", "Physical: mailed", "--recommend", "1")
     cli.ok("node", "add", folder, "E2", "--title", "Expiry?", "--section", "scope",
-           "--depends-on", "E1")
+           "--depends-on", "E1", *CHOICE)
     iid = f"{phase}-1"
     began = cli.ok("begin-interview", folder, "--phase", phase, "--interview-id", iid)
     assert began["status"] == "collecting"

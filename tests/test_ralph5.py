@@ -88,7 +88,9 @@ def test_approved_through_is_history_not_an_approval(tmp_path: Path) -> None:
     subprocess.run(["git", "add", "-f", f"{spec}/.progress.md"], cwd=repo, env=env, check=True)
     commit(repo, env, "mdgrill import")
     ok(repo, env, "begin-interview", spec, "--phase", "tasks", "--interview-id", "t1")
-    ok(repo, env, "node", "add", spec, "D1", "--title", "One task per mailer change?")
+    ok(repo, env, "node", "add", spec, "D1", "--title", "One task per mailer change?",
+       "--option", "One task per change", "--option", "One task for all", "--recommend", "1",
+       "--rationale", "small reviews", "--tradeoffs", "more tasks to track")
     ok(repo, env, "open-frontier", spec, "--round", "1", "--decision-id", "D1")
     ok(repo, env, "record-answer", spec, "--decision-id", "D1", "--answer", "One task per change")
     assert run(repo, env, "validate", spec)[0] == 0

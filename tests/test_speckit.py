@@ -25,6 +25,11 @@ NAMES = ("team-invites", "offline-sync", "csv-export")
 DAY = "2026-12-02"
 
 
+# a node the gate asks: "options[2..4], recommendation, rationale, tradeoffs" (the framework)
+CHOICE = ("--option", "Yes", "--option", "No", "--recommend", "1", "--rationale",
+          "what most teams expect", "--tradeoffs", "one more rule to explain")
+
+
 def feature(tmp_path: Path, name: str, crlf: bool = False) -> tuple[Path, dict[str, str], str]:
     """A repository holding the fixture feature at specs/<name>/spec.md, committed."""
     repo, env = make_repo(tmp_path)
@@ -131,7 +136,7 @@ def grill_one_more(repo: Path, env: dict[str, str], spec: str) -> None:
     and approved with the explicit selection."""
     ok(repo, env, "begin-interview", spec, "--phase", "requirements", "--interview-id", "r1")
     ok(repo, env, "node", "add", spec, "D1", "--title", "Can an invite be revoked?",
-       "--section", "scope")
+       "--section", "scope", *CHOICE)
     ok(repo, env, "open-frontier", spec, "--round", "1", "--decision-id", "D1")
     ok(repo, env, "record-answer", spec, "--decision-id", "D1", "--answer",
        "Yes, until it is accepted")
@@ -175,7 +180,8 @@ def test_export_before_approval_says_so(tmp_path: Path) -> None:
     repo, env, spec = feature(tmp_path, "csv-export")
     ok(repo, env, "import-speckit", f"{spec}/spec.md")
     ok(repo, env, "begin-interview", spec, "--phase", "requirements", "--interview-id", "r1")
-    ok(repo, env, "node", "add", spec, "D1", "--title", "Which time zone are the dates in?")
+    ok(repo, env, "node", "add", spec, "D1", "--title", "Which time zone are the dates in?",
+       *CHOICE)
     ok(repo, env, "open-frontier", spec, "--round", "1", "--decision-id", "D1")
     ok(repo, env, "record-answer", spec, "--decision-id", "D1", "--answer", "The admin's")
     md = repo / spec / "spec.md"
@@ -298,7 +304,7 @@ def test_export_refuses_a_section_spec_kit_would_not_read(tmp_path: Path) -> Non
     md.write_bytes(b"```\n" + md.read_bytes())
     ok(repo, env, "import-speckit", f"{spec}/spec.md")
     ok(repo, env, "begin-interview", spec, "--phase", "requirements", "--interview-id", "r1")
-    ok(repo, env, "node", "add", spec, "D1", "--title", "Which time zone?")
+    ok(repo, env, "node", "add", spec, "D1", "--title", "Which time zone?", *CHOICE)
     ok(repo, env, "open-frontier", spec, "--round", "1", "--decision-id", "D1")
     ok(repo, env, "record-answer", spec, "--decision-id", "D1", "--answer", "UTC")
     before = md.read_bytes()

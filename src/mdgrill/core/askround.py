@@ -75,13 +75,17 @@ def question_text(number: int, node: Node) -> str:
     """`Q1 - D1: title`; a node with no recommended option (symmetric options) carries its
     rationale and tradeoff here, as no option's description is theirs to carry: "State the
     recommendation rationale and the material tradeoff in the question or option
-    description"."""
+    description". The node's consequences (the framework's node holds "material
+    consequences") belong to the decision, whichever way it goes: the question says them."""
     text = f"Q{number} - {node.id}: {node.title}"
-    if node.choices()[1] is not None:
-        return text
-    why = node.first("Rationale") or node.first("Recommendation") or ""
-    tradeoff = node.first("Tradeoffs") or ""
-    said = [part for part in (why, f"tradeoff: {tradeoff}" if tradeoff else "") if part]
+    said = []
+    if node.choices()[1] is None:
+        why = node.first("Rationale") or node.first("Recommendation") or ""
+        tradeoff = node.first("Tradeoffs") or ""
+        said = [part for part in (why, f"tradeoff: {tradeoff}" if tradeoff else "") if part]
+    consequences = node.first("Consequences")
+    if consequences:
+        said.append(f"consequences: {consequences}")
     return f"{text} ({'; '.join(said)})" if said else text
 
 

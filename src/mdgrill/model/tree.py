@@ -38,6 +38,29 @@ def prerequisites(node: Node) -> list[str]:
     return [*node.depends_on, parent] if parent else node.depends_on
 
 
+# "State the recommendation rationale and the material tradeoff in the question or option
+# description." (the interview-framework skill): what a node asked as a choice should carry
+STATE_WHY = ("\"State the recommendation rationale and the material tradeoff in the question "
+             "or option description\"")
+
+
+def unexplained(node: Node) -> list[tuple[str, str]]:
+    """(code, message) for what a node asked as a choice does not say: no rationale (a
+    `Rationale:`, or the older `Recommendation:` that carried it) and no tradeoff
+    (`Tradeoffs:`). An option's own description may carry them, which cannot be told from
+    its text: so the gate asks such a node and says so, and `validate` warns."""
+    out: list[tuple[str, str]] = []
+    if not (node.first("Rationale") or node.first("Recommendation")):
+        out.append(("NODE_RATIONALE_MISSING",
+                    f"{node.id} is asked with no rationale: add `- Rationale: why the "
+                    f"recommended option` under its heading ({STATE_WHY})"))
+    if not node.first("Tradeoffs"):
+        out.append(("NODE_TRADEOFF_MISSING",
+                    f"{node.id} is asked with no tradeoff: add `- Tradeoffs: what choosing "
+                    f"it costs` under its heading ({STATE_WHY})"))
+    return out
+
+
 def split_decision(value: str) -> tuple[str, str] | None:
     """`D1 -> answer` -> (D1, answer); None when the line has no arrow."""
     for arrow in (" -> ", " → ", "->", "→"):

@@ -141,13 +141,19 @@ def ask(spec: store.Spec) -> Asked:
         step, command = closing_step(spec)
         return Asked({"kind": "none", "questions": [], "written": False, "next": step,
                       "next_command": command})
+    from mdgrill.model.tree import unexplained
+
     asked = round_questions(prog, pending)
     calls = [askround.tool_payload(b) for b in askround.batches(asked)]
+    # asked all the same (an option's own description may say why): said, as validate says
+    warnings = [message for node in pending_nodes(prog, pending)
+                for _, message in unexplained(node)]
     return Asked({"kind": "round", "round": iv["round"], "questions": calls[0]["questions"],
                   "batches": calls, "decisions": {str(q["question"]): q["decision_id"]
                                                   for q in asked},
                   "unblocked": opened.get("added", []),
-                  "written": bool(opened["opened"] or opened.get("added"))}, asked)
+                  "written": bool(opened["opened"] or opened.get("added")),
+                  "warnings": warnings}, asked)
 
 
 def artifact_question(spec: store.Spec, prog: Progress) -> Asked | None:

@@ -7,7 +7,7 @@ from mdgrill.checks.spec.keys import MAX_OPTIONS, MIN_OPTIONS, NODE_KEYS, NODE_K
 from mdgrill.diagnostics import Diagnostic, error, warning
 from mdgrill.formats.progress import Node, Progress, split_ids
 from mdgrill.formats.schema import TERMINAL, is_id
-from mdgrill.model.tree import prerequisites
+from mdgrill.model.tree import prerequisites, unexplained
 
 # ---------------------------------------------------------------------------------------
 # Design tree nodes
@@ -40,7 +40,10 @@ def check_nodes(prog: Progress) -> list[Diagnostic]:
 
 def _asked_without_options(prog: Progress) -> list[Diagnostic]:
     """A pending decision whose node has no `Options:` at all: it was asked as no choice
-    (the framework's `options[2..4]`); a wrong count under `Options:` is `NODE_OPTIONS`."""
+    (the framework's `options[2..4]`); a wrong count under `Options:` is `NODE_OPTIONS`.
+    One with options but no rationale or no tradeoff is `NODE_RATIONALE_MISSING` /
+    `NODE_TRADEOFF_MISSING` ("State the recommendation rationale and the material tradeoff
+    in the question or option description")."""
     iv = prog.data.get("interview")
     pending = iv.get("pending") if isinstance(iv, dict) else None
     if not isinstance(pending, list) or not pending:
@@ -48,8 +51,13 @@ def _asked_without_options(prog: Progress) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for node_id in dict.fromkeys(str(i) for i in pending):
         node = prog.node(node_id) if node_id in prog.node_ids() else None
-        if node is None or node.options or any(e.key.lower() == "options"
-                                               for e in node.entries):
+        if node is None:
+            continue
+        if node.options:
+            out.extend(warning(prog.path, node.line + 1, code, message)
+                       for code, message in unexplained(node))
+            continue
+        if any(e.key.lower() == "options" for e in node.entries):
             continue
         out.append(warning(prog.path, node.line + 1, "NODE_OPTIONS_REQUIRED",
                            f"{node_id} is pending but its node has no options: a question "

@@ -34,6 +34,7 @@ from mdgrill.model.tree import (
     RESOLVED,
     Frontier,
     spec_frontier,
+    unexplained,
 )
 
 MIN_OPTIONS, MAX_OPTIONS = 2, 4  # the framework's `options[2..4]`: the question tool's too
@@ -46,27 +47,43 @@ def without_choices(nodes: list[Node]) -> list[str]:
 
 
 def options_refusal(ids: list[str]) -> GateRefusal:
-    """`NODE_OPTIONS_REQUIRED`, naming the nodes and how to give them options."""
+    """`NODE_OPTIONS_REQUIRED`, naming the nodes and what to add to each."""
+    each = "it" if len(ids) == 1 else "each"
     return GateRefusal("NODE_OPTIONS_REQUIRED",
-                       f"{', '.join(ids)} cannot be asked: a question offers 2–4 viable options "
-                       "(the framework's `options[2..4]`), the recommended one first. Give "
-                       f"{'it' if len(ids) == 1 else 'each'} an `- Options:` list of nested "
-                       "`  - ` bullets in the design tree (`mdgrill node add SPEC ID --option A "
-                       "--option B --recommend 1` writes a new node so), then ask; nothing was "
-                       "written", details={"nodes": ids})
+                       f"{', '.join(ids)} cannot be asked: an open node is asked with 2–4 "
+                       "viable options, a recommendation, a rationale and a tradeoff (the "
+                       "framework's `options[2..4], recommendation, rationale, tradeoffs, "
+                       f"consequences`). Under {each} node's heading in the design tree, add "
+                       "`- Options:` with 2 to 4 nested `  - Label: what it means` bullets, "
+                       "the recommended one first and marked `(Recommended)` (unless the "
+                       "options are symmetric), then `- Rationale: why it is recommended` and "
+                       "`- Tradeoffs: what choosing it costs` (`mdgrill node add SPEC ID "
+                       "--title T --option A --option B --recommend 1 --rationale R "
+                       "--tradeoffs T` writes a new node so); then ask. Nothing was written",
+                       details={"nodes": ids})
 
 
 def _askable(prog: Progress, ids: list[str]) -> tuple[Frontier, list[str]]:
-    """The frontier now, and a warning for each ID the tree does not hold; refuses an ID
-    whose node is resolved, out of scope, investigating or blocked."""
+    """The frontier now, and a warning for each ID the tree does not hold and for each node
+    with no rationale or tradeoff; refuses an ID whose node is resolved, out of scope,
+    investigating or blocked, and nodes without 2–4 options (`NODE_OPTIONS_REQUIRED`)."""
     frontier = spec_frontier(prog)
     warnings: list[str] = []
+    nodes: list[Node] = []
     for node_id in ids:
         if node_id not in frontier.statuses:
             warnings.append(f"{node_id} is not a node of the design tree: asked as a decision "
                             "kept elsewhere (add it with `mdgrill node add` to track it here)")
             continue
         _refuse_unaskable(node_id, frontier.statuses.get(node_id), frontier.blocked)
+        node = prog.node(node_id)
+        if node is not None:
+            nodes.append(node)
+    # "Represent each open node as { id, dependencies, evidence, options[2..4], ... }"
+    lacking = without_choices(nodes)
+    if lacking:
+        raise options_refusal(lacking)
+    warnings.extend(message for node in nodes for _, message in unexplained(node))
     return frontier, warnings
 
 
