@@ -235,6 +235,7 @@ class Interview(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.root = Path(tempfile.mkdtemp(prefix="seq-", dir=self.scratch))
+        # replaced by `copy_template`, which Hypothesis runs before any rule or invariant
         self.spec = mdgrill.Spec.open(self.template / "specs" / "promo", root=self.template)
         self.seen: tuple[bytes, Tree] | None = None
 
