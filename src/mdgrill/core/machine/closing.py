@@ -205,7 +205,9 @@ def skip(data: dict[str, object], prog: Progress, reason: str, assumptions: list
     pending = id_list(iv, "pending")
     answered_before = set(id_list(iv, "asked")) - set(pending)
     retired = list(pending)
-    defaulted = list(dict.fromkeys(retired + spec_frontier(prog).open))
+    # while the brief awaits approval, what is pending is its confirmation ID: no decision
+    waiting = retired if iv["status"] == "collecting" else []
+    defaulted = list(dict.fromkeys(waiting + spec_frontier(prog).open))
     iv["asked"] = [i for i in id_list(iv, "asked") if i not in retired or i in answered_before]
     asked = id_list(iv, "asked")
     if confirmation_id not in asked:
@@ -297,6 +299,16 @@ def revise(data: dict[str, object], prog: Progress, ids: list[str],
 
     ledger = ledger_of(prog)
     named = list(dict.fromkeys(ids))
+    index = {n.id: n for n in prog.nodes}
+    # an ID neither in the tree nor settled in the log (a typo, the confirmation's own ID)
+    # reopens nothing: asking it would leave an asked decision with no node
+    known = set(index) | set(ledger.answers) | ledger.out_of_scope
+    unknown = [d for d in named if d not in known]
+    if unknown:
+        raise GateRefusal("MISSING_REFERENCE",
+                          f"--decision-id {', '.join(unknown)}: no node of the design tree and "
+                          "no decision the log settled; revise reopens what was decided "
+                          "(check the ID); nothing was written")
     kept = list(dict.fromkeys(keep or []))
     could = [d for d in answered_dependents(prog, named, set(ledger.answered))
              if d not in named]
@@ -310,7 +322,6 @@ def revise(data: dict[str, object], prog: Progress, ids: list[str],
                                                  frozenset(kept)) if d not in named]
     reopened = named + dependents
     reopened_set = set(reopened)
-    index = {n.id: n for n in prog.nodes}
     ask_now: list[str] = []
     for node_id in named:
         node = index.get(node_id)

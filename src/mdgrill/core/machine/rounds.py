@@ -383,10 +383,11 @@ def amend(data: dict[str, object], prog: Progress, decision_id: str, answer: str
         raise GateRefusal("NOT_ANSWERED",
                           f"{decision_id} has no recorded answer to amend: record one with "
                           "`record-answer`")
-    if classify(answer).kind in (CONTROL_ONLY, BARE_SKIP):
+    kind = classify(answer).kind
+    if kind in NOT_AN_ANSWER:  # a stop or a skip is no wording of an answer either
         raise GateRefusal("CONTROL_ONLY_ANSWER",
-                          f"`{answer.strip()}` is not a wording of {decision_id}'s answer: give "
-                          "the corrected text itself")
+                          f"`{answer.strip()}` is a {kind.replace('_', ' ')} reply, not a "
+                          f"wording of {decision_id}'s answer: give the corrected text itself")
     text = single_line(answer, "--answer")
     why = single_line(reason, "--reason")
     old = was[len(decision_id) + 4:] if was.startswith(f"{decision_id} -> ") else was
