@@ -18,7 +18,8 @@ The classes, in the order they are tried:
    answer.
 2. `bare_skip`: exactly `skip`.
 3. `control_only`: a sequence of go-on and acknowledgement phrases (CONTROL_PHRASES, which
-   keeps phase_gate's closed list as its core, plus EXTRA_CONTROL).
+   keeps phase_gate's closed list as its core, plus EXTRA_CONTROL), read with the rest by the
+   word-level reading (`word_class`, after step 6); here only a reply with no word at all.
 4. `stop`: the user is done being asked (STOP_PHRASES). Never recorded.
 5. `skip_decision`: leave this one decision (SKIP_DECISION_PHRASES). Never recorded: the
    user chooses out of scope, or a default with an assumption.
@@ -179,11 +180,10 @@ _NUMBER_FORMS = re.compile(
     r"(?:(?:the |option |choice |number |answer |no )?(?P<n>[0-9]+|first|second|third|fourth"
     r"|1st|2nd|3rd|4th)(?: one| option| choice)?"
     r"|option (?P<w>one|two|three|four))\Z")
-# `Q1: 2`, `q2)`, `Q3 -`: a question number in front of (part of) a reply; the blanks and
-# the one mark after it are stripped by hand (see without_question_prefix), as optional
-# blanks around an optional mark backtrack quadratically
+# `Q1: 2`, `q2)`, `Q3 -`: a question number in front of (part of) a reply; the mark after
+# it is no word, and normalization drops it (optional blanks around an optional mark in the
+# pattern backtracked quadratically)
 QUESTION_PREFIX = re.compile(r"\s*[Qq](?P<n>[0-9]{1,3})\b")
-_PREFIX_MARKS = ":.)-–—"
 QUESTION_REF = re.compile(r"(?<![0-9A-Za-z])[Qq](?P<n>[0-9]{1,3})(?![0-9A-Za-z])")
 # the words between a comma and the next `Qn` start with a letter, so that the lookahead does
 # not try every split of a long blank run between the comma's blanks and those words
@@ -214,19 +214,6 @@ def normalize_reply(text: str) -> str:
     return " ".join(words)
 
 
-def _all_control(words: list[str]) -> bool:
-    """True when the words are one or more control phrases in a row (`ok ok`, `yes go ahead`)."""
-    reach = [False] * (len(words) + 1)
-    reach[0] = True
-    for i in range(len(words)):
-        if not reach[i]:
-            continue
-        for j in range(i + 1, min(len(words), i + _LONGEST_PHRASE) + 1):
-            if " ".join(words[i:j]) in _CONTROL:
-                reach[j] = True
-    return reach[len(words)]
-
-
 _RUNS = re.compile(r"(.)\1{2,}")  # a letter said three times or more: `okkk`, `yesss`
 
 
@@ -251,7 +238,8 @@ _SEGMENT_WORDS = ACK_WORDS | STOP_WORDS | SKIP_WORDS | _RECOMMEND_GLUE | frozens
 
 def _segments(word: str) -> list[str] | None:
     """A word of a script written without spaces (`好的谢谢`, `ขอบคุณครับ`) cut into words of
-    the lists, or None when it cannot be (then it says something)."""
+    the lists, or None when it cannot be (then it says something); a word longer than 48
+    characters is not cut (a bound on the work), and so says something."""
     if word.isascii() or len(word) > 4 * _LONGEST_WORD:
         return None
     known = _SEGMENT_WORDS
@@ -337,8 +325,7 @@ def word_class(normalized: str) -> str | None:
 
 def option_label(option: str) -> str:
     """An option's label: its text before `: why`, without the `(Recommended)` mark."""
-    label = option.split(": ", 1)[0]
-    return _without_mark(label).strip()
+    return _without_mark(option.partition(": ")[0]).strip()
 
 
 def _without_mark(text: str) -> str:
@@ -348,12 +335,10 @@ def _without_mark(text: str) -> str:
 
 
 def without_question_prefix(text: str) -> str:
-    """A reply without its leading `Q1:` (number, blanks, one mark, blanks)."""
+    """A reply without its leading `Q1` (the mark after it, `Q1:`, goes with every other mark
+    when the reply is normalized)."""
     m = QUESTION_PREFIX.match(text)
-    if m is None:
-        return text
-    rest = text[m.end():].lstrip()
-    return rest[1:].lstrip() if rest[:1] and rest[0] in _PREFIX_MARKS else rest
+    return text if m is None else text[m.end():]
 
 
 class Reply:
@@ -419,7 +404,7 @@ def classify(text: str, options: Sequence[str] = (), recommended: int | None = N
     if normalized == "skip":
         return Reply(BARE_SKIP, normalized)
     words = normalized.split()
-    if normalized in _CONTROL or _all_control(words):
+    if not words:  # nothing but marks, emoji and polite words
         return Reply(CONTROL_ONLY, normalized)
     forms = _without_leading_control(words)
     if any(f in STOP_PHRASES for f in forms):
