@@ -325,3 +325,10 @@ def test_a_word_of_an_unspaced_script_is_cut_up_to_48_characters() -> None:
     """The cut (`好的谢谢` -> 好的 谢谢) is bounded: a longer run says something."""
     assert classify_reply("好的" * 24) == C
     assert classify_reply("好的" * 25) == S
+
+
+@pytest.mark.parametrize("reply", ["díkydíky", "dziękidzięki", "mercitrès"])
+def test_an_unspaced_word_is_cut_only_into_listed_words(reply: str) -> None:
+    """`díkydíky` (thanks thanks, typed as one word) is cut into díky + díky; a cut that
+    needs a piece no list holds is no cut (the pieces before it do not stand for it)."""
+    assert classify_reply(reply) == C

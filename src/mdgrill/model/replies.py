@@ -18,14 +18,18 @@ The classes, in the order they are tried:
    answer.
 2. `bare_skip`: exactly `skip`.
 3. `control_only`: a sequence of go-on and acknowledgement phrases (CONTROL_PHRASES, which
-   keeps phase_gate's closed list as its core, plus EXTRA_CONTROL), read with the rest by the
-   word-level reading (`word_class`, after step 6); here only a reply with no word at all.
+   keeps phase_gate's closed list as its core, plus EXTRA_CONTROL).
 4. `stop`: the user is done being asked (STOP_PHRASES). Never recorded.
 5. `skip_decision`: leave this one decision (SKIP_DECISION_PHRASES). Never recorded: the
    user chooses out of scope, or a default with an assumption.
 6. `accept_recommendation`: take the recommended option (ACCEPT_PHRASES).
    Stop, skip-one and accept phrases count also after acknowledgements (`ok, your call`).
 7. `substantive`: anything else.
+
+Classes 3 to 6 are one reading, phrase by phrase and word by word (`word_class`): the phrase
+lists first, the word lists after them. Two earlier readings of whole phrases (a run of
+control phrases; a stop, skip or accept phrase after acknowledgements) agreed with it on every
+reply tried (480,000) and were dropped (issue 32's mutation run found them redundant).
 """
 
 from __future__ import annotations
@@ -374,23 +378,6 @@ def _option_of(normalized: str, labels: Sequence[str]) -> tuple[int, str] | None
     return None
 
 
-def _without_leading_control(words: list[str]) -> list[str]:
-    """`ok, your call` -> [`ok your call`, `your call`]: the reply with ever more of the
-    acknowledgements in front dropped. Only the forms short enough to be a listed phrase are
-    built: joining every suffix of a long reply was quadratic (`ok, ` x 25,000 took 15 s)."""
-    starts = [0]
-    i = 0
-    while i < len(words):
-        for j in range(min(len(words) - 1, i + _LONGEST_PHRASE), i, -1):
-            if " ".join(words[i:j]) in _CONTROL:
-                i = j
-                starts.append(i)
-                break
-        else:
-            break
-    return [" ".join(words[k:]) for k in starts if len(words) - k <= _LONGEST_PHRASE]
-
-
 def classify(text: str, options: Sequence[str] = (), recommended: int | None = None) -> Reply:
     """Classify one reply to one decision whose `options` (full option texts) are known."""
     text = without_question_prefix(text)
@@ -403,16 +390,9 @@ def classify(text: str, options: Sequence[str] = (), recommended: int | None = N
         return Reply(SUBSTANTIVE, normalized, labels[index - 1], index, how)
     if normalized == "skip":
         return Reply(BARE_SKIP, normalized)
-    words = normalized.split()
-    if not words:  # nothing but marks, emoji and polite words
+    if not normalized:  # nothing but marks, emoji and polite words
         return Reply(CONTROL_ONLY, normalized)
-    forms = _without_leading_control(words)
-    if any(f in STOP_PHRASES for f in forms):
-        return Reply(STOP, normalized)
-    if any(f in SKIP_DECISION_PHRASES for f in forms):
-        return Reply(SKIP_DECISION, normalized)
-    kind = ACCEPT_RECOMMENDATION if any(f in ACCEPT_PHRASES for f in forms) else \
-        word_class(normalized)
+    kind = word_class(normalized)
     if kind == ACCEPT_RECOMMENDATION:
         if recommended is not None and 1 <= recommended <= len(labels):
             return Reply(ACCEPT_RECOMMENDATION, normalized, labels[recommended - 1],
