@@ -296,3 +296,39 @@ def test_a_clause_without_a_question_number_continues_the_one_before() -> None:
     assert split_by_question("Q1: token bucket, Q2: fixed; with a burst of 10") == [
         (1, "token bucket"), (2, "fixed, with a burst of 10")]
     assert split_by_question("about these; Q1: yes") == [(None, "about these"), (1, "yes")]
+
+
+# -- what issue 32's mutation run of the classifier asked for ------------------------------
+
+
+def test_a_trailing_thank_you_drops_only_those_two_words() -> None:
+    assert normalize_reply("Use Postgres, thank you!") == "use postgres"
+    assert classify_reply("Postgres thank you") == S
+
+
+@pytest.mark.parametrize("reply", ["yess", "okk", "Yesss!", "mm", "mm, ok"])
+def test_a_stretched_acknowledgement_is_still_one(reply: str) -> None:
+    """A doubled last letter is taken back once (`yess` -> yes, `okk` -> ok, a hum `mm` -> m,
+    the glue of `I'm`), each letter once, never two at a time."""
+    assert classify_reply(reply) == C
+
+
+def test_a_word_beside_a_stop_is_glue_only_beside_a_stop() -> None:
+    """`done for today` stops; `today` alone (or after an acknowledgement) answers a when."""
+    assert classify_reply("done for today") == P
+    assert classify_reply("I'm done for now") == P
+    assert classify_reply("today") == S
+    assert classify_reply("ok, today") == S
+
+
+def test_a_word_of_an_unspaced_script_is_cut_up_to_48_characters() -> None:
+    """The cut (`好的谢谢` -> 好的 谢谢) is bounded: a longer run says something."""
+    assert classify_reply("好的" * 24) == C
+    assert classify_reply("好的" * 25) == S
+
+
+@pytest.mark.parametrize("reply", ["díkydíky", "dziękidzięki", "mercitrès"])
+def test_an_unspaced_word_is_cut_only_into_listed_words(reply: str) -> None:
+    """`díkydíky` (thanks thanks, typed as one word) is cut into díky + díky; a cut that
+    needs a piece no list holds is no cut (the pieces before it do not stand for it)."""
+    assert classify_reply(reply) == C

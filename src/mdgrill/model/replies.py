@@ -25,6 +25,11 @@ The classes, in the order they are tried:
 6. `accept_recommendation`: take the recommended option (ACCEPT_PHRASES).
    Stop, skip-one and accept phrases count also after acknowledgements (`ok, your call`).
 7. `substantive`: anything else.
+
+Classes 3 to 6 are one reading, phrase by phrase and word by word (`word_class`): the phrase
+lists first, the word lists after them. Two earlier readings of whole phrases (a run of
+control phrases; a stop, skip or accept phrase after acknowledgements) agreed with it on every
+reply tried (480,000) and were dropped (issue 32's mutation run found them redundant).
 """
 
 from __future__ import annotations
@@ -179,11 +184,10 @@ _NUMBER_FORMS = re.compile(
     r"(?:(?:the |option |choice |number |answer |no )?(?P<n>[0-9]+|first|second|third|fourth"
     r"|1st|2nd|3rd|4th)(?: one| option| choice)?"
     r"|option (?P<w>one|two|three|four))\Z")
-# `Q1: 2`, `q2)`, `Q3 -`: a question number in front of (part of) a reply; the blanks and
-# the one mark after it are stripped by hand (see without_question_prefix), as optional
-# blanks around an optional mark backtrack quadratically
+# `Q1: 2`, `q2)`, `Q3 -`: a question number in front of (part of) a reply; the mark after
+# it is no word, and normalization drops it (optional blanks around an optional mark in the
+# pattern backtracked quadratically)
 QUESTION_PREFIX = re.compile(r"\s*[Qq](?P<n>[0-9]{1,3})\b")
-_PREFIX_MARKS = ":.)-–—"
 QUESTION_REF = re.compile(r"(?<![0-9A-Za-z])[Qq](?P<n>[0-9]{1,3})(?![0-9A-Za-z])")
 # the words between a comma and the next `Qn` start with a letter, so that the lookahead does
 # not try every split of a long blank run between the comma's blanks and those words
@@ -214,19 +218,6 @@ def normalize_reply(text: str) -> str:
     return " ".join(words)
 
 
-def _all_control(words: list[str]) -> bool:
-    """True when the words are one or more control phrases in a row (`ok ok`, `yes go ahead`)."""
-    reach = [False] * (len(words) + 1)
-    reach[0] = True
-    for i in range(len(words)):
-        if not reach[i]:
-            continue
-        for j in range(i + 1, min(len(words), i + _LONGEST_PHRASE) + 1):
-            if " ".join(words[i:j]) in _CONTROL:
-                reach[j] = True
-    return reach[len(words)]
-
-
 _RUNS = re.compile(r"(.)\1{2,}")  # a letter said three times or more: `okkk`, `yesss`
 
 
@@ -251,7 +242,8 @@ _SEGMENT_WORDS = ACK_WORDS | STOP_WORDS | SKIP_WORDS | _RECOMMEND_GLUE | frozens
 
 def _segments(word: str) -> list[str] | None:
     """A word of a script written without spaces (`好的谢谢`, `ขอบคุณครับ`) cut into words of
-    the lists, or None when it cannot be (then it says something)."""
+    the lists, or None when it cannot be (then it says something); a word longer than 48
+    characters is not cut (a bound on the work), and so says something."""
     if word.isascii() or len(word) > 4 * _LONGEST_WORD:
         return None
     known = _SEGMENT_WORDS
@@ -337,8 +329,7 @@ def word_class(normalized: str) -> str | None:
 
 def option_label(option: str) -> str:
     """An option's label: its text before `: why`, without the `(Recommended)` mark."""
-    label = option.split(": ", 1)[0]
-    return _without_mark(label).strip()
+    return _without_mark(option.partition(": ")[0]).strip()
 
 
 def _without_mark(text: str) -> str:
@@ -348,12 +339,10 @@ def _without_mark(text: str) -> str:
 
 
 def without_question_prefix(text: str) -> str:
-    """A reply without its leading `Q1:` (number, blanks, one mark, blanks)."""
+    """A reply without its leading `Q1` (the mark after it, `Q1:`, goes with every other mark
+    when the reply is normalized)."""
     m = QUESTION_PREFIX.match(text)
-    if m is None:
-        return text
-    rest = text[m.end():].lstrip()
-    return rest[1:].lstrip() if rest[:1] and rest[0] in _PREFIX_MARKS else rest
+    return text if m is None else text[m.end():]
 
 
 class Reply:
@@ -389,23 +378,6 @@ def _option_of(normalized: str, labels: Sequence[str]) -> tuple[int, str] | None
     return None
 
 
-def _without_leading_control(words: list[str]) -> list[str]:
-    """`ok, your call` -> [`ok your call`, `your call`]: the reply with ever more of the
-    acknowledgements in front dropped. Only the forms short enough to be a listed phrase are
-    built: joining every suffix of a long reply was quadratic (`ok, ` x 25,000 took 15 s)."""
-    starts = [0]
-    i = 0
-    while i < len(words):
-        for j in range(min(len(words) - 1, i + _LONGEST_PHRASE), i, -1):
-            if " ".join(words[i:j]) in _CONTROL:
-                i = j
-                starts.append(i)
-                break
-        else:
-            break
-    return [" ".join(words[k:]) for k in starts if len(words) - k <= _LONGEST_PHRASE]
-
-
 def classify(text: str, options: Sequence[str] = (), recommended: int | None = None) -> Reply:
     """Classify one reply to one decision whose `options` (full option texts) are known."""
     text = without_question_prefix(text)
@@ -418,16 +390,9 @@ def classify(text: str, options: Sequence[str] = (), recommended: int | None = N
         return Reply(SUBSTANTIVE, normalized, labels[index - 1], index, how)
     if normalized == "skip":
         return Reply(BARE_SKIP, normalized)
-    words = normalized.split()
-    if normalized in _CONTROL or _all_control(words):
+    if not normalized:  # nothing but marks, emoji and polite words
         return Reply(CONTROL_ONLY, normalized)
-    forms = _without_leading_control(words)
-    if any(f in STOP_PHRASES for f in forms):
-        return Reply(STOP, normalized)
-    if any(f in SKIP_DECISION_PHRASES for f in forms):
-        return Reply(SKIP_DECISION, normalized)
-    kind = ACCEPT_RECOMMENDATION if any(f in ACCEPT_PHRASES for f in forms) else \
-        word_class(normalized)
+    kind = word_class(normalized)
     if kind == ACCEPT_RECOMMENDATION:
         if recommended is not None and 1 <= recommended <= len(labels):
             return Reply(ACCEPT_RECOMMENDATION, normalized, labels[recommended - 1],
