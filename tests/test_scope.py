@@ -65,7 +65,7 @@ def _nodes(spec: Spec) -> None:
     spec.add_node("D3", title="Gift cards too?", options=["Yes", "No"], recommend=2)
 
 
-def _awaiting(repo: Path) -> Spec:
+def brief_shown(repo: Path) -> Spec:
     """D1 answered and D3 out of scope in round 1, D2 (depends on D1) answered in round 2,
     the brief shown under C1."""
     spec = Spec.init(repo / "specs/a", goal=GOAL, root=repo)
@@ -80,8 +80,8 @@ def _awaiting(repo: Path) -> Spec:
     return spec
 
 
-def _approved(repo: Path) -> Spec:
-    spec = _awaiting(repo)
+def approved_spec(repo: Path) -> Spec:
+    spec = brief_shown(repo)
     spec.confirm(decision_id="C1", reply="Approve and delegate")
     return spec
 
@@ -122,7 +122,7 @@ def _scope_codes(text: str) -> list[tuple[str, str]]:
 # ------------------------------------------------------------------ the digest, independently
 
 def test_an_approvals_parts_are_computed_as_documented(repo: Path) -> None:
-    spec = _approved(repo)
+    spec = approved_spec(repo)
     text, prog = _read(spec)
     expected = {
         "the context": short(_context(prog)),
@@ -187,7 +187,7 @@ def test_a_prerequisite_is_inside_the_scope_though_nothing_settled_it() -> None:
 # ------------------------------------------------------------------ inside and outside
 
 def test_a_decision_settled_after_the_brief_is_outside_its_scope(repo: Path) -> None:
-    _, prog = _read(_approved(repo))
+    _, prog = _read(approved_spec(repo))
     # as a brief shown after round 1 alone: D2, settled in round 2, is not part of it
     after_round_1 = approval_scope(prog, prog.blocks[:1], interview_id="r1",
                                    confirmation_id="C1", approach="x",
@@ -208,7 +208,7 @@ def test_a_change_to_a_defaulted_decision_is_refused(repo: Path) -> None:
 
 
 def test_the_refusal_names_the_part_and_the_briefs_line(repo: Path) -> None:
-    spec = _approved(repo)
+    spec = approved_spec(repo)
     text, _ = _read(spec)
     changed = text.replace("### D1: Which customers?", "### D1: Delete the database?", 1)
 
@@ -228,7 +228,7 @@ def test_the_scope_is_read_from_the_latest_confirmed_block_whatever_follows(
         repo: Path) -> None:
     """The artifact gate writes its blocks in the same phase after the Confirmed block: the
     approval they follow is still the one checked."""
-    spec = _approved(repo)
+    spec = approved_spec(repo)
     text, _ = _read(spec)
     scope = _line(text, "Approval scope")
     (repo / "specs/a/requirements.md").write_text("# Requirements\n\nOne code.\n",
