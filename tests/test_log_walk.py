@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from mdgrill.core.history import added_blocks, log_version, verify_log_history
+from mdgrill.core.history import (
+    added_blocks,
+    log_version,
+    merge_lost_block,
+    verify_log_history,
+)
 from mdgrill.diagnostics import Diagnostic
 
 HEAD = ("---\nmdgrill: 1\nspec: s\ngoal: g\nphase: requirements\n---\n# S\n\n## Design Tree\n\n"
@@ -151,10 +156,12 @@ def test_each_version_is_held_to_its_own_parents(note: str) -> None:
     # without the parents, the second branch would be held to the first
     assert [d.code for d in walk(base, ours, theirs)] == ["ROUND_EDITED"]
     [lost] = walk(base, ours, theirs, version(note, B1, B2), parents=parents)
-    assert lost.code == "ROUND_EDITED" and lost.is_error
-    assert lost.message.startswith(f"merge commit {sha(4)[:10]} lost or changed the recorded "
-                                   f"block `Requirements Grill - Round 3` of its parent "
-                                   f"{sha(3)[:10]}")
+    assert (lost.code, lost.is_error, lost.line) == ("ROUND_EDITED", True, 1)
+    assert lost.message == (
+        f"merge commit {sha(4)[:10]} lost or changed the recorded block `Requirements Grill - "
+        f"Round 3` of its parent {sha(3)[:10]} (line {line_of(theirs, B3.split(chr(10))[1])} "
+        "there): a merge keeps both sides' blocks; redo it with `mdgrill merge` or the merge "
+        "driver (`mdgrill install-merge-driver`)")
 
 
 @both
@@ -249,3 +256,38 @@ def test_the_restored_warning_replaces_the_edit_not_an_earlier_warning(note: str
     good, broken = version(note, B1, B2), b"---\nmdgrill: [1\n---\n# S\n"
     found = walk(good, broken, good, version(note, B1.replace("yes", "no"), B2), good)
     assert [d.code for d in found] == ["MALFORMED_VERSION", "ROUND_RESTORED"]
+
+
+@both
+def test_a_merge_that_resolved_a_conflict_loses_nothing(note: str) -> None:
+    """Each side answered D2 its own way; the merge kept ours: theirs' answer is not a
+    block lost (issue 33 point 3), for the first parent and the second alike."""
+    base = version(note, B1)
+    ours = version(note, B1, block(2, "- Decisions: D2 -> Yes", "- By: D2 -> Ana"))
+    theirs = version(note, B1, block(2, "- Decisions: D2 -> No", "- By: D2 -> Bob"))
+    for first, second in ((ours, theirs), (theirs, ours)):
+        parents = {sha(1): [], sha(2): [sha(1)], sha(3): [sha(1)], sha(4): [sha(2), sha(3)]}
+        assert walk(base, first, second, ours, parents=parents) == []
+
+
+@both
+def test_a_round_both_sides_closed_keeps_one_sides_closing_lines(note: str) -> None:
+    closed = "- Frontier after round: D{}", "- Facts resolved: none"
+    base = version(note, B1)
+    ours = version(note, B1, block(2, closed[0].format(5), closed[1]))
+    theirs = version(note, B1, block(2, closed[0].format(6), closed[1]))
+    parents = {sha(1): [], sha(2): [sha(1)], sha(3): [sha(1)], sha(4): [sha(2), sha(3)]}
+    assert walk(base, ours, theirs, ours, parents=parents) == []
+    # a closing line of a key the merged block does not have is lost all the same
+    lost = walk(base, ours, theirs, version(note, B1, block(2, closed[0].format(5))),
+                parents=parents)
+    assert [f"`Requirements Grill - Round 2` of its parent {p[:10]}" in d.message
+            for d, p in zip(lost, (sha(2), sha(3)), strict=True)] == [True, True]
+
+
+def test_with_no_other_parent_every_block_must_be_held() -> None:
+    old = log_version(version(FAST, B1, B2), "p.md")
+    assert merge_lost_block(old, log_version(version(FAST, B1, B2, B3), "p.md")) is None
+    lost = merge_lost_block(old, log_version(version(FAST, B1), "p.md"))
+    assert lost == ("Requirements Grill - Round 2", line_of(version(FAST, B1, B2),
+                                                            B2.split("\n")[1]))
