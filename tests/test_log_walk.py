@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from mdgrill.core.history import (
+    PhaseWatch,
     added_blocks,
     log_version,
     merge_lost_block,
@@ -291,3 +292,71 @@ def test_with_no_other_parent_every_block_must_be_held() -> None:
     lost = merge_lost_block(old, log_version(version(FAST, B1), "p.md"))
     assert lost == ("Requirements Grill - Round 2", line_of(version(FAST, B1, B2),
                                                             B2.split("\n")[1]))
+
+
+# ------------------------------------------------------------------ the phase, version by version
+
+def phased(phase: str | None, artifact: bool = True) -> bytes:
+    lines = ["---", "mdgrill: 1", "spec: s"]
+    lines += [f"phase: {phase}"] if phase is not None else []
+    lines += ["artifact: null"] if artifact else []
+    return ("\n".join([*lines, "---", "# S", ""])).encode()
+
+
+def watch(*versions: bytes, approvals: frozenset[int] = frozenset(),
+          reopens: frozenset[int] = frozenset(),
+          parents: dict[str, list[str]] | None = None) -> list[tuple[str, int | None, str]]:
+    listed = [(sha(i), v) for i, v in enumerate(versions, 1)]
+    watcher = PhaseWatch(listed, "specs/a/.progress.md", {sha(i) for i in approvals},
+                         {sha(i) for i in reopens}, parents)
+    assert list(watcher) == listed  # every version passes through, unchanged
+    return [(d.code, d.line, d.message) for d in watcher.diagnostics]
+
+
+def test_a_phase_moves_forward_only_by_an_artifact_approval() -> None:
+    found = watch(phased("requirements"), phased("design"))
+    assert [(code, line) for code, line, _ in found] == [("PHASE_NOT_APPROVED", 4)]
+    assert found[0][2].startswith(f"commit {sha(2)[:10]} moved `phase:` from requirements to "
+                                  "design without an approve-artifact commit")
+    assert watch(phased("requirements"), phased("design"), approvals=frozenset({2})) == []
+    # a spec that does not use the artifact gate moves as it likes
+    assert watch(phased("requirements", False), phased("design", False)) == []
+    assert watch(phased("research"), phased("research"), phased("tasks"))[0][:2] == (
+        "PHASE_NOT_APPROVED", 4)
+
+
+def test_a_phase_moves_back_only_by_a_reopen() -> None:
+    found = watch(phased("design"), phased("requirements"))
+    assert [(code, line) for code, line, _ in found] == [("PHASE_REGRESSION", 4)]
+    assert found[0][2].startswith(f"commit {sha(2)[:10]} moved `phase:` back from design to "
+                                  "requirements without a reopen commit: going back is "
+                                  "`mdgrill reopen specs/a --phase requirements --reason TEXT`")
+    assert watch(phased("design"), phased("requirements"), reopens=frozenset({2})) == []
+    assert watch(phased("design", False), phased("start", False))[0][0] == "PHASE_REGRESSION"
+
+
+def test_a_version_without_a_phase_keeps_the_last_one() -> None:
+    found = watch(phased("requirements"), phased(None), phased("design"))
+    assert [(code, "from requirements to design" in m) for code, _, m in found] == [
+        ("PHASE_NOT_APPROVED", True)]
+    assert watch(phased("requirements"), b"not a spec", phased("requirements")) == []
+
+
+def test_each_branch_is_held_to_its_own_parent_and_a_merge_keeps_a_phase() -> None:
+    parents = {sha(1): [], sha(2): [sha(1)], sha(3): [sha(1)], sha(4): [sha(2), sha(3)],
+               sha(5): [sha(4)]}
+    # one branch approved its way to design; the other stayed; the merge kept design
+    assert watch(phased("requirements"), phased("design"), phased("requirements"),
+                 phased("design"), phased("design"), approvals=frozenset({2}),
+                 parents=parents) == []
+    # without the parents the third version would read as a move back
+    assert [c for c, _, _ in watch(phased("requirements"), phased("design"),
+                                   phased("requirements"), approvals=frozenset({2}))] == [
+        "PHASE_REGRESSION"]
+    # a merge that moves past both parents' phases is a move all the same
+    found = watch(phased("requirements"), phased("design"), phased("requirements"),
+                  phased("tasks"), approvals=frozenset({2}), parents=parents)
+    assert [(c, "from design to tasks" in m) for c, _, m in found] == [
+        ("PHASE_NOT_APPROVED", True)]
+    # a root commit has nothing before it
+    assert watch(phased("tasks"), parents={sha(1): []}) == []
