@@ -360,3 +360,27 @@ def test_each_branch_is_held_to_its_own_parent_and_a_merge_keeps_a_phase() -> No
         ("PHASE_NOT_APPROVED", True)]
     # a root commit has nothing before it
     assert watch(phased("tasks"), parents={sha(1): []}) == []
+
+
+# ------------------------------------------------------------------ the fast path steps aside
+
+@pytest.mark.parametrize("opener", ["```\n", "~~~\n", "<!--\n", "## Interview Responses\n",
+                                    "## interview responses\n"])
+def test_an_opener_anywhere_before_the_log_sends_a_version_to_the_full_parse(
+        opener: str) -> None:
+    """A fence, a comment or a second log heading before the log can hide the heading the
+    fast path found: wherever it is inserted, the version is parsed in full (the fast path
+    searches only the bytes that differ, so each place is tried)."""
+    from mdgrill.core.history import _fast_append, _parsed, _snapshot_of
+
+    old = version(FAST, B1, B2).decode()
+    parsed, prog = _parsed(old.encode(), "p.md")
+    snapshot = _snapshot_of(old.encode(), prog, parsed)
+    assert snapshot.head is not None
+    assert _fast_append(snapshot, version(FAST, B1, B2, B3)) is not None
+    body_end = old.index("## Interview Responses")
+    starts = [i + 1 for i, c in enumerate(old[:body_end]) if c == "\n"]
+    assert len(starts) >= 8
+    for at in starts:
+        new = old[:at] + opener + old[at:] + B3
+        assert _fast_append(snapshot, new.encode()) is None, (at, new)
