@@ -381,6 +381,10 @@ def test_an_opener_anywhere_before_the_log_sends_a_version_to_the_full_parse(
     body_end = old.index("## Interview Responses")
     starts = [i + 1 for i, c in enumerate(old[:body_end]) if c == "\n"]
     assert len(starts) >= 8
+    title = old.index("# S\n")
     for at in starts:
         new = old[:at] + opener + old[at:] + B3
         assert _fast_append(snapshot, new.encode()) is None, (at, new)
+        if at > title + 4:  # and with the title changed too: the bytes shared at each end
+            retitled = new[:title] + "# T" + new[title + 3:]
+            assert _fast_append(snapshot, retitled.encode()) is None, (at, retitled)
