@@ -75,7 +75,9 @@ def _block_texts(prog: Progress) -> list[tuple[str, int, str]]:
 
 def first_broken_block(old: LogVersion, new: LogVersion) -> tuple[str, int, str] | None:
     """The first recorded block of `old` that `new` changed or removed (None: pure appends)."""
-    if new.text.startswith(old.text):
+    # whole lines appended: a recorded last line extended in place (`- Decisions: D2 -> no`
+    # grown to `… -> no, delete it all`) is an edit (the normalized log ends without a LF)
+    if not old.text or new.text == old.text or new.text.startswith(old.text + "\n"):
         return None
     new_texts = [b[2] for b in new.blocks]
     for i, block in enumerate(old.blocks):
@@ -212,6 +214,8 @@ def _fast_append(old: _Snapshot, new: bytes) -> _Snapshot | None:
     """`new` as a snapshot when it provably only appended to `old`'s log, else None."""
     if old.head is None or new.startswith(b"\xef\xbb\xbf") or b"\x00" in new:
         return None
+    if not old.data.endswith(b"\n"):
+        return None  # bytes after it could extend its last line: the full parse decides
     data = old.data
     eol = data.find(b"\n", old.head)
     if eol < 0:
