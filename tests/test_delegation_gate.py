@@ -110,7 +110,8 @@ def test_a_plugin_agent_is_matched_by_its_bare_name(tmp_path: Path, agent: str) 
 
 def test_an_agent_listed_with_its_plugin_matches_only_that_plugin(tmp_path: Path) -> None:
     interview(tmp_path)
-    configure(tmp_path, "delegation:\n  agents:\n    requirements: [ralph-specum:product-manager]\n")
+    configure(tmp_path, "delegation:\n  agents:\n"
+                        "    requirements: [ralph-specum:product-manager]\n")
     kind, _ = run_hook(call(tmp_path, "Write requirements.md for login.",
                             agent="ralph-specum:product-manager")) or ("", "")
     assert kind == "deny"
