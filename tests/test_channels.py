@@ -104,3 +104,28 @@ def test_an_older_confirmed_block_without_a_channel_stays_valid(tmp_path: Path,
     (copy / ".progress.md").write_text(older, encoding="utf-8")
     code, out, err = mdgrill("--json", "validate", str(copy / ".progress.md"), cwd=tmp_path)
     assert code == 0, (out, err)
+
+
+@pytest.mark.parametrize(("config", "command", "channels"), [
+    ("", "--reply <the user's selection>", None),
+    ("approval: [hook, terminal]\n", "--reply <the user's selection>", None),
+    ("approval: [terminal, signed]\n", "mdgrill approve specs/a", ["terminal", "signed"]),
+    ("approval: [signed]\n", "--source approve-and-delegate --sign", ["signed"]),
+    ("approval: [elicitation]\n", "the MCP tool ask_approval", ["elicitation"]),
+])
+def test_ask_names_a_next_step_the_project_accepts(repo: Path, mdgrill: Run, config: str,
+                                                   command: str,
+                                                   channels: list[str] | None) -> None:
+    # an approval question's next step is one the project's `approval:` would not refuse:
+    # where the agent's relay is not accepted, `confirm --reply` is never suggested
+    _awaiting(repo, mdgrill)
+    (repo / ".mdgrill.yaml").write_text(config, encoding="utf-8")
+    code, out, _ = mdgrill("--json", "ask", SPEC, cwd=repo)
+    assert code == 0, out
+    payload = json.loads(out)
+    assert payload["kind"] == "approval"
+    assert command in payload["next_command"]
+    assert payload.get("channels") == channels
+    if channels is not None:
+        assert "--reply" not in payload["next_command"]
+        assert payload["next"].startswith("the user approves over an accepted channel: ")

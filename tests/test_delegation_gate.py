@@ -97,6 +97,31 @@ def test_artifact_agent_without_a_gate_block_is_denied(tmp_path: Path) -> None:
     assert "mdgrill check-delegation SPEC --phase requirements" in reason
 
 
+@pytest.mark.parametrize("agent", ["ralph-specum:product-manager", "other-plugin:product-manager"])
+def test_a_plugin_agent_is_matched_by_its_bare_name(tmp_path: Path, agent: str) -> None:
+    # Claude Code names a plugin's agent `plugin:agent`; `.mdgrill.yaml` lists it bare
+    interview(tmp_path)
+    configure(tmp_path, AGENTS)
+    kind, reason = run_hook(call(tmp_path, "Write requirements.md for login.",
+                                 agent=agent)) or ("", "")
+    assert kind == "deny" and reason.startswith(f"DELEGATION_UNGATED: sub-agent `{agent}` "
+                                                "writes the requirements")
+
+
+def test_an_agent_listed_with_its_plugin_matches_only_that_plugin(tmp_path: Path) -> None:
+    interview(tmp_path)
+    configure(tmp_path, "delegation:\n  agents:\n"
+                        "    requirements: [ralph-specum:product-manager]\n")
+    kind, _ = run_hook(call(tmp_path, "Write requirements.md for login.",
+                            agent="ralph-specum:product-manager")) or ("", "")
+    assert kind == "deny"
+    # another plugin's agent of that name, and the bare name, are not the listed agent
+    assert run_hook(call(tmp_path, "Write requirements.md for login.",
+                         agent="other-plugin:product-manager")) is None
+    assert run_hook(call(tmp_path, "Write requirements.md for login.",
+                         agent="product-manager")) is None
+
+
 def test_artifact_agent_with_its_phase_gate_is_allowed(tmp_path: Path) -> None:
     interview(tmp_path)
     configure(tmp_path, AGENTS)

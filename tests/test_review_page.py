@@ -276,3 +276,28 @@ def test_no_flag_without_a_run_of_rubber_stamps(tmp_path: Path) -> None:
     assert "How the user decided, over 1 round: 1 answer: 0 took the recommendation " \
         "unchanged, 0 chose another option, 1 in the user's own words." in html
     assert "in a row took the recommendation unchanged" not in html
+
+
+def test_an_approval_whose_tree_changed_since_says_it_no_longer_holds(tmp_path: Path) -> None:
+    # the report must not show "interview approved" over a tree rewritten after approval,
+    # which check-delegation refuses APPROVAL_SCOPE_CHANGED (issue 30)
+    repo, env, spec = _decided_interview(tmp_path)
+
+    def report(*argv: str) -> str:
+        return subprocess.run([*MDGRILL, "report", spec, *argv], cwd=repo, env=env,
+                              capture_output=True, text=True, check=True).stdout
+
+    held = report("--format", "github")
+    assert "interview approved" in held and "no longer holds" not in held
+    progress = repo / spec / ".progress.md"
+    text = progress.read_text(encoding="utf-8")
+    assert "Second 4" in text
+    progress.write_text(text.replace("Second 4", "Second 4, and also per item"),
+                        encoding="utf-8")
+    text = report("--format", "github")
+    assert "interview approved" in text
+    assert "— **no longer holds**: what the user approved changed after the brief" in text
+    page = tmp_path / "report.html"
+    report("--html", str(page))
+    assert '<strong class="broken">No longer holds</strong>: what the user approved' in \
+        page.read_text(encoding="utf-8")

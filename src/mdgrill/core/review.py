@@ -83,7 +83,7 @@ class BlockView:
 
 class ApprovalView:
     __slots__ = ("anchor", "title", "kind", "what", "phase", "interview", "reply", "digest",
-                 "commit", "date", "approach", "channel")
+                 "commit", "date", "approach", "channel", "broken")
 
     def __init__(self, anchor: str, block: Block) -> None:
         self.anchor = anchor
@@ -99,6 +99,9 @@ class ApprovalView:
         self.date: str | None = None
         self.approach: str | None = None  # what the user approved (the interview's approach)
         self.channel = _channel_words(block, reply)
+        # why the approval no longer covers the tree as it stands (APPROVAL_SCOPE_CHANGED),
+        # as check-delegation would refuse it; None while it holds
+        self.broken: str | None = None
 
 
 # How an approval came, by the channel its Confirmed block names (services/channels.py)
@@ -208,7 +211,23 @@ def spec_review(spec: str, new: Progress, old: Progress | None = None) -> SpecRe
                 for e in b.get("Reopened") for node_id in e.value.split(",")}
     _nodes(review, new, old, blocks, anchors, reopened)
     _how_decided(review, new, blocks)
+    _mark_broken(review, new)
     return review
+
+
+def _mark_broken(review: SpecReview, prog: Progress) -> None:
+    """Mark the current interview's approval whose scope changed since: a reviewer reading
+    "interview approved" must see that the tree under it is no longer what was approved."""
+    from mdgrill.checks.spec.entry import check_approval_scope
+
+    found = check_approval_scope(prog)
+    if not found:
+        return
+    phase = str(prog.data.get("phase") or "")
+    for approval in reversed(review.approvals):
+        if approval.kind == "confirmed" and str(approval.phase) == phase:
+            approval.broken = found[0].message
+            return
 
 
 def _reaffirmed(spec: str, block: Block, anchor: str, new: bool) -> BoundView:

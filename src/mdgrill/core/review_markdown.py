@@ -59,7 +59,8 @@ def _spec(review: SpecReview) -> list[str]:
         for a in review.approvals:
             commit = f", commit {a.commit[:12]}" if a.commit else ""
             reply = f", the user's reply: “{_text(a.reply)}”" if a.reply else ""
-            out.append(f"- {_text(a.title)}: {a.what}{commit}{reply}")
+            broken = f" — **no longer holds**: {_text(a.broken)}" if a.broken else ""
+            out.append(f"- {_text(a.title)}: {a.what}{commit}{reply}{broken}")
         out.append("")
     new = [b for b in review.blocks if b.new] if review.since is not None else review.blocks
     if new:

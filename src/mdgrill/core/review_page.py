@@ -40,6 +40,7 @@ body { margin: 0 auto; max-width: 60rem; padding: 1rem; font: 15px/1.5 system-ui
   color: var(--fg); background: var(--bg); }
 h1 { font-size: 1.5rem; } h2 { font-size: 1.25rem; border-bottom: 1px solid var(--line); }
 .muted { color: var(--muted); }
+.broken { color: #b3261e; }
 .counts { display: flex; flex-wrap: wrap; gap: .5rem; padding: 0; list-style: none; }
 .counts li { padding: .25rem .6rem; border-radius: 1rem; background: var(--card);
   border-left: .4rem solid var(--c); }
@@ -115,8 +116,10 @@ def _spec(review: SpecReview, md: Any) -> list[str]:
         channel = f" ({escape(a.channel)})" if a.channel else ""
         digest = f", context digest <code>{escape(a.digest[:12])}</code>" if a.digest else ""
         approach = f"<br>The approach approved: {md(a.approach)}" if a.approach else ""
+        broken = f'<br><strong class="broken">No longer holds</strong>: {escape(a.broken)}' \
+            if a.broken else ""
         out.append(f'<p class="block"><a href="#{a.anchor}">{escape(a.title)}</a>: '
-                   f"{escape(a.what)}{commit}{digest}{reply}{channel}{approach}</p>")
+                   f"{escape(a.what)}{commit}{digest}{reply}{channel}{approach}{broken}</p>")
     out.append("<h3>Rounds</h3>")
     if review.since is not None:
         out.append(f'<p class="muted">Highlighted: recorded since {escape(review.since)}.</p>')

@@ -114,10 +114,7 @@ def ask(spec: store.Spec) -> Asked:
         tag = approval_tag(spec.rel_folder, str(iv["id"]), brief.confirmation_id)
         return Asked({"kind": "approval", "questions": [askround.approval_question(brief, tag)],
                       "markdown": askround.approval_markdown(brief),
-                      "next": "confirm --reply with the user's selection",
-                      "next_command": f"mdgrill confirm {spec_hint(spec)} --decision-id "
-                      f"{brief.confirmation_id or 'CID'} --source approve-and-delegate "
-                      "--reply <the user's selection>", "written": False})
+                      **approval_next(spec, brief.confirmation_id or "CID"), "written": False})
     if status in TERMINAL:
         gate = artifact_question(spec, prog)
         if gate is not None:
@@ -154,6 +151,31 @@ def ask(spec: store.Spec) -> Asked:
                   "unblocked": opened.get("added", []),
                   "written": bool(opened["opened"] or opened.get("added")),
                   "warnings": warnings}, asked)
+
+
+def approval_next(spec: store.Spec, cid: str) -> dict[str, object]:
+    """What follows the approval question, over a channel the project accepts: the agent's
+    `confirm --reply` only where the agent's relay (hook or `agent`) is accepted; else how the
+    user approves themselves, since a `confirm --reply` would be refused
+    `APPROVAL_CHANNEL_NOT_ACCEPTED`."""
+    from mdgrill.services.channels import how_to
+    from mdgrill.shell.project import accepted_channels
+
+    hint = spec_hint(spec)
+    accepted = accepted_channels(spec.root)
+    if "hook" in accepted or "agent" in accepted:
+        return {"next": "confirm --reply with the user's selection",
+                "next_command": f"mdgrill confirm {hint} --decision-id {cid} --source "
+                "approve-and-delegate --reply <the user's selection>"}
+    command = {"terminal": f"mdgrill approve {hint}",
+               "signed": f"mdgrill confirm {hint} --decision-id {cid} --source "
+                         "approve-and-delegate --sign",
+               "elicitation": "the MCP tool ask_approval"}
+    return {"next": "the user approves over an accepted channel: "
+                    + how_to(accepted, spec.rel_folder, cid),
+            # the user's own terminal first: it works wherever the agent runs
+            "next_command": next(command[c] for c in command if c in accepted),
+            "channels": list(accepted)}
 
 
 def artifact_question(spec: store.Spec, prog: Progress) -> Asked | None:

@@ -150,8 +150,17 @@ class Delegation(NamedTuple):
     prompt_checks: bool
 
     def phases_of(self, agent: str | None) -> list[str]:
-        """The phases whose artifact this sub-agent type writes (none: not an artifact agent)."""
-        return [phase for phase, names in self.agents.items() if agent and agent in names]
+        """The phases whose artifact this sub-agent type writes (none: not an artifact agent).
+
+        Claude Code names a plugin's agent `plugin:agent` (`ralph-specum:product-manager`);
+        a name listed without a plugin matches it from any plugin, since a plugin of another
+        name can ship an agent of the same name and write the same artifact. A name listed
+        with its plugin matches only that plugin's agent."""
+        if not agent:
+            return []
+        bare = agent.rpartition(":")[2]
+        return [phase for phase, names in self.agents.items()
+                if agent in names or bare in names]
 
 
 def delegation(root: str) -> Delegation:
