@@ -174,7 +174,11 @@ def _flush_headings(text: str, start: int, first_line: int, top_only: bool,
         pos = m.start(1)
         line += count("\n", last, pos)
         last = pos
-        append(Heading(len(m.group(1)), heading_text(m.group(2)), line, pos))
+        hashes, after = m.groups()
+        body = after.strip(" \t\r")
+        # heading_text's own steps, its call saved for the many headings with no closing `#`
+        body = heading_text(after) if body[-1:] == "#" else body.strip()
+        append(Heading(len(hashes), body, line, pos))
     return headings
 
 

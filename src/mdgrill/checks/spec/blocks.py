@@ -15,6 +15,7 @@ from mdgrill.model.interview import first_round
 from mdgrill.model.tree import split_decision
 
 _ROUND_KEYS = BLOCK_KEYS_LOWER["round"]
+_CLOSING_LOWER = frozenset(k.lower() for k in CLOSING_KEYS)
 
 # ---------------------------------------------------------------------------------------
 # Blocks of the log
@@ -30,7 +31,7 @@ def check_blocks(prog: Progress) -> list[Diagnostic]:
     """
     path = prog.path
     blocks = prog.blocks
-    out = _check_headings(path, [_head(b) for b in blocks])
+    out = _check_headings(path, [(b.kind, b.phase, b.round, b.title, b.line) for b in blocks])
     if prog.log_seal() is True:  # as mdgrill wrote them
         return out
     for index, block in enumerate(blocks):
@@ -42,10 +43,6 @@ def check_blocks(prog: Progress) -> list[Diagnostic]:
         else:
             out.extend(_check_transition(path, block))
     return out
-
-
-def _head(block: Block) -> tuple[str, str | None, int | None, str, int]:
-    return block.kind, block.phase, block.round, block.title, block.line
 
 
 def _check_headings(path: str,
@@ -95,7 +92,8 @@ def _check_round(path: str, block: Block, next_kind: str | None) -> list[Diagnos
     out: list[Diagnostic] = []
     entries = block.entries
     keys = [e.key_lower for e in entries]
-    if "asked" not in keys:
+    present = set(keys)
+    if "asked" not in present:
         # smart-ralph's rounds have no Asked line; read them, but say what mdgrill expects
         out.append(warning(path, block.line + 1, "ROUND_NO_ASKED",
                            f"round {block.round} has no `- Asked:` line: read as a smart-ralph "
@@ -108,24 +106,25 @@ def _check_round(path: str, block: Block, next_kind: str | None) -> list[Diagnos
                          f"round {block.round} must open with its `- Asked:` line, but its first "
                          f"line is `{first.key}:`: restore the round from git (`mdgrill "
                          "restore`); rounds are append-only"))
-    closed = "frontier after round" in keys or next_kind in CLOSES_ROUND
-    if closed:
-        missing = [k for k in CLOSING_KEYS if k.lower() not in keys]
-        if missing:
-            out.append(error(path, block.line + 1, "ROUND_INCOMPLETE",
-                             f"round {block.round} is closed but lacks "
-                             f"{', '.join('`' + k + ':`' for k in missing)}: a closed round "
-                             "records all five (`none` where there is nothing); record a "
-                             "correction in a new round"))
-    if not _ROUND_KEYS.issuperset(keys):
+    closed = "frontier after round" in present or next_kind in CLOSES_ROUND
+    if closed and not present.issuperset(_CLOSING_LOWER):
+        missing = [k for k in CLOSING_KEYS if k.lower() not in present]
+        out.append(error(path, block.line + 1, "ROUND_INCOMPLETE",
+                         f"round {block.round} is closed but lacks "
+                         f"{', '.join('`' + k + ':`' for k in missing)}: a closed round "
+                         "records all five (`none` where there is nothing); record a "
+                         "correction in a new round"))
+    if not _ROUND_KEYS.issuperset(present):
         out.extend(_unknown_keys(path, block, "round"))
-    for entry, key in zip(entries, keys, strict=True):
-        # no arrow of split_decision's in it (a test in C; split_decision is None then)
-        if key == "decisions" and "->" not in entry.value and "→" not in entry.value and \
-                entry.value.strip().lower() != "none":
-            out.append(warning(path, entry.line + 1, "DECISION_FORMAT",
-                               f"`Decisions: {entry.value}` has no `->`: write one decision per "
-                               "line as `<ID> -> <answer>`"))
+    if "decisions" in present:
+        for entry in entries:
+            # no arrow of split_decision's in it (a test in C; split_decision is None then)
+            value = entry.value
+            if entry.key_lower == "decisions" and "->" not in value and "→" not in value \
+                    and value.strip().lower() != "none":
+                out.append(warning(path, entry.line + 1, "DECISION_FORMAT",
+                                   f"`Decisions: {value}` has no `->`: write one decision per "
+                                   "line as `<ID> -> <answer>`"))
     if block.stray:
         out.extend(_stray(path, block))
     return out

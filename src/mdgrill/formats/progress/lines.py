@@ -161,10 +161,13 @@ class Option:
 class Node(Bulleted):
     """A design tree node `### <ID>: <title>` and its bullets."""
 
-    __slots__ = ("id", "title", "line", "end", "offset", "stop", "_options", "_first")
+    __slots__ = ("id", "title", "line", "end", "offset", "stop", "_options")
 
     def __init__(self, node_id: str, title: str, line: int, end: int, offset: int = -1) -> None:
-        Bulleted.__init__(self)
+        # Bulleted's three fields set here, not by a call: a 10,000-node tree makes as many
+        self._entries = None
+        self._stray = []
+        self._read = None
         self.id = node_id
         self.title = title
         self.line = line
@@ -172,10 +175,9 @@ class Node(Bulleted):
         self.offset = offset  # where its heading line starts in the text (-1: not known)
         self.stop = -1  # where its text stops (set by the reader that made it)
         self._options: list[Option] | None = None
-        self._first: dict[str, str] | None = None  # key -> value of its first entry
 
     def _forget(self) -> None:
-        self._first = self._options = None
+        self._options = None
 
     @property
     def options(self) -> list[Option]:
@@ -187,12 +189,14 @@ class Node(Bulleted):
         return self._options
 
     def first(self, key: str) -> str | None:
-        """The value of the node's first `key` entry (keys read case-insensitively)."""
-        first = self._first
-        if first is None:
-            # the first entry of a key wins: built from the last entry to the first
-            first = self._first = {e.key_lower: e.value for e in reversed(self.entries)}
-        return first.get(key.lower())
+        """The value of the node's first `key` entry (keys read case-insensitively). Read
+        by a scan: a node holds a handful of entries, and a dict of them per node cost
+        `validate` more than every scan it saved."""
+        wanted = key.lower()
+        for entry in self.entries:
+            if entry.key_lower == wanted:
+                return entry.value
+        return None
 
     @property
     def section(self) -> str | None:

@@ -3,7 +3,7 @@ entries and the log's hash when asked for)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from hashlib import sha256
 
 from mdgrill.formats import frontmatter as frontmatter_io
@@ -31,7 +31,6 @@ from mdgrill.formats.progress.lines import (
     NODE_HEADING,
     TREE,
     Block,
-    Bulleted,
     Node,
     section_key,
 )
@@ -279,19 +278,21 @@ class Progress:
     def read_all_bullets(self) -> None:
         """Read the bullets of every block and node, in one pass over each section's lines
         (what reading them one by one gives, without a call per part)."""
-        for key, parts in ((LOG, self.blocks), (TREE, self.nodes)):
-            sec = self.sections.get(key)
-            unread: list[Bulleted] = [part for part in parts if part._entries is None]
-            if sec is None or not unread:
-                continue
-            start, end = self._section_offsets(sec)
-            tokens = line_tokens(self.tf.text, start, end)
-            base = sec.start
-            for part in unread:
-                assert isinstance(part, (Block, Node))
-                # straight into the slots: nothing was worked out from entries never read
-                part._entries, part._stray = bullets(
-                    tokens[part.line + 1 - base:part.end - base], part.line + 1)
+        self._read_section(LOG, self.blocks)
+        self._read_section(TREE, self.nodes)
+
+    def _read_section(self, key: str, parts: Sequence[Block | Node]) -> None:
+        sec = self.sections.get(key)
+        unread = [part for part in parts if part._entries is None]
+        if sec is None or not unread:
+            return
+        start, end = self._section_offsets(sec)
+        tokens = line_tokens(self.tf.text, start, end)
+        base = sec.start
+        for part in unread:
+            # straight into the slots: nothing was worked out from entries never read
+            part._entries, part._stray = bullets(
+                tokens[part.line + 1 - base:part.end - base], part.line + 1)
 
     # -- the design tree -------------------------------------------------------------------
 
@@ -330,13 +331,12 @@ class Progress:
         return self._node_index.get(node_id)
 
 
-def part_reader(text: str) -> Callable[[Bulleted], None]:
+def part_reader(text: str) -> Callable[[Block | Node], None]:
     """What reads the bullets under a block's or a node's heading in `text` when first asked
     (each part's `_read`). It holds the text, not the `Progress`: parts that pointed back at
     their parse made a 10,000-round file a reference cycle of 200,000 objects, freed only
     by the cycle collector (a quarter of `validate`'s time, and a server's memory)."""
-    def read(part: Bulleted) -> None:
-        assert isinstance(part, (Block, Node))
+    def read(part: Block | Node) -> None:
         body = text.find("\n", part.offset, part.stop) + 1
         if body == 0:  # the heading is the part's only line
             part.entries, part.stray = [], []
