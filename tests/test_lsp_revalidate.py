@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import_part("pygls", "the LSP server is the `lsp` extra (pip install -e '.[dev]' installs it)")
-from mdgrill.checks.spec import validate_progress_bytes  # noqa: E402
+from mdgrill.checks.spec import NodeChecks, validate_progress_bytes  # noqa: E402
 from mdgrill.formats.progress import Progress, read_progress, reread_progress  # noqa: E402
 from mdgrill.formats.textfile import decode  # noqa: E402
 from mdgrill.integrations.lsp import Buffers, diagnostics_of, revalidate  # noqa: E402
@@ -72,12 +72,13 @@ def _apply(text: str, change: tuple[float, int, str]) -> str:
 def test_revalidating_after_any_edits_says_what_validate_says(
         base: int, changes: list[tuple[float, int, str]]) -> None:
     text = BASES[base]
-    found, earlier = revalidate(text.encode("utf-8"), NAME, None)
+    nodes = NodeChecks()
+    found, earlier = revalidate(text.encode("utf-8"), NAME, None, nodes)
     assert found == validate_progress_bytes(text.encode("utf-8"), NAME)
     for change in changes:
         text = _apply(text, change)
         data = text.encode("utf-8")
-        found, earlier = revalidate(data, NAME, earlier)
+        found, earlier = revalidate(data, NAME, earlier, nodes)
         assert [repr(d) for d in found] == [repr(d) for d in validate_progress_bytes(data, NAME)]
 
 
@@ -98,8 +99,14 @@ def test_a_keystroke_in_one_node_reads_that_node_again_and_no_other() -> None:
     assert prog.node("D499").entries is earlier.node("D499").entries  # type: ignore[union-attr]
     assert prog.blocks[-1].entries is earlier.blocks[-1].entries
     assert carry_ledger(prog, earlier) and ledger_of(prog) is ledger
+    nodes = NodeChecks()
+    revalidate(text.encode("utf-8"), NAME, None, nodes)
+    said = dict(nodes.found)
     assert validate_progress_bytes(typed.encode("utf-8"), NAME) == \
-        revalidate(typed.encode("utf-8"), NAME, earlier)[0]
+        revalidate(typed.encode("utf-8"), NAME, earlier, nodes)[0]
+    # what was said of the 999 other nodes is what was said before; D500 was checked again
+    assert len(nodes.found) == 1000 and len(set(nodes.found).difference(said)) == 1
+    assert all(nodes.found[key] is said[key] for key in set(said).intersection(nodes.found))
 
 
 def test_a_new_line_moves_the_parts_below_it_with_their_lines() -> None:
@@ -126,3 +133,28 @@ def test_a_buffer_that_does_not_read_says_what_validate_says_and_starts_again(
     assert diagnostics_of(uri, text, buffers) == diagnostics_of(uri, text)
     assert diagnostics_of(uri, broken, buffers) == diagnostics_of(uri, broken)
     assert diagnostics_of(uri, text + "x", buffers) == diagnostics_of(uri, text + "x")
+
+
+def test_a_node_that_names_an_id_is_checked_again_when_that_id_comes_or_goes() -> None:
+    # D2 says `Depends on: D1` and does not change; D1's heading is renamed and back
+    text = genspec.progress_text(6)
+    renamed = text.replace("### D1: ", "### Q1: ")
+    nodes = NodeChecks()
+    _, earlier = revalidate(text.encode("utf-8"), NAME, None, nodes)
+    for version in (renamed, text, renamed):
+        data = version.encode("utf-8")
+        found, earlier = revalidate(data, NAME, earlier, nodes)
+        assert found == validate_progress_bytes(data, NAME)
+        missing = [d for d in found if d.code == "MISSING_REFERENCE"]
+        assert (version is renamed) == any("D2 depends on D1" in d.message for d in missing)
+
+
+def test_a_loop_between_unchanged_nodes_is_still_found_after_an_edit_elsewhere() -> None:
+    text = genspec.progress_text(6).replace("- Depends on: none", "- Depends on: D2", 1)
+    nodes = NodeChecks()
+    _, earlier = revalidate(text.encode("utf-8"), NAME, None, nodes)
+    typed = text.replace("### D5: Question number 5", "### D5: Question number 5, typed")
+    found, _ = revalidate(typed.encode("utf-8"), NAME, earlier, nodes)
+    assert found == validate_progress_bytes(typed.encode("utf-8"), NAME)
+    assert [d.message.split(" depend")[0] for d in found if d.code == "DEPENDENCY_CYCLE"] == \
+        ["D1, D2"]

@@ -24,6 +24,7 @@ from urllib.parse import unquote, urlparse
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from mdgrill.checks.spec import NodeChecks
 from mdgrill.diagnostics import Diagnostic
 from mdgrill.errors import MdgrillError
 from mdgrill.formats.progress import Progress
@@ -87,43 +88,46 @@ def diagnostics_of(uri: str, text: str, buffers: Buffers | None = None) -> list[
     return out
 
 
-def revalidate(data: bytes, path: str,
-               earlier: Progress | None) -> tuple[list[Diagnostic], Progress | None]:
+def revalidate(data: bytes, path: str, earlier: Progress | None,
+               nodes: NodeChecks | None = None) -> tuple[list[Diagnostic], Progress | None]:
     """`validate_progress_parsed` of `data`, reading again only what changed since `earlier`
-    (a parse of an earlier version of the buffer, or None): its front matter and the
-    bullets of every block and node whose bytes did not change are taken from it, and every
+    (a parse of an earlier version of the buffer, or None): its front matter, the ledger of
+    an unchanged log and the bullets of every block and node whose bytes did not change are
+    taken from it, and `nodes` keeps what was said of each node for the next version. Every
     check runs on the result, so the diagnostics are a full validate's (issue 37, goal 4).
     A buffer that does not read takes the full path, which says why as `validate` does."""
     from mdgrill.checks.spec import check_progress, validate_progress_parsed
 
-    if earlier is None or not data or data.isspace():
+    if not data or data.isspace() or (earlier is None and nodes is None):
         return validate_progress_parsed(data, path)
     from mdgrill.diagnostics import sort_diagnostics
-    from mdgrill.formats.progress import reread_progress
+    from mdgrill.formats.progress import read_progress, reread_progress
     from mdgrill.model.tree import carry_ledger
 
     try:
-        prog = reread_progress(data, path, earlier)
-        carry_ledger(prog, earlier)
-        return sort_diagnostics(check_progress(prog)), prog
+        if earlier is None:
+            prog = read_progress(data, path)
+        else:
+            prog = reread_progress(data, path, earlier)
+            carry_ledger(prog, earlier)
+        return sort_diagnostics(check_progress(prog, nodes)), prog
     except (MdgrillError, RecursionError):
         return validate_progress_parsed(data, path)
 
 
 class Buffers:
-    """The last parse of each open `.progress.md` buffer, for its next change to start from."""
+    """Each open `.progress.md` buffer's last parse and what was said of its nodes, for its
+    next change to start from."""
 
     __slots__ = ("_parsed",)
 
     def __init__(self) -> None:
-        self._parsed: dict[str, Progress] = {}
+        self._parsed: dict[str, tuple[Progress | None, NodeChecks]] = {}
 
     def validate(self, uri: str, data: bytes, path: str) -> list[Diagnostic]:
-        found, prog = revalidate(data, path, self._parsed.get(uri))
-        if prog is None:
-            self._parsed.pop(uri, None)
-        else:
-            self._parsed[uri] = prog
+        earlier, nodes = self._parsed.get(uri) or (None, NodeChecks())
+        found, prog = revalidate(data, path, earlier, nodes)
+        self._parsed[uri] = (prog, nodes)
         return found
 
     def forget(self, uri: str) -> None:
