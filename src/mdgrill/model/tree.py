@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
-from mdgrill.formats.progress import Block, Node, Progress, split_ids
+from mdgrill.formats.progress import LOG, Block, Node, Progress, split_ids
 from mdgrill.formats.schema import is_id
 
 if TYPE_CHECKING:
@@ -206,6 +206,18 @@ def ledger_of(prog: Progress) -> Ledger:
 
 # A parsed file is never edited in place (a write makes a new one), so its ledger holds.
 _LEDGERS: WeakKeyDictionary[Progress, Ledger] = WeakKeyDictionary()
+
+
+def carry_ledger(prog: Progress, earlier: Progress) -> bool:
+    """Give `prog` the ledger read for `earlier` (an earlier version of the same file) when
+    its log is the same text on the same lines: the ledger is a function of the log's blocks
+    and their lines (the language server's revalidation, typing in the tree)."""
+    ledger = _LEDGERS.get(earlier)
+    moved = prog.section_moved(earlier, LOG)
+    if ledger is None or moved is None or moved[0] != 0:
+        return False
+    _LEDGERS[prog] = ledger
+    return True
 
 
 def _settle(ledger: Ledger, node_id: str, answer: str, line: int) -> None:

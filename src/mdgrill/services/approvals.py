@@ -158,16 +158,23 @@ def find_approval(spec: store.Spec, iv: dict[str, object],
     """(transition commits in HEAD's history for this interview and digest, shallow clone?)."""
     from mdgrill.git import vcs
 
+    commits = vcs.approval_commits(spec.root, spec.rel_folder)
+    return _approvals_of(commits, iv, phase, interview_id), commits.shallow
+
+
+def _approvals_of(commits: list[TransitionCommit], iv: dict[str, object], phase: str | None,
+                  interview_id: str | None) -> list[TransitionCommit]:
+    """The transition commits that record this interview's status with its digest."""
+    from mdgrill.git import vcs
+
     wanted = TRANSITION_OF_STATUS.get(str(iv.get("status")))
     phase = phase if phase is not None else str(iv.get("phase"))
     interview_id = interview_id if interview_id is not None else str(iv.get("id"))
-    commits = vcs.approval_commits(spec.root, spec.rel_folder)
-    matches = [c for c in commits
-               if c.trailers.get(vcs.TRAILER_PHASE) == phase
-               and c.trailers.get(vcs.TRAILER_INTERVIEW) == interview_id
-               and c.trailers.get(vcs.TRAILER_TRANSITION) == wanted
-               and c.trailers.get(vcs.TRAILER_CONTEXT_DIGEST) == iv.get("context_digest")]
-    return matches, commits.shallow
+    return [c for c in commits
+            if c.trailers.get(vcs.TRAILER_PHASE) == phase
+            and c.trailers.get(vcs.TRAILER_INTERVIEW) == interview_id
+            and c.trailers.get(vcs.TRAILER_TRANSITION) == wanted
+            and c.trailers.get(vcs.TRAILER_CONTEXT_DIGEST) == iv.get("context_digest")]
 
 
 def _confirmed_id(prog: Progress, interview_id: str) -> str | None:
@@ -240,15 +247,16 @@ def _reply_named(prog: Progress, interview_id: str) -> str | None:
     return None
 
 
-def _require_not_reopened(spec: store.Spec, approval: TransitionCommit, phase: str) -> None:
+def _require_not_reopened(spec: store.Spec, approval: TransitionCommit, phase: str,
+                          transitions: list[TransitionCommit]) -> None:
     """A reopening committed after this approval, of its phase or an earlier one, set it
     aside for good: the commit graph says so whatever later commits did to the file (a
     `git revert` of the reopening brings the old record back, not the approval; only a new
-    approval does)."""
+    approval does). `transitions`: the spec's transition commits in HEAD's history."""
     from mdgrill.formats.schema import PHASES
     from mdgrill.git import vcs
 
-    for other in vcs.approval_commits(spec.root, spec.rel_folder):
+    for other in transitions:
         if other.trailers.get(vcs.TRAILER_TRANSITION) != "reopen" or other.sha == approval.sha:
             continue
         reopened = other.trailers.get(vcs.TRAILER_PHASE, "")
@@ -350,7 +358,10 @@ def approval_binding(spec: store.Spec, prog: Progress, phase: str,
     from mdgrill.git import vcs
 
     iv = mapping_field(prog.data, "interview", "the record's")
-    commits, shallow = find_approval(spec, iv, phase, interview_id)
+    # one `git log` for the approval and for the reopenings after it
+    transitions = vcs.approval_commits(spec.root, spec.rel_folder)
+    shallow = transitions.shallow
+    commits = _approvals_of(transitions, iv, phase, interview_id)
     blobs = vcs.blobs_at(spec.root, [(c.sha, spec.rel_progress) for c in commits])
     for commit, blob in zip(commits, blobs, strict=True):
         if blob is None:
@@ -374,7 +385,7 @@ def approval_binding(spec: store.Spec, prog: Progress, phase: str,
             raise GateRefusal(gap[0], f"approval commit {commit.sha[:12]} does not cover "
                               f"{spec.rel_progress}: {gap[1]}",
                               details={"approval_commit": commit.sha})
-        _require_not_reopened(spec, commit, phase)
+        _require_not_reopened(spec, commit, phase, transitions)
         require_verified_history(spec, commit.sha)
         return {"checked": "history", "approval_commit": commit.sha}
     hint = (" This clone is shallow: if the approval is older than its cut, "

@@ -39,6 +39,7 @@ from mdgrill.checks.spec.keys import (
     ROUND_KEYS,
 )
 from mdgrill.checks.spec.tree import (
+    NodeChecks,
     check_ledger,
     check_nodes,
     ledger_ids,
@@ -51,6 +52,7 @@ __all__ = [
     "MIN_OPTIONS",
     "NODE_KEYS",
     "ROUND_KEYS",
+    "NodeChecks",
     "check_blocks",
     "check_context_map_model",
     "check_front_matter",

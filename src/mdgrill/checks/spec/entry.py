@@ -8,7 +8,7 @@ import gc
 from mdgrill.checks.spec.blocks import check_blocks
 from mdgrill.checks.spec.front import check_front_matter, check_log_digest, check_sections, key_line
 from mdgrill.checks.spec.keys import LINE_COL_PREFIX
-from mdgrill.checks.spec.tree import check_ledger, check_nodes
+from mdgrill.checks.spec.tree import NodeChecks, check_ledger, check_nodes
 from mdgrill.diagnostics import Diagnostic, error, sort_diagnostics
 from mdgrill.errors import InputError, MdgrillError
 from mdgrill.formats.progress import Progress
@@ -62,8 +62,9 @@ def from_input_error(exc: MdgrillError, path: str) -> Diagnostic:
     return error(path, line, exc.code, message, col)
 
 
-def check_progress(prog: Progress) -> list[Diagnostic]:
-    """Every problem of a parsed `.progress.md`: record, log, blocks, tree, ledger."""
+def check_progress(prog: Progress, nodes: NodeChecks | None = None) -> list[Diagnostic]:
+    """Every problem of a parsed `.progress.md`: record, log, blocks, tree, ledger (`nodes`:
+    what was said of an earlier version's nodes, see `check_nodes`)."""
     # The parts, their bullets and the ledger are ~15 objects a round, all kept until the
     # checks end: the cycle collector, scanning them again and again as they pile up, made
     # a 10,000-round file cost 1.7 times as much. Paused here only, and put back as found.
@@ -76,7 +77,7 @@ def check_progress(prog: Progress) -> list[Diagnostic]:
         out.extend(check_sections(prog))
         out.extend(check_log_digest(prog))
         out.extend(check_blocks(prog))
-        out.extend(check_nodes(prog))
+        out.extend(check_nodes(prog, nodes))
         out.extend(check_ledger(prog))
         out.extend(check_phase_approval(prog))
         out.extend(check_record_against_log(prog))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from mdgrill.checks.spec.front import key_line
 from mdgrill.checks.spec.keys import MAX_OPTIONS, MIN_OPTIONS, NODE_KEYS, NODE_KEYS_LOWER
 from mdgrill.diagnostics import Diagnostic, error, warning
@@ -13,8 +15,22 @@ from mdgrill.model.tree import prerequisites, unexplained
 # Design tree nodes
 
 
-def check_nodes(prog: Progress) -> list[Diagnostic]:
-    """Every node's keys, references and options; duplicate IDs; loops."""
+class NodeChecks:
+    """What `check_nodes` said of each node of one file, for its next version (the language
+    server's revalidation): a node of the same text on the same line, in a tree of the same
+    IDs, gets the same diagnostics without being checked again."""
+
+    __slots__ = ("ids", "found")
+
+    def __init__(self) -> None:
+        self.ids: frozenset[str] = frozenset()
+        # (path, node text, line) -> its diagnostics and what it waits on
+        self.found: dict[tuple[str, str, int], tuple[list[Diagnostic], list[str]]] = {}
+
+
+def check_nodes(prog: Progress, memo: NodeChecks | None = None) -> list[Diagnostic]:
+    """Every node's keys, references and options; duplicate IDs; loops. `memo`: what was
+    said of an earlier version's nodes (kept there for the next, only for this version's)."""
     path = prog.path
     out: list[Diagnostic] = []
     nodes = prog.nodes
@@ -31,10 +47,28 @@ def check_nodes(prog: Progress) -> list[Diagnostic]:
         out.append(warning(path, sec.heading_line + 1, "NODE_HEADING",
                            f"`### {sec.title}` under Design Tree is not a node heading: write "
                            "`### <ID>: <question>` (IDs like D1 or auth.users)"))
-    for node in nodes:
-        out.extend(_check_node(path, node, first_of))
+    waits = prerequisites
+    if memo is None:
+        for node in nodes:
+            out.extend(_check_node(path, node, first_of))
+    else:
+        ids = frozenset(first_of)
+        found = memo.found if ids == memo.ids else {}
+        kept: dict[tuple[str, str, int], tuple[list[Diagnostic], list[str]]] = {}
+        waits_on: dict[int, list[str]] = {}
+        text = prog.tf.text
+        for node in nodes:
+            key = (path, text[node.offset:node.stop], node.line)
+            said = found.get(key)
+            if said is None:
+                said = (_check_node(path, node, first_of), prerequisites(node))
+            kept[key] = said
+            out.extend(said[0])
+            waits_on[id(node)] = said[1]
+        memo.ids, memo.found = ids, kept
+        waits = lambda node: waits_on[id(node)]  # noqa: E731 - read while `nodes` lives
     out.extend(_asked_without_options(prog))
-    out.extend(_cycles(path, nodes, first_of))
+    out.extend(_cycles(path, nodes, first_of, waits))
     return out
 
 
@@ -117,11 +151,13 @@ def _check_options(path: str, node: Node, line: int, inline: str) -> list[Diagno
     return out
 
 
-def _cycles(path: str, nodes: list[Node], known: dict[str, Node]) -> list[Diagnostic]:
-    """Nodes that wait on each other forever (Depends on / Spawned by forming a loop)."""
+def _cycles(path: str, nodes: list[Node], known: dict[str, Node],
+            waits: Callable[[Node], list[str]] = prerequisites) -> list[Diagnostic]:
+    """Nodes that wait on each other forever (Depends on / Spawned by forming a loop);
+    `waits`: what a node waits on (`prerequisites`, or what a memo kept of it)."""
     edges: dict[str, list[str]] = {}
     for node_id, node in known.items():
-        refs = prerequisites(node)
+        refs = waits(node)
         edges[node_id] = [r for r in refs if r in known]
     indegree = dict.fromkeys(edges, 0)
     for refs in edges.values():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from mdgrill.cli.verbs import Outcome, Verb, add_spec
@@ -25,6 +25,7 @@ from mdgrill.shell.session import display
 
 if TYPE_CHECKING:
     from mdgrill.core.review import BoundView, SpecReview, TermView
+    from mdgrill.formats.progress import Progress
     from mdgrill.git.vcs import TransitionCommit
 
 GLOSSARY_NAMES = ("CONTEXT.md",)
@@ -323,17 +324,35 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _approved_bytes(root: str, rel: str) -> list[Diagnostic]:
-    """Commits that changed an approved artifact, read from the committed record at HEAD."""
+class _Last:
+    """Passes a file's versions through, keeping the last one's bytes."""
+
+    __slots__ = ("versions", "data")
+
+    def __init__(self, versions: Iterable[tuple[str, bytes]]) -> None:
+        self.versions = versions
+        self.data = b""
+
+    def __iter__(self) -> Iterator[tuple[str, bytes]]:
+        for sha, data in self.versions:
+            self.data = data
+            yield sha, data
+
+
+def _approved_bytes(root: str, rel: str, committed: bytes | None = None,
+                    parsed: Progress | None = None) -> list[Diagnostic]:
+    """Commits that changed an approved artifact, read from the committed record at HEAD
+    (`committed`: its bytes, already read; `parsed`: their parse, under the name shown)."""
     from mdgrill.formats.progress import read_progress
     from mdgrill.shell.drift import history_diagnostics
     from mdgrill.shell.snapshots import head_version
 
-    committed = head_version(root, os.path.join(root, rel))
+    if committed is None:
+        committed = head_version(root, os.path.join(root, rel))
     if committed is None:
         return []
     try:
-        prog = read_progress(committed, rel)
+        prog = read_progress(committed, rel) if parsed is None else parsed
     except MdgrillError:
         return []
     folder = os.path.dirname(rel) or "."
@@ -414,12 +433,14 @@ def _verify(args: argparse.Namespace, root: str) -> Outcome:
     for rel in progress_files:
         parents: dict[str, list[str]] = {}  # filled before the first version comes
         history = vcs.iter_file_history(root, rel, parents=parents)
-        watch = PhaseWatch(history, _shown(root, rel), approvals, reopens, parents)
+        last = _Last(history)
+        watch = PhaseWatch(last, _shown(root, rel), approvals, reopens, parents)
         try:
             diagnostics.extend(verify_log_history(watch, _shown(root, rel), stats, parents))
         finally:
             history.close()
         diagnostics.extend(watch.diagnostics)
+        now = None
         try:  # rounds are append-only: the file now holds every removal note ever recorded
             data = store.read_file(os.path.join(root, rel), rel, root)
             now = read_progress(data, _shown(root, rel))
@@ -432,7 +453,13 @@ def _verify(args: argparse.Namespace, root: str) -> Outcome:
             diagnostics.extend(check_approval_scope(now))
         except MdgrillError:
             pass
-        diagnostics.extend(_approved_bytes(root, rel))
+        # HEAD's version is the newest the walk read (the history of the file as HEAD
+        # explains it: no later commit changed it); when the file on disk holds the same
+        # bytes, its parse is the committed record's
+        committed = last.data or None
+        same = now if now is not None and committed is not None and \
+            now.tf.raw == committed else None
+        diagnostics.extend(_approved_bytes(root, rel, committed, same))
     for rel in glossaries:
         glossary_parents: dict[str, list[str]] = {}
         history = vcs.iter_file_history(root, rel, parents=glossary_parents)

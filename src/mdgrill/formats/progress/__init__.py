@@ -42,6 +42,7 @@ from mdgrill.formats.progress.lines import (
 from mdgrill.formats.progress.reader import (
     Progress,
     read_progress,
+    reread_progress,
 )
 from mdgrill.formats.progress.writer import (
     Change,
@@ -82,6 +83,7 @@ __all__ = [
     "parse_bullets",
     "read_bullets",
     "read_progress",
+    "reread_progress",
     "section_key",
     "single_line",
     "with_record",
