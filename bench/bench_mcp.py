@@ -13,6 +13,11 @@ side by side in one run (issue 37, goal 2).
    JSON state file (the helper mdgrill replaces), taking turns decision by decision.
    Target: the session >= 12x faster.
 
+4. The same reads and writes inside this process, through the SDK's tool manager
+   (`MCPServer.call_tool`, this checkout's code): what the server itself spends on a call,
+   without the stdio transport and the client. The difference to parts 1 and 2 is the
+   round trip between two processes, which the machine's load sets.
+
 `phase_gate.py` is not part of mdgrill: name it with `--phase-gate` or MDGRILL_PHASE_GATE
 (smart-ralph's `plugins/ralph-specum/scripts/phase_gate.py`); without it, part 3 times the
 session alone and says so. Its state file is seeded with the collecting interview its
@@ -121,6 +126,43 @@ def writes_and_reads(tmp: str, mdgrill: str, env: dict[str, str],
     return times
 
 
+def in_process(tmp: str, mdgrill: str, env: dict[str, str],
+               calls: int) -> dict[str, list[float]]:
+    """Part 4: per-call times of the tools inside this process, through the SDK's tool
+    manager (no transport)."""
+    from mdgrill.integrations.mcp import server
+
+    repo = new_repo(tmp, "inproc", mdgrill, env)
+    open_ids(repo, mdgrill, env, [f"D{i}" for i in range(1, calls + 1)])
+    times: dict[str, list[float]] = {k: [] for k in (
+        "record_answer", "open_frontier", "status", "frontier", "ledger")}
+    saved, here = dict(os.environ), os.getcwd()
+    os.environ.update({k: v for k, v in env.items() if k.startswith("GIT_")})
+    os.chdir(repo)
+    try:
+        app = server(repo)
+
+        async def job() -> None:
+            async def tool(name: str, arguments: dict[str, object]) -> None:
+                started = time.perf_counter()
+                checked(await app.call_tool(name, arguments))
+                times[name].append(time.perf_counter() - started)
+            await app.call_tool("status", {"spec": SPEC})
+            for i in range(calls):
+                await tool("record_answer", {"spec": SPEC, "decision_id": f"D{i + 1}",
+                                             "answer": f"c {i}"})
+                await tool("open_frontier", {"spec": SPEC, "round": 1,
+                                             "decision_id": [f"Y{i + 1}"]})
+                for read in ("status", "frontier", "ledger"):
+                    await tool(read, {"spec": SPEC})
+        asyncio.run(job())
+    finally:
+        os.chdir(here)
+        os.environ.clear()
+        os.environ.update(saved)
+    return times
+
+
 def seed_phase_gate(folder: str) -> str:
     """A phase_gate state file with the collecting interview its begin-interview writes."""
     os.makedirs(folder)
@@ -199,11 +241,14 @@ def main() -> int:
             lend_the_sdk(python)
         env = {**CHILD_ENV, "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "b@example.com",
                "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "b@example.com"}
-        print(f"mdgrill: {mdgrill}\nwall-clock medians, taking turns with each baseline")
+        print(f"mdgrill: {mdgrill}\nwall-clock medians, taking turns with each baseline; "
+              f"load average {os.getloadavg()[0]:.1f} at the start")
         times = writes_and_reads(tmp, mdgrill, env, opts.calls)
         loop_mcp, loop_gate = the_loop(tmp, mdgrill, python, env, opts.decisions, phase_gate)
+        inside = in_process(tmp, mdgrill, env, opts.calls)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
     med = {k: statistics.median(v) * 1000 for k, v in times.items()}
     print(f"\n1. writes ({opts.calls} calls each; target: a tool call <= 1/10 of the CLI's)")
     for verb in ("record-answer", "open-frontier"):
@@ -224,6 +269,9 @@ def main() -> int:
         ratio = loop_gate / loop_mcp
         print(f"   phase_gate.py processes {loop_gate:.2f} s: the session is {ratio:.1f}x "
               f"faster (target >= 12x: {'met' if ratio >= 12 else 'NOT met'})")
+    print("4. inside one process, through the SDK's tool manager (no transport, no client): "
+          + ", ".join(f"{name} {statistics.median(v) * 1000:.2f} ms"
+                      for name, v in inside.items()))
     return 0
 
 

@@ -61,6 +61,22 @@ def test_top_level_help_imports_no_verb_module() -> None:
     assert out.strip().splitlines()[-1] == "[]"
 
 
+def test_classify_reply_imports_no_state_machine_and_no_spec_reader() -> None:
+    """A verb imports only what it uses (issue 37, goal 3): classifying a reply reads the
+    reply model, not the interview's state machine, the progress reader or the session."""
+    probe = ("import sys\nfrom mdgrill.cli.main import main\n"
+             "main(['--json', 'classify-reply', '--text', 'yes please'])\n"
+             "print(sorted(m for m in sys.modules if m.startswith('mdgrill.')))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, timeout=60).stdout.strip().splitlines()
+    assert '"classification": "control_only"' in out[0]
+    loaded = out[-1]
+    assert "'mdgrill.model.replies'" in loaded
+    for heavy in ("mdgrill.core.machine", "mdgrill.formats.progress", "mdgrill.shell.session",
+                  "mdgrill.services.interview"):
+        assert f"'{heavy}'" not in loaded, heavy
+
+
 def test_each_verb_is_declared_once_in_its_module_table() -> None:
     """One declaration per verb (issue 29 part 7): each verb module lists its verbs (name,
     help, arguments, handler) in its VERBS table; main.py's lazy name -> module map, which

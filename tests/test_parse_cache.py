@@ -73,3 +73,45 @@ def test_what_a_write_leaves_reads_as_a_fresh_parse_reads_it(tmp_path: Path) -> 
     kept_status = spec.status().to_json()
     PARSED.clear()
     assert fresh.status().to_json() == kept_status
+
+
+def _commit(repo: Path, env: dict[str, str], subject: str, *trailers: str) -> str:
+    """A commit made by another process, as `confirm` or a user would make it."""
+    message = "\n\n".join([subject, "\n".join(trailers)]) if trailers else subject
+    for argv in (["add", "-A"], ["commit", "-q", "--allow-empty", "-m", message]):
+        subprocess.run(["git", *argv], cwd=repo, env=env, check=True, capture_output=True)
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, env=env, check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def _approval(repo: Path, env: dict[str, str], subject: str) -> str:
+    return _commit(repo, env, subject, "Mdgrill-Transition: approve", f"Mdgrill-Spec: {SPEC}")
+
+
+def test_status_sees_each_commit_another_process_makes(tmp_path: Path) -> None:
+    """The last approval is remembered only while HEAD, its branch and the packed refs stay
+    as they were: a commit, a branch switch, `git pack-refs` and a reset are each seen."""
+    path, spec = _spec(tmp_path)
+    repo, env = path.parents[2], {**os.environ, "GIT_AUTHOR_NAME": "T",
+                                  "GIT_AUTHOR_EMAIL": "t@example.com",
+                                  "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    assert spec.status()["approval"]["sha"] is None  # unborn: no commit yet
+    first = _approval(repo, env, "approve one")
+    assert spec.status()["approval"]["sha"] == first
+    assert spec.status()["approval"]["sha"] == first  # nothing changed: the same answer
+    subprocess.run(["git", "pack-refs", "--all"], cwd=repo, env=env, check=True)
+    assert not (repo / ".git" / "refs" / "heads" / "main").exists()  # packed now
+    second = _approval(repo, env, "approve two")
+    assert spec.status()["approval"]["sha"] == second
+    subprocess.run(["git", "checkout", "-q", "-b", "side", first], cwd=repo, env=env,
+                   check=True)
+    assert spec.status()["approval"]["sha"] == first  # HEAD names another branch
+    _commit(repo, env, "unrelated work")
+    assert spec.status()["approval"]["sha"] == first
+    subprocess.run(["git", "checkout", "-q", "main"], cwd=repo, env=env, check=True)
+    assert spec.status()["approval"]["sha"] == second
+    subprocess.run(["git", "reset", "-q", "--soft", first], cwd=repo, env=env, check=True)
+    assert spec.status()["approval"]["sha"] == first
+    subprocess.run(["git", "checkout", "-q", "--detach", second], cwd=repo, env=env,
+                   check=True)
+    assert spec.status()["approval"]["sha"] == second  # a detached HEAD holds the commit

@@ -12,7 +12,7 @@ import os
 from typing import TYPE_CHECKING
 
 from mdgrill.services import artifact as artifact_gate
-from mdgrill.services import content, interview, rounds
+from mdgrill.services import content, interview, replies, rounds
 from mdgrill.services import status as reading
 from mdgrill.shell import store
 
@@ -100,7 +100,7 @@ class Spec:
 
     def classify_reply(self, text: str, *, decision_id: str) -> Result:
         """What a reply to one decision is: an option, substantive, control_only, ..."""
-        return interview.classify_reply(text, spec=self._where, decision_id=decision_id)
+        return replies.classify_reply(text, spec=self._where, decision_id=decision_id)
 
     def frontier(self, *, group: str | None = None) -> Result:
         """The open, unblocked decisions in batches of at most four."""

@@ -44,7 +44,7 @@ VERBS: dict[str, tuple[str, str]] = {
         "Record that the user placed an asked decision out of scope (--reply: their words)."),
     "record-stop": ("interview",
         "Record the user's answer to Ready to build? (ship, keep-asking, refine)."),
-    "classify-reply": ("interview",
+    "classify-reply": ("replies",
         "Classify a reply: substantive, control_only, bare_skip, stop, skip_decision, ..."),
     "await-confirmation": ("interview", "Close the rounds and present the approach for approval."),
     "confirm": ("interview", "Record the user's approval (approve-and-delegate) and commit it."),

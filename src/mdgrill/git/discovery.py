@@ -83,3 +83,59 @@ def git_dir(root: str) -> str | None:
     """The repository's own git folder (`.git`, or where a worktree's `.git` file points)."""
     dirs = git_dirs(root)
     return dirs[0] if dirs else None
+
+
+def _file_stamp(path: str) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def _read_small(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def history_stamp(root: str) -> tuple[object, ...] | None:
+    """What decides the commits `git log HEAD` lists in the work tree at `root`, read from its
+    git folder without starting git; None when that cannot be read exactly (ask git then).
+
+    HEAD and the branch it names are read (their bytes are the commit); the files that can
+    change which history a commit has (packed refs, replace refs, grafts, the shallow list,
+    the configuration) are stat'ed: git replaces each by renaming a new file over it, never
+    by rewriting it in place, so a change gives a new inode. Equal stamps, equal history.
+    """
+    dirs = git_dirs(root)
+    if dirs is None:
+        return None
+    git_dir, common = dirs
+    if os.path.exists(os.path.join(common, "reftable")):  # refs in a binary table
+        return None
+    head = _read_small(os.path.join(git_dir, "HEAD"))
+    if head is None:
+        return None
+    branch: bytes | None = None
+    packed: bytes | None = None
+    if head.startswith(b"ref: "):
+        name = os.fsdecode(head[5:].strip())
+        if not name.startswith("refs/heads/") or ".." in name.split("/"):
+            return None
+        branch = _read_small(os.path.join(common, name))
+        if branch is None:  # not loose: packed, or not born yet
+            packed = _read_small(os.path.join(common, "packed-refs"))
+        elif branch.startswith(b"ref: "):  # a branch naming another: git follows the chain
+            return None
+    home = os.path.expanduser("~")
+    files = (os.path.join(common, "packed-refs"), os.path.join(common, "refs", "replace"),
+             os.path.join(common, "info", "grafts"), os.path.join(common, "shallow"),
+             os.path.join(common, "config"), os.path.join(git_dir, "config.worktree"),
+             os.path.join(home, ".gitconfig"),
+             os.path.join(os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"),
+                          "git", "config"))
+    env = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("GIT_")))
+    return (git_dir, head, branch, packed, env, *(_file_stamp(f) for f in files))

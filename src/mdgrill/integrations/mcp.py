@@ -263,7 +263,7 @@ def tools(ws: Workspace) -> list[Callable[..., object]]:  # noqa: C901 - one clo
                        option: list[str] | None = None,
                        recommend: int | None = None) -> dict[str, object]:
         """What a reply is: substantive, control_only, bare_skip, stop, skip_decision, …"""
-        from mdgrill.services.interview import classify_reply as classify
+        from mdgrill.services.replies import classify_reply as classify
         from mdgrill.shell import store
 
         where = store.resolve_spec(ws.inside(spec)) if spec is not None else None

@@ -432,27 +432,3 @@ def digest(spec: store.Spec, *, phase: str | None = None, compat: str | None = N
     return Result("digest", {"phase": chosen, "context_digest": value, "sources": context,
                              "recorded": recorded,
                              "stale": recorded is not None and recorded != value})
-
-
-def classify_reply(text: str, *, spec: store.Spec | None = None,
-                   decision_id: str | None = None, options: list[str] | None = None,
-                   recommend: int | None = None) -> Result:
-    """What a reply is (substantive, control_only, bare_skip, stop, ...), split by question."""
-    from mdgrill.model.replies import classify, overall, split_by_question
-
-    chosen: list[str] = list(options or [])
-    recommended = recommend
-    if spec is not None:
-        if decision_id is None:
-            raise InputError("USAGE", "--spec goes with --decision-id (the decision answered)")
-        node = load(spec).node(machine.require_id(decision_id))
-        if node is not None:
-            chosen, recommended = node.choices()
-    result = classify(text, chosen, recommended).to_json()
-    parts = split_by_question(text)
-    if len(parts) > 1:
-        classified = [(n, classify(part)) for n, part in parts]
-        result["parts"] = [{"question": n, "text": part, **r.to_json()}
-                           for (n, r), (_, part) in zip(classified, parts, strict=True)]
-        result["classification"] = overall([r.kind for _, r in classified])
-    return Result("classify-reply", result)

@@ -97,19 +97,6 @@ def _record_stop_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--section", metavar="S", help="with refine: the section to refine")
 
 
-def _classify_reply_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--text", required=True, metavar="T", help="the user's reply, verbatim")
-    p.add_argument("--spec", metavar="SPEC", help="with --decision-id: read the decision's "
-                   "options, so a label or number is recognised as that option")
-    p.add_argument("--decision-id", metavar="ID", help="with --spec: the decision the "
-                   "reply answers")
-    p.add_argument("--option", action="append", default=[], metavar="T",
-                   help="an option of the decision (instead of --spec); --recommend N marks "
-                   "the recommended one")
-    p.add_argument("--recommend", type=int, metavar="N", help="with --option: the number "
-                   "of the recommended option (1 for the first)")
-
-
 def _await_arguments(p: argparse.ArgumentParser) -> None:
     add_spec(p)
     p.add_argument("--decision-id", required=True, metavar="CID", help="the confirmation ID")
@@ -208,13 +195,6 @@ def _digest_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--phase", choices=PHASES, help="default: the spec's phase")
     p.add_argument("--compat", choices=["ralph"], help="smart-ralph's digest "
                    "(ralph-phase-context-v1, absolute paths)")
-
-
-def _classify_reply(args: argparse.Namespace) -> Outcome:
-    spec = store.resolve_spec(args.spec, args.root) if args.spec is not None else None
-    done = interview.classify_reply(args.text, spec=spec, decision_id=args.decision_id,
-                                    options=args.option, recommend=args.recommend)
-    return Outcome(done.data, str(done["classification"]))
 
 
 def _warnings(done: Result) -> str:
@@ -414,9 +394,6 @@ VERBS = (
          _out_of_scope_arguments, on_spec(_out_of_scope)),
     Verb("record-stop", "Record the user's answer to Ready to build? (ship, keep-asking, refine).",
          _record_stop_arguments, on_spec(_record_stop)),
-    Verb("classify-reply", "Classify a reply: substantive, control_only, bare_skip, stop, "
-         "skip_decision, ...",
-         _classify_reply_arguments, _classify_reply),
     Verb("await-confirmation", "Close the rounds and present the approach for approval.",
          _await_arguments, on_spec(_await)),
     Verb("confirm", "Record the user's approval (approve-and-delegate) and commit it.",

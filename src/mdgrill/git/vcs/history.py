@@ -7,6 +7,7 @@ import re
 from typing import TYPE_CHECKING
 
 from mdgrill.errors import InputError
+from mdgrill.git.discovery import history_stamp
 
 if TYPE_CHECKING:
     import subprocess
@@ -54,12 +55,37 @@ def _log_records(out: bytes) -> list[list[bytes]]:
     return [r.split(b"\x00", 4) for r in records if r.count(b"\x00") >= 4]
 
 
+# (work tree, spec or None) -> (the history stamp it was read at, the transitions of HEAD):
+# a long-lived process (`mdgrill mcp`) asks for them on every `status`; while HEAD, its
+# branch and what can rewrite history stay as they were, `git log` would answer the same.
+_KNOWN: dict[tuple[str, str | None], tuple[tuple[object, ...], TransitionList]] = {}
+_KNOWN_SIZE = 16
+
+
 def _transitions(repo_root: str, spec: str | None, rev: str) -> TransitionList:
     if bad_rev(rev):
         raise InputError("BAD_REVISION", f"{rev!r} is not a revision name.")
     # a commit another mdgrill process is still making (or was killed making) is settled
     # first, so an approval it records is seen, and its stale index.lock is not left behind
     settle_index(repo_root)
+    if rev != "HEAD":
+        return _read_transitions(repo_root, spec, rev)
+    # taken before git reads: a commit made meanwhile changes the stamp for the next call
+    stamp = history_stamp(repo_root)
+    key = (os.path.abspath(repo_root), spec)
+    known = _KNOWN.get(key)
+    if stamp is not None and known is not None and known[0] == stamp:
+        return TransitionList(known[1], known[1].shallow)
+    found = _read_transitions(repo_root, spec, rev)
+    if stamp is not None:
+        _KNOWN.pop(key, None)
+        while len(_KNOWN) >= _KNOWN_SIZE:
+            del _KNOWN[next(iter(_KNOWN))]
+        _KNOWN[key] = (stamp, TransitionList(found, found.shallow))
+    return found
+
+
+def _read_transitions(repo_root: str, spec: str | None, rev: str) -> TransitionList:
     greps = ["--fixed-strings", f"--grep={TRAILER_TRANSITION}:"]
     if spec is not None:
         greps += ["--all-match", f"--grep={TRAILER_SPEC}: {escape_value(spec)}"]

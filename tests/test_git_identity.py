@@ -1,0 +1,100 @@
+"""Who answered, read from git's configuration files as `git var GIT_AUTHOR_IDENT` answers
+(issue 37: "for the CLI, read from git's config files rather than a subprocess when that is
+exact"). Each case is checked against git itself; the plain ones must not start git, the
+others must ask it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mdgrill.git import identity
+
+DISTRO_GIT = os.path.realpath(os.popen("command -v git").read().strip() or "git") \
+    == "/usr/bin/git"
+
+PLAIN = "[user]\n\tname = Ann Lee\n\temail = ann@example.com\n"
+
+
+def _git_var(repo: Path) -> str:
+    out = subprocess.run(["git", "var", "GIT_AUTHOR_IDENT"], cwd=repo, capture_output=True,
+                         text=True, check=True).stdout.strip()
+    return out.rsplit(" ", 2)[0]
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in list(os.environ):
+        if name.startswith("GIT_") or name in ("EMAIL", "XDG_CONFIG_HOME"):
+            monkeypatch.delenv(name)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    work = tmp_path / "repo"
+    work.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=work, check=True)
+    identity._IDENTITIES.clear()
+    return work
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _no_git(root: str) -> str | None:
+    raise AssertionError("git was asked for an identity the files say plainly")
+
+
+@pytest.mark.skipif(not DISTRO_GIT, reason="the files are read only for /usr/bin/git")
+@pytest.mark.parametrize(("home_config", "local_config", "extra_env"), [
+    (PLAIN, "", {}),
+    (PLAIN, "[author]\n\tname = Bo Chen\n", {}),
+    ("[User]\n  Name = Ann \t  Lee   # who\n  EMAIL=ann@example.com ; mail\n", "", {}),
+    ('[user "work"]\n\tname = Other\n' + PLAIN + "[core]\n\tautocrlf = false\n", "", {}),
+    ("[user]\n\tname = Ann Lee\n", "", {"EMAIL": "env@example.com"}),
+    (PLAIN, "", {"GIT_AUTHOR_EMAIL": "given@example.com"}),
+])
+def test_a_plain_identity_is_read_from_the_files(
+        repo: Path, monkeypatch: pytest.MonkeyPatch, home_config: str, local_config: str,
+        extra_env: dict[str, str]) -> None:
+    _write(Path(os.environ["HOME"]) / ".gitconfig", home_config)
+    if local_config:
+        with open(repo / ".git" / "config", "a", encoding="utf-8") as handle:
+            handle.write(local_config)
+    for name, value in extra_env.items():
+        monkeypatch.setenv(name, value)
+    expected = _git_var(repo)
+    monkeypatch.setattr(identity, "_ask_git", _no_git)
+    assert identity.git_identity(str(repo)) == expected
+
+
+@pytest.mark.parametrize(("home_config", "extra_env"), [
+    ('[user]\n\tname = "Ann Lee"\n\temail = ann@example.com\n', {}),  # quoted
+    ("[include]\n\tpath = ~/.more\n" + PLAIN, {}),
+    ("[user]\n\tname = Ann Lee Jr.\n\temail = ann@example.com\n", {}),  # git trims the dot
+    ("[user]\n\tname = Ann Lee\n\temail = <ann@example.com>\n", {}),
+    ("[user]\n\tname = Ann \\\n Lee\n\temail = ann@example.com\n", {}),  # continued line
+    (PLAIN, {"GIT_CONFIG_PARAMETERS": "'user.name'='Cy'"}),
+])
+def test_what_the_reader_does_not_follow_is_asked_of_git(
+        repo: Path, monkeypatch: pytest.MonkeyPatch, home_config: str,
+        extra_env: dict[str, str]) -> None:
+    _write(Path(os.environ["HOME"]) / ".gitconfig", home_config)
+    _write(Path(os.environ["HOME"]) / ".more", "[user]\n\tname = Included\n")
+    for name, value in extra_env.items():
+        monkeypatch.setenv(name, value)
+    asked: list[str] = []
+    real = identity._ask_git
+
+    def counted(root: str) -> str | None:
+        asked.append(root)
+        return real(root)
+
+    monkeypatch.setattr(identity, "_ask_git", counted)
+    assert identity.git_identity(str(repo)) == _git_var(repo)
+    assert asked == [str(repo)]
