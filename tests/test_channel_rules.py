@@ -19,6 +19,7 @@ from conftest import require_part
 from mdgrill.api import Spec
 from mdgrill.errors import GateRefusal
 from mdgrill.formats.progress import Change, Progress, read_progress
+from mdgrill.formats.progress.writer import Transition
 from mdgrill.git.vcs import TransitionCommit
 from mdgrill.services import channels
 from mdgrill.shell import journal, store
@@ -393,10 +394,10 @@ def test_verify_reports_each_approval_commit_that_does_not_hold_its_signature(
 
 
 def test_an_approval_relayed_for_someone_else_says_who_relayed_it() -> None:
-    def step(prog: Progress) -> tuple[Change, dict[str, object]]:
+    def step(prog: Progress) -> Transition:
         change = Change()
         change.block("### Requirements Grill - Confirmed", ["- Interview: r1"])
-        return change, {"status": "complete"}
+        return Transition(change, {"status": "complete"})
 
     prog: Progress = None  # type: ignore[assignment]
     change, result = channels.relayed(step, ALICE, "bob@example.com")(prog)
@@ -409,7 +410,7 @@ def test_an_approval_relayed_for_someone_else_says_who_relayed_it() -> None:
                                       ["- Interview: r1"])], (person, account)
         assert result == {"status": "complete"}
 
-    def no_block(prog: Progress) -> tuple[Change, dict[str, object]]:
-        return Change(), {}
+    def no_block(prog: Progress) -> Transition:
+        return Transition(Change(), {})
 
     assert channels.relayed(no_block, ALICE, "bob")(prog)[1] == {}

@@ -494,7 +494,7 @@ def test_a_save_between_read_and_write_is_kept(repo: Path, monkeypatch: pytest.M
                                                mdgrill: object) -> None:
     """The mechanism itself, without timing: an editor saves while a change is computed;
     the transaction sees the new bytes, runs its step again on them, and keeps both."""
-    from mdgrill.formats.progress import Change
+    from mdgrill.formats.progress import Change, Transition
     from mdgrill.shell import store
     from mdgrill.shell.session import transaction
 
@@ -505,13 +505,13 @@ def test_a_save_between_read_and_write_is_kept(repo: Path, monkeypatch: pytest.M
     path = Path(spec.progress)
     calls = []
 
-    def step(prog: object) -> tuple[Change, dict[str, object]]:
+    def step(prog: object) -> Transition:
         calls.append(1)
         if len(calls) == 1:  # the editor's save lands while mdgrill computes
             path.write_text(path.read_text().replace("## Goal\n", "Hand edit.\n\n## Goal\n"))
         change = Change()
         change.updates["phase"] = "requirements"
-        return change, {}
+        return Transition(change, {})
 
     result = transaction(spec, step)
     assert len(calls) == 2 and result == {"written": True, "redone": 1}
@@ -522,7 +522,7 @@ def test_a_save_between_read_and_write_is_kept(repo: Path, monkeypatch: pytest.M
 def test_a_file_that_keeps_changing_is_refused(repo: Path, monkeypatch: pytest.MonkeyPatch,
                                                mdgrill: object) -> None:
     from mdgrill.errors import InputError
-    from mdgrill.formats.progress import Change
+    from mdgrill.formats.progress import Change, Transition
     from mdgrill.shell import store
     from mdgrill.shell.session import WRITE_TRIES, transaction
 
@@ -533,12 +533,12 @@ def test_a_file_that_keeps_changing_is_refused(repo: Path, monkeypatch: pytest.M
     path = Path(spec.progress)
     calls = []
 
-    def step(prog: object) -> tuple[Change, dict[str, object]]:
+    def step(prog: object) -> Transition:
         calls.append(1)
         path.write_text(path.read_text().replace("## Goal\n", f"Edit {len(calls)}.\n\n## Goal\n"))
         change = Change()
         change.updates["phase"] = "requirements"
-        return change, {}
+        return Transition(change, {})
 
     with pytest.raises(InputError) as caught:
         transaction(spec, step)
