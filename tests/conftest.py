@@ -83,16 +83,21 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-@pytest.fixture
-def repo(tmp_path: Path, home: Path) -> Path:
-    """A fresh git repository (branch main, a local identity) in tmp_path/repo."""
-    path = tmp_path / "repo"
-    path.mkdir()
+def git_init(path: Path) -> Path:
+    """`path` made a git repository: branch main, a local identity, no signing."""
     for args in (["init", "-q", "-b", "main"], ["config", "user.name", "Test User"],
                  ["config", "user.email", "test@example.com"],
                  ["config", "commit.gpgsign", "false"]):
         subprocess.run(["git", *args], cwd=path, check=True, capture_output=True)
     return path
+
+
+@pytest.fixture
+def repo(tmp_path: Path, home: Path) -> Path:
+    """A fresh git repository (branch main, a local identity) in tmp_path/repo."""
+    path = tmp_path / "repo"
+    path.mkdir()
+    return git_init(path)
 
 
 @pytest.fixture

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import mdgrill_command
+from conftest import git_init, mdgrill_command
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -213,10 +213,7 @@ def make_template(where: Path) -> Path:
     """A git repository with the spec, its tree, and the requirements interview begun."""
     root = where / "template"
     root.mkdir()
-    for args in (["init", "-q", "-b", "main"], ["config", "user.name", "Test User"],
-                 ["config", "user.email", "test@example.com"],
-                 ["config", "commit.gpgsign", "false"]):
-        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+    git_init(root)
     spec = mdgrill.Spec.init(root / "specs" / "promo", goal="Let customers apply a promo code.",
                              root=root)
     for node_id, (title, options, recommend, depends) in NODES.items():
