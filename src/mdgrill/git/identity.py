@@ -29,7 +29,9 @@ _CONFIG_ENV = ("GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_C
                "GIT_PYTHON_GIT_EXECUTABLE")
 # The one git whose system configuration is known to be /etc/gitconfig (a distribution's).
 _SYSTEM_GIT, _SYSTEM_CONFIG = "/usr/bin/git", "/etc/gitconfig"
-_SECTION = re.compile(r'\[[ \t]*([A-Za-z0-9.-]+)[ \t]*(?:"([^"\\]*)")?[ \t]*\][ \t]*(?:[#;].*)?')
+# the blanks after the name are read once: a `[ \t]*` on each side of the optional subsection
+# made a long run of tabs quadratic (the ReDoS check in .ci/run found it)
+_SECTION = re.compile(r'\[[ \t]*([A-Za-z0-9.-]+)[ \t]*(?:"([^"\\]*)"[ \t]*)?\][ \t]*(?:[#;].*)?')
 _ENTRY = re.compile(r"([A-Za-z][A-Za-z0-9-]*)[ \t]*(?:=(.*))?")
 _ODD_BLANK = re.compile("[\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 _WANTED = {("author", "name"), ("author", "email"), ("user", "name"), ("user", "email")}
