@@ -141,10 +141,11 @@ da hvala dobro može važi
 हाँ हां जी धन्यवाद ठीक है अच्छा बढ़िया शुक्रिया
 ya baik terima kasih oke siap setuju lanjut
 vâng cảm ơn được ok đồng ý tốt
-ใช่ ขอบคุณ ครับ ค่ะ โอเค ได้
+ใช่ ขอบคุณ ครับ ค่ะ คะ โอเค ได้ มาก นะ แล้ว
 はい ありがとう ありがとうございます 了解 了解です 分かりました わかりました 大丈夫 いいです いいね
 オッケー お願いします 続けて どうぞ
 好 好的 是 是的 行 可以 谢谢 謝謝 没问题 沒問題 对 對 嗯 继续 繼續 明白 收到
+你 您 吧 了 的 啊 呀 哦 啦
 네 예 감사합니다 고마워요 좋아요 좋습니다 알겠습니다 계속 괜찮아요
 """.split())  # noqa: SIM905 - word lists read best as prose
 # The user is done being asked (the elicitation skill's "done", "that's enough", "build it",
