@@ -71,6 +71,20 @@ def test_a_skipped_block_without_defaults_still_reads(cli: Cli) -> None:
     assert cli("validate", SPEC)["ok"] is True
 
 
+def test_a_revise_after_skip_goes_on_counting_rounds(cli: Cli) -> None:
+    """A skip awaits approval; `Revise decisions` there reopens a decision in the same
+    interview, whose next round counts on from the last ("round numbers never repeat"):
+    validate says nothing of it (it warned ROUND_NUMBER "rounds start at round 2")."""
+    cli.node("depth")
+    begin(cli)
+    ask(cli, 1, "depth")
+    skip(cli)
+    assert cli("revise", SPEC, "--decision-id", "depth")["round"] == 2
+    found = cli("validate", SPEC)
+    assert found["ok"] is True
+    assert "ROUND_NUMBER" not in str(found)
+
+
 def test_the_user_places_a_blocked_branch_out_of_scope_in_their_words(cli: Cli) -> None:
     """"Every branch is resolved or the user has explicitly placed it out of scope.": a
     branch blocked under an asked question ("drop the tax branch") is the user's to set

@@ -75,7 +75,9 @@ def _check_headings(path: str,
                 out.extend(_check_round_number(path, phase, number, line, last_round))
         elif kind in NEW_SEQUENCE and phase is not None:
             before = last_round.pop(phase, None)
-            if kind != "reset":
+            # a Skipped block awaits approval, and a `revise` then goes on with the same
+            # interview: its next round may count on, as after a Reset
+            if kind not in ("reset", "skipped"):
                 carried.pop(phase, None)
             elif before is not None:
                 carried[phase] = before
