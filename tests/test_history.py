@@ -255,6 +255,102 @@ def test_fast_path_accepts_appends_and_tree_growth() -> None:
     assert _fast_append(snapshot, fenced.encode()) is None  # the full parse decides
 
 
+_ROUND2 = "\n### Requirements Grill - Round 2\n- Asked: D2\n"
+_BODY = "# S\n\n## Goal\n\ng\n\n## Design Tree\n\n### D1: one\n- Section: a\n\n"
+
+
+def _with_body(body: str) -> str:
+    return _small_spec().replace(_BODY, body)
+
+
+# (old, new): a fence opened in the body and closed after an appended round hides the log
+# from the full parse; each edit sits where a wrong count of the bytes the two versions
+# share (`_common_prefix`, `_common_suffix`) would leave it unsearched (issue 32's mutants)
+_HIDDEN = {
+    "far from the body's end": (_small_spec(), lambda old: old.replace(
+        "# S\n", "# S\n```\n") + _ROUND2 + "```\n"),
+    "made by the body's first byte, with a change further on": (
+        _with_body("x``\n" + _BODY), lambda old: old.replace("x``\n", "```\n").replace(
+            "- Section: a", "- Section: b") + _ROUND2 + "```\n"),
+    "near the body's end, with the title changed": (_small_spec(), lambda old: old.replace(
+        "# S\n", "# T\n").replace("### D1: one", "```\n### D1: one") + _ROUND2 + "```\n"),
+    "at the end of a replaced span longer than the reach": (_small_spec(), lambda old: old.replace(
+        "\ng\n\n## Design Tree\n\n### D1: one\n", "\nh\n\n## Design Tree\n\n```\nD1: one\n")
+        + _ROUND2 + "```\n"),
+}
+
+
+@pytest.mark.parametrize("case", list(_HIDDEN))
+def test_fast_path_declines_an_opener_that_hides_the_log(case: str) -> None:
+    old, edit = _HIDDEN[case]
+    new = edit(old).encode()
+    old_lv, prog = _parsed(old.encode(), "p.md")
+    assert first_broken_block(old_lv, log_version(new, "p.md")) is not None  # the full parse
+    snapshot = _snapshot_of(old.encode(), prog, old_lv)
+    assert snapshot.head is not None and _fast_append(snapshot, new) is None
+    stats: dict[str, int] = {}
+    found = verify_log_history([("a" * 40, old.encode()), ("b" * 40, new)], "p.md", stats)
+    assert stats == {"fast": 0, "full": 2} and "Round 1" in found[0].message
+
+
+def test_fast_path_leaves_an_unclosed_front_matter_to_the_full_parse() -> None:
+    """A version whose front matter is never closed cannot be read, however its log grew."""
+    old = _small_spec().encode()
+    new = _small_spec().replace("\n---\n# S", "\n--x\n# S") + _ROUND2
+    stats: dict[str, int] = {}
+    found = verify_log_history([("a" * 40, old), ("b" * 40, new.encode())], "p.md", stats)
+    assert stats == {"fast": 0, "full": 2}
+    assert [d.code for d in found] == ["MALFORMED_VERSION"]
+    assert "front matter opened by `---` on line 1 is never closed" in found[0].message
+
+
+def test_fast_path_needs_a_log_in_the_version_before() -> None:
+    """A version with no Interview Responses section yet (nothing recorded), then its first
+    round: nothing to report, and both read by the full parse."""
+    first = _small_spec().split("## Interview Responses\n")[0]
+    stats: dict[str, int] = {}
+    assert verify_log_history([("a" * 40, first.encode()),
+                               ("b" * 40, _small_spec().encode())], "p.md", stats) == []
+    assert stats == {"fast": 0, "full": 2}
+
+
+def test_fast_path_leaves_a_nul_byte_to_the_full_parse() -> None:
+    """A NUL byte in what a commit appended makes the version unreadable (binary), as the full
+    parse says: the fast path does not accept it as an append."""
+    old = _small_spec().encode()
+    new = (_small_spec() + _ROUND2.replace("D2", "D2\x00")).encode()
+    stats: dict[str, int] = {}
+    found = verify_log_history([("a" * 40, old), ("b" * 40, new)], "p.md", stats)
+    assert stats == {"fast": 0, "full": 2}
+    assert [d.code for d in found] == ["MALFORMED_VERSION"] and "NUL byte" in found[0].message
+
+
+def test_fast_path_compares_a_body_of_one_byte() -> None:
+    """Nothing between the front matter and the log but a blank line, then a word written
+    there: the shared bytes are counted (none at the start) and the append is taken fast."""
+    old = _with_body("\n")
+    new = old.replace("---\n\n## Interview", "---\nx\n## Interview") + _ROUND2
+    stats: dict[str, int] = {}
+    assert verify_log_history([("a" * 40, old.encode()), ("b" * 40, new.encode())], "p.md",
+                              stats) == []
+    assert stats == {"fast": 1, "full": 1}
+
+
+@pytest.mark.parametrize("start", ["no front matter", "a line of four dashes",
+                                   "a blank line, then the log"])
+def test_fast_path_takes_appends_to_a_file_without_front_matter(start: str) -> None:
+    """The fast path does not need a front matter: an append to a file without one (its
+    first line four dashes, or the log heading on line 2) is taken fast too."""
+    body = _small_spec().split("\n---\n", 1)[1]
+    old = {"no front matter": body, "a line of four dashes": "----\n" + body,
+           "a blank line, then the log": "\n## Interview Responses\n" + body.split(
+               "## Interview Responses\n")[1]}[start]
+    stats: dict[str, int] = {}
+    assert verify_log_history([("a" * 40, old.encode()), ("b" * 40, (old + _ROUND2).encode())],
+                              "p.md", stats) == []
+    assert stats == {"fast": 1, "full": 1}
+
+
 # --------------------------------------------------------------------------- review, log
 
 def test_review_defaults_to_the_merge_base_and_prints_markdown(demo: Path, mdgrill: Run) -> None:

@@ -45,3 +45,13 @@ def test_a_long_file_of_repeated_lines_keeps_each_sides_edit() -> None:
     ours = ["added at the top", *base]
     theirs = [*base[:-2], "line 149 changed", ""]
     assert merge_lines(base, ours, theirs).lines() == ["added at the top", *theirs]
+
+
+def test_a_checklist_of_identical_items_keeps_edits_far_apart() -> None:
+    """300 lines that are one item and a blank line over and over (every line repeated):
+    a line added at the top and the last line changed merge cleanly, as git's merge does.
+    difflib's "autojunk" would find no line to anchor on and make the whole file one clash."""
+    base = [line for _ in range(150) for line in ("- [ ] check", "")]
+    ours = ["added at the top", *base]
+    theirs = [*base[:-1], "changed at the end"]
+    assert merge_lines(base, ours, theirs).lines() == ["added at the top", *theirs]
