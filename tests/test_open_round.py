@@ -125,6 +125,11 @@ def test_nothing_opens_unless_the_interview_is_collecting(spec: Spec, closing: s
     before = _bytes(spec)
     assert rounds.open_round(_where(spec)) == {"opened": False}
     assert _bytes(spec) == before
-    if closing == "complete":  # (while awaiting, questionnaire refuses: C1 has no node)
-        assert spec.questionnaire().data["opened"] is False
-        assert _bytes(spec) == before
+    # the approval question (or what follows approval) is `ask`'s: questionnaire writes
+    # nothing and says so (while awaiting it refused MISSING_REFERENCE: C1 is no node)
+    out = spec.questionnaire().data
+    command = str(out.pop("next_command"))
+    assert out == {"written": False, "next": "ask", "opened": False}
+    assert command.startswith("mdgrill ask ") and command.endswith("specs/s")
+    assert _bytes(spec) == before
+    assert not (Path(spec.folder) / "questions.md").exists()

@@ -229,12 +229,14 @@ def questionnaire_text(spec: store.Spec) -> str | None:
     from mdgrill.core.questionnaire import render
 
     prog = load(spec)
-    pending = pending_of(prog)
+    iv = machine.interview_of(prog.data)
+    # awaiting approval, `pending:` holds the confirmation ID: the approval question is
+    # `ask`'s, not a questionnaire's (it is no decision of the tree)
+    pending = pending_of(prog) if iv.get("status") == "collecting" else []
     if not pending:
         return None
     nodes = pending_nodes(prog, pending)
     questions(nodes)  # the same refusal as `ask` for a node without 2-4 options
-    iv = machine.interview_of(prog.data)
     return render(spec.rel_folder, str(iv["id"]), int(str(iv["round"])),
                   str(prog.data.get("goal") or ""), nodes)
 

@@ -368,7 +368,11 @@ def questionnaire(spec: store.Spec) -> Result:
     opened = open_round(spec)
     text = questionnaire_text(spec)
     if text is None:
-        step, command = closing_step(spec)
+        if machine.interview_of(load(spec).data).get("status") != "collecting":
+            # the approval question, an artifact's gate or nothing at all: `ask` says which
+            step, command = "ask", f"mdgrill ask {spec_hint(spec)}"
+        else:
+            step, command = closing_step(spec)
         return Result("questionnaire", {"written": False, "next": step,
                                         "next_command": command, **opened})
     store.atomic_write(path, text.encode("utf-8"))
