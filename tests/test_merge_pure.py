@@ -291,13 +291,15 @@ def test_the_goal_changed_on_one_side_is_taken(spec: Spec) -> None:
 # -- what is left to git ---------------------------------------------------------------------
 
 
+def approve(s: Spec) -> None:
+    open_round2(s)
+    s.record_answer("D2", "A")
+    s.record_answer("D3", "A")
+    s.await_confirmation(decision_id="confirm-1", approach="Codes for all")
+    s.confirm(decision_id="confirm-1", no_commit=True)
+
+
 def test_an_approval_on_one_side_and_rounds_on_the_other_cannot_merge(spec: Spec) -> None:
-    def approve(s: Spec) -> None:
-        open_round2(s)
-        s.record_answer("D2", "A")
-        s.record_answer("D3", "A")
-        s.await_confirmation(decision_id="confirm-1", approach="Codes for all")
-        s.confirm(decision_id="confirm-1", no_commit=True)
     texts = versions(spec, approve, round2(("D2", "B")))
     assert "Confirmed" in texts[1]
     for pair in (texts, (texts[0], texts[2], texts[1])):
@@ -404,3 +406,175 @@ def test_one_id_taken_on_both_sides_is_renamed_on_theirs(spec: Spec) -> None:
     # the same node added on both sides stands once, not renamed
     m = merge((texts[0], texts[1], texts[1]))
     assert m.text is not None and m.text.count("Ours?") == 1 and m.notes == []
+
+
+# -- cases the first mutation run asked for ---------------------------------------------------
+
+
+def edit(old: str, new: str, count: int = 1) -> Step:
+    """A hand edit of the file: `old` replaced by `new` (it must be there)."""
+    def run(s: Spec) -> None:
+        p = Path(s.progress)
+        text = p.read_text(encoding="utf-8")
+        assert old in text
+        p.write_text(text.replace(old, new, count), encoding="utf-8")
+    return run
+
+
+def both(*steps: Step) -> Step:
+    def run(s: Spec) -> None:
+        for step in steps:
+            step(s)
+    return run
+
+
+def test_a_line_under_a_heading_changed_two_ways_is_marked_there(spec: Spec) -> None:
+    texts = versions(spec, both(round2(("D2", "B")), edit("# A\n", "# A\n\nOurs: online\n")),
+                     edit("# A\n", "# A\n\nTheirs: in store\n"))
+    m = merge(texts)
+    assert m.text is not None and m.conflicts == []
+    # two additions at one place stand one after the other
+    assert m.clashes == [] and "# A\n\nOurs: online\n\nTheirs: in store\n\n## Goal" in m.text
+    goal = "\n## Goal\n\nPromo codes at checkout\n"
+    texts = versions(spec, both(round2(("D2", "B")), edit(goal, goal.replace("at", "online at"))),
+                     edit(goal, goal.replace("at", "in store at")))
+    m = merge(texts)
+    assert m.text is not None and m.in_conflict
+    assert [where for where, _ in m.clashes] == ["the text under `## Goal`"]
+    body = m.text[m.text.index("## Goal"):]
+    assert body.startswith("## Goal\n\n<<<<<<< ours\nPromo codes online at checkout\n=======\n"
+                           "Promo codes in store at checkout\n>>>>>>> theirs\n")
+    assert "- Decisions: D2 -> B" in m.text and "<!--" not in m.text
+
+
+def test_one_key_added_two_ways_at_two_places_does_not_read(spec: Spec) -> None:
+    texts = versions(spec, edit("spec: a\n", "spec: a\nowner: Ana\n"),
+                     edit("skills: []\n", "skills: []\nowner: Bob\n"))
+    m = merge(texts)
+    assert m.text is None
+    assert m.reason.startswith("the merged file does not read (")
+
+
+def test_a_merge_that_would_not_validate_is_left_to_git(spec: Spec) -> None:
+    node = "### D3: Question 3?\n- Depends on: D1\n- Options:\n  - A (Recommended)\n  - B\n\n"
+    def add(s: Spec) -> None:
+        s.add_node("D6", title="After 3?", depends_on=["D3"], options=["A", "B"])
+    texts = versions(spec, edit(node, ""), add)
+    m = merge(texts)
+    assert m.text is None
+    assert m.reason.startswith("the merged file would not validate (")
+    assert "D3" in m.reason
+
+
+def test_their_tree_without_a_blank_line_after_its_heading_is_taken_whole(spec: Spec) -> None:
+    texts = versions(spec, round2(("D2", "B")),
+                     both(lambda s: s.add_node("D8", title="Eight?", options=["A", "B"]),
+                          edit("## Design Tree\n\n", "## Design Tree\n")))
+    m = merge(texts)
+    assert m.text is not None and not m.in_conflict, m.reason
+    tree = m.text[m.text.index("## Design Tree"):m.text.index("## Interview Responses")]
+    assert tree.count("### D") == 4 and "### D1: Who?" in tree and "### D8: Eight?" in tree
+
+
+def test_an_earlier_recorded_block_changed_cannot_merge(spec: Spec) -> None:
+    start = Path(spec.progress).read_text(encoding="utf-8")
+    for old, new in (("- Decisions: D1 -> All", "- Decisions: D1 -> Members"),
+                     ("### Requirements Grill - Round 1", "### Requirements Grill - Round 1 ")):
+        Path(spec.progress).write_text(start, encoding="utf-8")
+        texts = versions(spec, answers(("D2", "B")), edit(old, new), base=open_round2)
+        m = merge(texts)
+        assert m.text is None
+        assert m.reason == \
+            "their version changed the recorded block `Requirements Grill - Round 1`", old
+
+
+def test_rounds_both_sides_ran_from_an_empty_log(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    for args in (["init", "-q", "-b", "main"], ["config", "user.name", "Test"],
+                 ["config", "user.email", "test@example.com"]):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+    monkeypatch.chdir(tmp_path)
+    s = Spec.init("specs/a", goal="Promo codes at checkout")
+    s.add_node("D1", title="Who?", options=["All", "Members"], recommend=1)
+    s.add_node("D2", title="When?", options=["Now", "Later"], recommend=1)
+    s.begin_interview(phase="requirements", interview_id="r1")
+
+    def first(decision: str, answer: str) -> Step:
+        def run(s: Spec) -> None:
+            s.open_frontier(round=1, decision_ids=[decision])
+            s.record_answer(decision, answer)
+        return run
+    texts = versions(s, first("D1", "All"), first("D2", "Now"))
+    assert "### Requirements Grill" not in texts[0]
+    m = merge(texts)
+    assert m.text is not None and not m.in_conflict, m.reason
+    log = log_of(m.text)
+    assert log.index("### Requirements Grill - Round 1") < log.index("- Decisions: D1 -> All") \
+        < log.index("### Requirements Grill - Round 2") < log.index("- Decisions: D2 -> Now")
+    assert log.count("Round 1") == 1
+    assert record(m.text)["round"] == 2
+    assert sealed(m.text)
+
+
+def test_rounds_after_a_reopen_are_numbered_from_the_reopen(spec: Spec) -> None:
+    # the phase confirmed then reopened: its rounds count from 1 again, and theirs follow ours
+    def reopened(s: Spec) -> None:
+        approve(s)
+        s.reopen(phase="requirements", reason="Missed a case", no_commit=True)
+        s.begin_interview(phase="requirements", interview_id="r2")
+
+    def ask(node: str) -> Step:
+        def run(s: Spec) -> None:
+            s.add_node(node, title=f"{node}?", options=["A", "B"])
+            s.open_frontier(round=1, decision_ids=[node])
+            s.record_answer(node, "A")
+        return run
+    texts = versions(spec, ask("D4"), ask("D5"), base=reopened)
+    m = merge(texts)
+    assert m.text is not None and not m.in_conflict, m.reason
+    log = log_of(m.text)
+    after = log[log.index("Reopened"):]
+    assert after.index("Round 1\n") < after.index("- Decisions: D4 -> A") \
+        < after.index("Round 2\n") < after.index("- Decisions: D5 -> A")
+    assert "Round 3" not in after and "Round 4" not in log
+    assert record(m.text)["round"] == 2
+
+
+def test_bindings_on_both_sides_are_kept_ours_first(spec: Spec) -> None:
+    from mdgrill.services.bindings import bind
+    from mdgrill.shell import store
+
+    for name in ("app.py", "docs.md"):
+        Path(name).write_text(f"# {name}\n", encoding="utf-8")
+    subprocess.run(["git", "add", "-A"], check=True, capture_output=True)
+    subprocess.run(["git", "commit", "-qm", "base"], check=True, capture_output=True)
+    where = store.resolve_spec("specs/a", None)
+
+    def bound(target: str) -> Step:
+        return lambda s: bind(where, "D1", [target], None, no_commit=True)
+    texts = versions(spec, bound("app.py"), bound("docs.md"), base=approve)
+    m = merge(texts)
+    assert m.text is not None and not m.in_conflict, m.reason
+    log = log_of(m.text)
+    assert log.count("Grill - Bound") == 2
+    assert log.index("- Target: app.py") < log.index("- Target: docs.md")
+    assert "bindings recorded on both sides: their 1 block(s) follow ours" in m.notes
+    assert record(m.text) == record(texts[1])
+    assert sealed(m.text)
+    # the same binding on both sides stands once
+    m = merge((texts[0], texts[1], texts[1]))
+    assert m.text is not None and log_of(m.text).count("Grill - Bound") == 1
+
+
+def test_rounds_on_a_side_without_an_interview_record_cannot_merge(spec: Spec) -> None:
+    def unrecorded(s: Spec) -> None:
+        p = Path(s.progress)
+        text = p.read_text(encoding="utf-8")
+        p.write_text(re.sub(r"interview:\n(?:  .*\n)+", "interview: null\n", text, count=1),
+                     encoding="utf-8")
+    texts = versions(spec, round2(("D2", "B")), both(round2(("D3", "A")), unrecorded))
+    assert "interview: null\n" in texts[2]
+    for pair in (texts, (texts[0], texts[2], texts[1])):
+        m = merge(pair)
+        assert m.text is None
+        assert m.reason == "a side recorded rounds without an interview record"
