@@ -578,3 +578,28 @@ def test_rounds_on_a_side_without_an_interview_record_cannot_merge(spec: Spec) -
         m = merge(pair)
         assert m.text is None
         assert m.reason == "a side recorded rounds without an interview record"
+
+
+def test_rounds_after_an_amendment_are_numbered_on_from_the_last_round(spec: Spec) -> None:
+    # an Amended block after round 2 starts no new count: ours is round 3, theirs round 4
+    def amended(s: Spec) -> None:
+        open_round2(s)
+        s.record_answer("D2", "Only on weekdays", other=True)
+        s.record_answer("D3", "A")
+        s.amend("D2", answer="Only on weekdays, not holidays", reason="Misheard")
+
+    def ask(node: str) -> Step:
+        def run(s: Spec) -> None:
+            s.add_node(node, title=f"{node}?", options=["A", "B"])
+            s.open_frontier(round=3, decision_ids=[node])
+            s.record_answer(node, "A")
+        return run
+    texts = versions(spec, ask("D4"), ask("D5"), base=amended)
+    assert "Amended" in log_of(texts[0])
+    m = merge(texts)
+    assert m.text is not None and not m.in_conflict, m.reason
+    log = log_of(m.text)
+    assert log.index("Amended") < log.index("Round 3\n") < log.index("- Decisions: D4 -> A") \
+        < log.index("Round 4\n") < log.index("- Decisions: D5 -> A")
+    assert "Round 5" not in log and "Round 6" not in log
+    assert record(m.text)["round"] == 4
