@@ -131,12 +131,12 @@ def _parse(text: str, path: str, side: str) -> Progress:
     try:
         prog = Progress(TextFile(text), path)
     except InputError as exc:
-        raise Cannot(f"{side}'s version does not read ({exc.code})") from None
+        raise Cannot(f"{side} version does not read ({exc.code})") from None
     if prog.fm is None:
-        raise Cannot(f"{side}'s version has no front matter")
+        raise Cannot(f"{side} version has no front matter")
     for key, heading in ((TREE, "## Design Tree"), (LOG, "## Interview Responses")):
         if key not in prog.sections:
-            raise Cannot(f"{side}'s version has no `{heading}`")
+            raise Cannot(f"{side} version has no `{heading}`")
     return prog
 
 
