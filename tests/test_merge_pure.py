@@ -40,6 +40,10 @@ def spec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Spec]:
         subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
     monkeypatch.chdir(repo)
     monkeypatch.setenv("HOME", os.fspath(tmp_path))
+    # the identity the answers are recorded by, whatever another test module of the same
+    # worker put in the environment (test_merge_property.py sets GIT_AUTHOR_NAME on import)
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Test")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "test@example.com")
     s = Spec.init("specs/a", goal="Promo codes at checkout")
     s.add_node("D1", title="Who?", options=["All", "Members"], recommend=1)
     for i in (2, 3):
