@@ -19,6 +19,7 @@ import re
 import shutil
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -47,18 +48,22 @@ def mdgrill(root: Path, *argv: str) -> dict[str, object]:
 
 
 @pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     root = tmp_path_factory.mktemp("base")
-    os.environ.setdefault("GIT_AUTHOR_NAME", "Ana")
-    os.environ.setdefault("GIT_AUTHOR_EMAIL", "ana@example.com")
-    spec = str(root / "specs" / "a")
-    mdgrill(root, "init", spec, "--goal", "Promo codes")
-    for i in (1, 2, 3):
-        mdgrill(root, "node", "add", spec, f"D{i}", "--title", f"Question {i}?", "--option",
-                "A", "--option", "B", "--recommend", "1")
-    mdgrill(root, "begin-interview", spec, "--phase", "requirements", "--interview-id", "r1")
-    mdgrill(root, "ask", spec)  # round 1 asks D1, D2, D3
-    return root
+    # the identity for this module's in-process calls, taken back when it ends: set for good
+    # it leaked into every later test of the worker (the merge tests recorded "Ana")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("GIT_AUTHOR_NAME", os.environ.get("GIT_AUTHOR_NAME", "Ana"))
+        env.setenv("GIT_AUTHOR_EMAIL", os.environ.get("GIT_AUTHOR_EMAIL", "ana@example.com"))
+        spec = str(root / "specs" / "a")
+        mdgrill(root, "init", spec, "--goal", "Promo codes")
+        for i in (1, 2, 3):
+            mdgrill(root, "node", "add", spec, f"D{i}", "--title", f"Question {i}?",
+                    "--option", "A", "--option", "B", "--recommend", "1")
+        mdgrill(root, "begin-interview", spec, "--phase", "requirements", "--interview-id",
+                "r1")
+        mdgrill(root, "ask", spec)  # round 1 asks D1, D2, D3
+        yield root
 
 
 VERB_OPS = [

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from conftest import git_init
 
 from mdgrill.api import Spec
 from mdgrill.core.merge import Merged, merge_progress, resolution
@@ -34,10 +35,7 @@ Step = Callable[[Spec], object]
 def spec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Spec]:
     repo = tmp_path / "repo"
     repo.mkdir()
-    for args in (["init", "-q", "-b", "main"], ["config", "user.name", "Test"],
-                 ["config", "user.email", "test@example.com"],
-                 ["config", "commit.gpgsign", "false"]):
-        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+    git_init(repo)
     monkeypatch.chdir(repo)
     monkeypatch.setenv("HOME", os.fspath(tmp_path))
     # the identity the answers are recorded by, whatever another test module of the same
