@@ -13,6 +13,7 @@ import pytest
 from conftest import Run, mdgrill_command
 
 from mdgrill.cli.main import GROUPS, VERBS, build_parser
+from mdgrill.errors import InputError
 
 
 @pytest.mark.parametrize("verb", sorted(VERBS))
@@ -225,3 +226,45 @@ def test_a_reader_that_goes_away_gets_no_traceback(home: Path, buffered: bool) -
         err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 1
     assert "Traceback" not in err and err == ""
+
+
+def _one_value_options(verb: str) -> list[tuple[argparse.ArgumentParser, argparse.Action]]:
+    parser = build_parser(verb)
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    found: list[tuple[argparse.ArgumentParser, argparse.Action]] = []
+    for sub in (p for a in subs for p in a.choices.values()):
+        for action in sub._actions:
+            if action.option_strings and action.nargs is None and action.dest != "help":
+                found.append((sub, action))
+    return found
+
+
+@pytest.mark.parametrize("verb", sorted(VERBS))
+def test_an_option_given_dashes_as_its_value_holds_that_text(verb: str) -> None:
+    # argparse takes `--answer=--` as an option with no value and gave it an empty list,
+    # which crashed `record-answer` (INTERNAL, exit 70) and `answer --tool-result=--`
+    checked = 0
+    for sub, action in _one_value_options(verb):
+        for other in sub._actions:
+            other.required = False  # only this option is under test
+        given = [f"{action.option_strings[-1]}=--"]
+        if action.type is not None or action.choices:  # `--` is no number, no choice
+            with pytest.raises(InputError) as refused:
+                sub.parse_known_args(given)
+            assert refused.value.code == "USAGE"
+        else:
+            value = getattr(sub.parse_known_args(given)[0], action.dest)
+            expected = ["--"] if "append" in type(action).__name__.lower() else "--"
+            assert value == expected, (verb, action.option_strings)
+        checked += 1
+    assert checked == len(_one_value_options(verb))
+
+
+def test_dashes_as_an_answer_are_read_as_text_not_a_crash(mdgrill: Run, tmp_path: Path) -> None:
+    spec = tmp_path / "spec"
+    assert mdgrill("init", str(spec), "--goal", "Sign in")[0] == 0
+    code, out, _ = mdgrill("--json", "record-answer", str(spec), "--decision-id", "D1",
+                           "--answer=--")
+    assert code in (2, 3) and json.loads(out)["error"]["code"] != "INTERNAL"
+    code, out, _ = mdgrill("--json", "answer", str(spec), "--tool-result=--")
+    assert code == 2 and json.loads(out)["error"]["code"] == "NOT_FOUND", out

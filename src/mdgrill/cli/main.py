@@ -233,6 +233,15 @@ class Parser(argparse.ArgumentParser):
             i += 1
         return kept, folded
 
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> object:
+        # argparse drops a `--` given as an option's own value (`--answer=--`), which left a
+        # one-value option holding an empty list (a crash further on): it is the text `--`
+        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
+            value = self._get_value(action, "--")
+            self._check_value(action, value)
+            return value
+        return super()._get_values(action, arg_strings)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         if message.startswith("argument <command>: invalid choice: "):
             # argparse lists all fifty verbs; one close match says more
