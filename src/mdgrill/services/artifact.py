@@ -13,7 +13,7 @@ from mdgrill.formats.progress import Change, Progress, Transition
 from mdgrill.formats.schema import TERMINAL
 from mdgrill.model.artifact import APPROVE_SOURCE, artifact_of
 from mdgrill.model.digest import file_sha256
-from mdgrill.services.result import Result
+from mdgrill.services.result import ArtifactApproved, Resolved, RevisionRequested, Submitted
 from mdgrill.shell import store
 from mdgrill.shell.context import context_sources
 from mdgrill.shell.session import display, load, transaction
@@ -57,7 +57,7 @@ def _artifact_phase(prog: Progress) -> object:
     return art.get("phase") if isinstance(art, dict) else None
 
 
-def await_artifact_approval(spec: store.Spec, *, artifact: str) -> Result:
+def await_artifact_approval(spec: store.Spec, *, artifact: str) -> Submitted:
     """Submit the phase's artifact (its bytes' sha256) for the user's approval; a relative
     path not found from here is looked up in the spec folder."""
     path, rel = _artifact_file(spec, artifact)
@@ -78,11 +78,11 @@ def await_artifact_approval(spec: store.Spec, *, artifact: str) -> Result:
             result.update(approval_binding(spec, prog, str(iv["phase"]), str(iv["id"])))
         return Transition(change, result)
 
-    return Result("await-artifact-approval", transaction(spec, step))
+    return Submitted("await-artifact-approval", transaction(spec, step))
 
 
 def approve_artifact(spec: store.Spec, *, source: str, by: str | None = None,
-                     no_commit: bool = False) -> Result:
+                     no_commit: bool = False) -> ArtifactApproved:
     """Record the artifact's approval (its bytes unchanged since it was submitted), advance
     the phase, and commit `.progress.md` with the approved artifact."""
     from mdgrill.services.evidence import journal_entries
@@ -108,7 +108,7 @@ def approve_artifact(spec: store.Spec, *, source: str, by: str | None = None,
         result.update({"commit": None, "commit_skipped": "--no-commit"})
     else:
         result.update(_commit(spec, person, result))
-    return Result("approve-artifact", result)
+    return ArtifactApproved("approve-artifact", result)
 
 
 def _with_evidence(spec: store.Spec, prog: Progress, entries: list[dict[str, object]],
@@ -157,18 +157,19 @@ def _commit(spec: store.Spec, person: str | None,
     return {"commit": commit.sha, "transition": APPROVE_SOURCE}
 
 
-def request_revision(spec: store.Spec, *, feedback: str, by: str | None = None) -> Result:
+def request_revision(spec: store.Spec, *, feedback: str,
+                     by: str | None = None) -> RevisionRequested:
     """Record what the user wants changed in the artifact; the gate stays open."""
     from mdgrill.shell.people import signed, who
 
     if not feedback.strip():
         raise InputError("EMPTY_FEEDBACK", "--feedback is empty: record what the user wants "
                          "changed")
-    return Result("request-revision", transaction(spec, signed(
+    return RevisionRequested("request-revision", transaction(spec, signed(
         lambda prog: artifact_gate.request_revision(prog.data, feedback), who(spec, by))))
 
 
-def resolve_approval(spec: store.Spec, *, text: str) -> Result:
+def resolve_approval(spec: store.Spec, *, text: str) -> Resolved:
     """The one live approval action a free-text reply maps to, or a question back."""
     from mdgrill.core import approval
 
@@ -176,4 +177,4 @@ def resolve_approval(spec: store.Spec, *, text: str) -> Result:
     # --reply`, `cancel --reply`), so probing four replies leaves no trace in the log.
     result = approval.resolve(load(spec).data, text).to_json()
     result["written"] = False
-    return Result("resolve-approval", result)
+    return Resolved("resolve-approval", result)

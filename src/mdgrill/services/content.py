@@ -12,7 +12,7 @@ from mdgrill.errors import InputError
 from mdgrill.formats.progress import Change, Progress, Transition, single_line
 from mdgrill.formats.schema import BLOCK_LISTS
 from mdgrill.model.record import require_spec_name
-from mdgrill.services.result import Result
+from mdgrill.services.result import Frontier, Initialized, NodeAdded
 from mdgrill.shell import store
 from mdgrill.shell.session import display, load, transaction
 
@@ -24,7 +24,7 @@ MAX_OPTIONS = 4
 
 def init(path: str, *, goal: str, title: str | None = None,
          required_sections: list[str] | None = None, phase: str = "start",
-         root: str | None = None) -> tuple[store.Spec, Result]:
+         root: str | None = None) -> tuple[store.Spec, Initialized]:
     """Create the spec's `.progress.md` from the template (never over an existing one)."""
     from mdgrill.formats.frontmatter import render_entry
     from mdgrill.formats.schema import PHASES
@@ -67,7 +67,7 @@ def init(path: str, *, goal: str, title: str | None = None,
     from mdgrill.services.approvals import ignored_warning
 
     ignored = ignored_warning(spec)
-    return spec, Result("init", {"spec": spec.rel_folder, "path": spec.rel_progress,
+    return spec, Initialized("init", {"spec": spec.rel_folder, "path": spec.rel_progress,
                                  "written": True, "warnings": [ignored] if ignored else []})
 
 
@@ -77,7 +77,7 @@ def add_node(spec: store.Spec, *, title: str, node_id: str | None = None,
              recommend: int | None = None, evidence: str | None = None,
              investigating: str | None = None, recommendation: str | None = None,
              rationale: str | None = None, tradeoffs: str | None = None,
-             consequences: str | None = None) -> Result:
+             consequences: str | None = None) -> NodeAdded:
     """Add a decision to the design tree (2 to 4 options, the recommended one by number);
     without `node_id`, one that two branches will not both draw."""
     given = require_id(node_id, "node ID") if node_id is not None else None
@@ -121,13 +121,13 @@ def add_node(spec: store.Spec, *, title: str, node_id: str | None = None,
                                                choices, recommend, extra))
         return Transition(change, {"node": chosen})
 
-    return Result("node add", transaction(spec, step))
+    return NodeAdded("node add", transaction(spec, step))
 
 
-def frontier(spec: store.Spec, *, group: str | None = None) -> Result:
+def frontier(spec: store.Spec, *, group: str | None = None) -> Frontier:
     """The open, unblocked decisions in batches of at most four (`group="section"`: one
     section a batch), what blocks the rest, and whether the tree is ready."""
-    return Result("frontier", dict(frontier_view(spec, group=group)))
+    return Frontier("frontier", dict(frontier_view(spec, group=group)))
 
 
 def frontier_view(spec: store.Spec, *, group: str | None = None) -> FrontierView:

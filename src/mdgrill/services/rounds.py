@@ -17,7 +17,7 @@ from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.schema import TERMINAL
 from mdgrill.services import interview
 from mdgrill.services.answers import Recorded, pending_nodes, pending_of
-from mdgrill.services.result import Result
+from mdgrill.services.result import Questionnaire, Result
 from mdgrill.shell import store
 from mdgrill.shell.session import load, spec_hint
 
@@ -352,7 +352,7 @@ def closing_step(spec: store.Spec) -> tuple[str, str]:
                                   f"{machine.next_confirmation_id(iv)} --approach TEXT")
 
 
-def questionnaire(spec: store.Spec) -> Result:
+def questionnaire(spec: store.Spec) -> Questionnaire:
     """Open the round the gate requires (as `ask` does) and write it as questions.md."""
     from mdgrill.core.questionnaire import FILE, read
     from mdgrill.formats.textfile import decode
@@ -373,10 +373,10 @@ def questionnaire(spec: store.Spec) -> Result:
             step, command = "ask", f"mdgrill ask {spec_hint(spec)}"
         else:
             step, command = closing_step(spec)
-        return Result("questionnaire", {"written": False, "next": step,
+        return Questionnaire("questionnaire", {"written": False, "next": step,
                                         "next_command": command, **opened})
     store.atomic_write(path, text.encode("utf-8"))
-    return Result("questionnaire", {"written": True, "path": f"{spec.rel_folder}/{FILE}",
+    return Questionnaire("questionnaire", {"written": True, "path": f"{spec.rel_folder}/{FILE}",
                                     "questions": pending_of(load(spec)), **opened})
 
 
