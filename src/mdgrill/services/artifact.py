@@ -6,6 +6,7 @@ live approval action. The owners of the phase and the `- By:` signature apply as
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from mdgrill.core import artifact_gate
 from mdgrill.errors import InputError
@@ -17,6 +18,9 @@ from mdgrill.services.result import ArtifactApproved, Resolved, RevisionRequeste
 from mdgrill.shell import store
 from mdgrill.shell.context import context_sources
 from mdgrill.shell.session import display, load, transaction
+
+if TYPE_CHECKING:
+    from mdgrill.core.machine.reports import ArtifactApprovedReport, SubmitReport
 
 
 def _artifact_file(spec: store.Spec, arg: str) -> tuple[str, str]:
@@ -64,7 +68,7 @@ def await_artifact_approval(spec: store.Spec, *, artifact: str) -> Submitted:
     data = store.read_file(path, display(path), spec.root)
     sha = file_sha256(data)
 
-    def step(prog: Progress) -> Transition:
+    def step(prog: Progress) -> Transition[SubmitReport]:
         iv = prog.data.get("interview")
         digest = None
         if isinstance(iv, dict) and iv.get("status") in TERMINAL:
@@ -75,7 +79,12 @@ def await_artifact_approval(spec: store.Spec, *, artifact: str) -> Submitted:
             # inside a repository the interview's approval commit must be in HEAD's history
             from mdgrill.services.approvals import approval_binding
 
-            result.update(approval_binding(spec, prog, str(iv["phase"]), str(iv["id"])))
+            held = approval_binding(spec, prog, str(iv["phase"]), str(iv["id"]))
+            result["checked"] = held["checked"]
+            if "why" in held:
+                result["why"] = held["why"]
+            if "approval_commit" in held:
+                result["approval_commit"] = held["approval_commit"]
         return Transition(change, result)
 
     return Submitted("await-artifact-approval", transaction(spec, step))
@@ -91,7 +100,7 @@ def approve_artifact(spec: store.Spec, *, source: str, by: str | None = None,
 
     entries = journal_entries(spec)
 
-    def step(prog: Progress) -> Transition:
+    def step(prog: Progress) -> Transition[ArtifactApprovedReport]:
         art = artifact_of(prog.data)
         sha = _sha_now(spec, str(art["path"])) if art is not None else None
         digest = _digest_of_interview(prog, spec, art["phase"]) if art is not None else None
@@ -102,17 +111,18 @@ def approve_artifact(spec: store.Spec, *, source: str, by: str | None = None,
 
     person = who(spec, by)
     # the owners rule holds the account that runs this (git's identity), never `by`
-    result = transaction(spec, signed(step, person, None, phase_rule(
+    report = transaction(spec, signed(step, person, None, phase_rule(
         owners(spec.root), who(spec, None), _artifact_phase, "approve-artifact")))
+    result: dict[str, object] = dict(report)
     if no_commit:
         result.update({"commit": None, "commit_skipped": "--no-commit"})
     else:
-        result.update(_commit(spec, person, result))
+        result.update(_commit(spec, person, report))
     return ArtifactApproved("approve-artifact", result)
 
 
 def _with_evidence(spec: store.Spec, prog: Progress, entries: list[dict[str, object]],
-                   change: Change, result: dict[str, object]) -> None:
+                   change: Change, result: ArtifactApprovedReport) -> None:
     """Where the repository keeps a reply journal (or `approval: evidence`), the artifact's
     approval is the user's captured answer to the artifact's own approval question, given
     after this version was presented (issue 30 point 6); the Approved block and the commit
@@ -126,7 +136,7 @@ def _with_evidence(spec: store.Spec, prog: Progress, entries: list[dict[str, obj
 
 
 def _commit(spec: store.Spec, person: str | None,
-            result: dict[str, object]) -> dict[str, object]:
+            result: ArtifactApprovedReport) -> dict[str, object]:
     """Commit `.progress.md` and the approved artifact (the bytes the user approved)."""
     from mdgrill.services.approvals import commit_blocker, touched_paths
 

@@ -17,6 +17,7 @@ from mdgrill.shell import store
 from mdgrill.shell.session import display, load, transaction
 
 if TYPE_CHECKING:
+    from mdgrill.core.machine.reports import NodeReport
     from mdgrill.model.tree import FrontierView
 
 MAX_OPTIONS = 4
@@ -105,7 +106,7 @@ def add_node(spec: store.Spec, *, title: str, node_id: str | None = None,
 
     salt = f"{git_identity(spec.root) or ''}\0{time.time_ns()}" if given is None else ""
 
-    def step(prog: Progress) -> Transition:
+    def step(prog: Progress) -> Transition[NodeReport]:
         known = set(prog.node_ids())
         chosen = given if given is not None else new_node_id(title, salt, known)
         if chosen in known:

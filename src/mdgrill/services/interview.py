@@ -42,18 +42,21 @@ from mdgrill.shell.session import load, spec_hint, transaction
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import TypeVar
 
     from mdgrill.core.evidence import Evidence
+    from mdgrill.core.machine.reports import BeganReport, ConfirmReport, Written
     from mdgrill.formats.progress import Progress, Transition
     from mdgrill.shell.project import Owners
 
-    Step = Callable[[Progress], Transition]
+    W = TypeVar("W", bound=Written)
+    Step = Callable[[Progress], Transition[W]]
 
 
-def fresh(spec: store.Spec, verb: str, step: Step) -> Step:
+def fresh(spec: store.Spec, verb: str, step: Step[W]) -> Step[W]:
     """`step`, after the context digest is recomputed: "the helper re-reads those sources and
     recomputes the digest at every gate"."""
-    def checked(prog: Progress) -> Transition:
+    def checked(prog: Progress) -> Transition[W]:
         iv = prog.data.get("interview")
         if isinstance(iv, dict) and iv.get("phase") in PHASES:
             digest, context = context_sources(prog, spec, str(iv["phase"]))
@@ -131,7 +134,7 @@ def begin_interview(spec: store.Spec, *, phase: str, interview_id: str,
     from mdgrill.shell.context import skills_stale
     from mdgrill.shell.project import declared_skills
 
-    def step(prog: Progress) -> Transition:
+    def step(prog: Progress) -> Transition[BeganReport]:
         from mdgrill.core.artifact_gate import check_phase_order
         from mdgrill.model.interview import quick_authorized
         from mdgrill.shell.drift import guard_begin
@@ -158,13 +161,13 @@ def begin_interview(spec: store.Spec, *, phase: str, interview_id: str,
         if retried is None:
             raise
         return Began("begin-interview", retried, already_recorded=True)
-    warnings = result["warnings"]
     ignored = ignored_warning(spec)
-    if ignored is not None and isinstance(warnings, list):
-        warnings.append(ignored)
+    if ignored is not None:
+        result["warnings"].append(ignored)
+    data: dict[str, object] = dict(result)
     if result["status"] == "bypassed_quick" and not result["resumed"]:
-        result.update(commit_transition(spec, "bypass", no_commit=no_commit, retry=retry))
-    return Began("begin-interview", result)
+        data.update(commit_transition(spec, "bypass", no_commit=no_commit, retry=retry))
+    return Began("begin-interview", data)
 
 
 def open_frontier(spec: store.Spec, *, round: int, decision_ids: list[str]) -> Opened:
@@ -310,7 +313,7 @@ def confirm_over(spec: store.Spec, *, decision_id: str, source: str, reply: str 
         require_accepted(spec, carrier.channel, decision_id)
         evidence = carrier.evidence
 
-        def step(prog: Progress) -> Transition:
+        def step(prog: Progress) -> Transition[ConfirmReport]:
             said = reply
             if evidence is not None:
                 # the captured answer held again under the lock: the brief it answers must
@@ -345,11 +348,12 @@ def confirm_over(spec: store.Spec, *, decision_id: str, source: str, reply: str 
         if retried is None:
             raise
         return Confirmed("confirm", retried, already_recorded=True)
+    data: dict[str, object] = dict(result)
     if not no_commit:
-        result.update(commit_transition(spec, "approve", person=person, retry=retry,
-                                        reply_sha256=evidence[1] if evidence else None,
-                                        sign=sign))
-    return Confirmed("confirm", result)
+        data.update(commit_transition(spec, "approve", person=person, retry=retry,
+                                      reply_sha256=evidence[1] if evidence else None,
+                                      sign=sign))
+    return Confirmed("confirm", data)
 
 
 def _signs_commits(spec: store.Spec) -> bool:
@@ -378,15 +382,16 @@ def reopen(spec: store.Spec, *, phase: str, reason: str, by: str | None = None,
     from mdgrill.core.artifact_gate import reopen as reopen_phase
 
     person, account, own = acting(spec, by)
-    result = transaction(spec, signed(
+    report = transaction(spec, signed(
         lambda prog: reopen_phase(prog.data, prog.blocks, phase, reason), person, None,
         phase_rule(own, account, lambda prog: phase, "reopen")))
+    result: dict[str, object] = dict(report)
     if no_commit:
         result.update({"commit": None, "commit_skipped": "--no-commit"})
     else:
         from mdgrill.services.approvals import commit_reopen
 
-        result.update(commit_reopen(spec, result, person))
+        result.update(commit_reopen(spec, report, person))
     return Reopened("reopen", result)
 
 
