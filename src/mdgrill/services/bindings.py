@@ -26,6 +26,7 @@ from mdgrill.services.bound_targets import (
     require_git,
     resolve_target,
 )
+from mdgrill.services.result import Bound, Reaffirmed
 from mdgrill.shell import store
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 
 
 def bind(spec: store.Spec, decision: str, targets: list[str], person: str | None,
-         no_commit: bool = False) -> dict[str, object]:
+         no_commit: bool = False) -> Bound:
     """Record the decision's targets (and its hand-written `Binds:`) with their fingerprints."""
     from mdgrill.core.machine import require_id
     from mdgrill.shell.people import signed
@@ -77,11 +78,11 @@ def bind(spec: store.Spec, decision: str, targets: list[str], person: str | None
     result: dict[str, object] = dict(transaction(spec, signed(step, person)))
     result.update(commit_binding(spec, result, "bind", person, no_commit,
                           f"bind {decision} ({len(pairs)} target{'s' * (len(pairs) != 1)})"))
-    return result
+    return Bound("bind", result)
 
 
 def bind_written(spec: store.Spec, person: str | None,
-                 no_commit: bool = False) -> dict[str, object]:
+                 no_commit: bool = False) -> Bound:
     """`bind SPEC` alone: fingerprint every hand-written `- Binds:` target not bound yet, one
     Bound block per decision, in one commit."""
     from mdgrill.shell.session import load, transaction
@@ -127,7 +128,7 @@ def bind_written(spec: store.Spec, person: str | None,
     result.update(commit_binding(spec, result, "bind", person, no_commit,
                           f"bind {', '.join(pairs)} ({count} written target"
                           f"{'s' * (count != 1)})"))
-    return result
+    return Bound("bind", result)
 
 
 
@@ -135,7 +136,7 @@ def bind_written(spec: store.Spec, person: str | None,
 
 
 def reaffirm(spec: store.Spec, decision: str, reply: str, person: str | None,
-             no_commit: bool = False) -> dict[str, object]:
+             no_commit: bool = False) -> Reaffirmed:
     """Record the owner's selection for a drifted decision (docs/bindings.md)."""
     from mdgrill.core.machine import require_id
     from mdgrill.formats.progress import single_line
@@ -199,7 +200,7 @@ def reaffirm(spec: store.Spec, decision: str, reply: str, person: str | None,
         extra.append(("Mdgrill-Reason", str(result["reason"])))
     result.update(commit_binding(spec, result, transition, person, no_commit,
                           f"reaffirm {decision}: {selection}", extra))
-    return result
+    return Reaffirmed("reaffirm", result)
 
 
 def _require_evidence(spec: store.Spec, words: str) -> None:

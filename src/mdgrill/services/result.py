@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, cast
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from mdgrill.core.machine.reports import BoundDecision, TargetPrint
+
 __all__ = [
-    "Allowed", "Amended", "AnswerRecorded", "ArtifactApproved", "Began", "Cancelled",
+    "Allowed", "Amended", "AnswerRecorded", "ArtifactApproved", "Began", "Bound", "Cancelled",
     "Classified", "Committed", "Confirmed", "Digest", "FactRecorded", "Frontier",
     "Initialized", "Ledger", "Mode", "NodeAdded", "Opened", "OutOfScope", "Presented",
-    "Questionnaire", "Reopened", "Resolved", "Result", "Revised", "RevisionRequested",
+    "Questionnaire", "Reaffirmed", "Reopened", "Resolved", "Result", "Revised", "RevisionRequested",
     "Selected", "Signed", "SkillsRecorded", "Skipped", "Status", "StopRecorded",
     "Submitted", "Tree",
 ]
@@ -287,6 +289,11 @@ class Ledger(Result):
     @property
     def outline(self) -> list[str]:
         return self._strs("outline")
+
+    @property
+    def text(self) -> str:
+        """The entries as the CLI shows them (not in its `--json`)."""
+        return self._str("text")
 
 
 class Digest(Result):
@@ -770,6 +777,20 @@ class Amended(Signed):
     def reason(self) -> str:
         return self._str("reason")
 
+    @property
+    def status(self) -> str:
+        return self._str("status")
+
+    @property
+    def other(self) -> bool:
+        """Whether the answer is the user's own words (`Other`)."""
+        return self._bool("other")
+
+    @property
+    def note(self) -> str | None:
+        """For an `Other` answer: the decision it leads to is still owed."""
+        return self._opt_str("note")
+
 
 class Reopened(Committed):
     """`Spec.reopen()`: the spec gone back to an earlier phase."""
@@ -804,13 +825,90 @@ class Questionnaire(Result):
         return self._opt_str("path")
 
     @property
-    def questions(self) -> list[dict[str, object]]:
-        return self._dicts("questions", absent=True)
+    def questions(self) -> list[str]:
+        """The decisions the file asks (their IDs)."""
+        return self._strs("questions", absent=True)
 
     @property
     def next(self) -> str | None:
         """When nothing was written: the step to take instead."""
         return self._opt_str("next")
+
+
+# -- bindings (the CLI's `bind`, `reaffirm`) -------------------------------------------------
+
+class Bound(Committed):
+    """`bind`: the decision's targets fingerprinted (`bind SPEC` alone: each decision's, in
+    `bound`)."""
+
+    __slots__ = ()
+
+    @property
+    def decision(self) -> str:
+        """The decision (with `bind SPEC` alone: each one bound, comma-separated)."""
+        return self._str("decision")
+
+    @property
+    def at(self) -> str:
+        """The commit the targets were fingerprinted at (HEAD)."""
+        return self._str("at")
+
+    @property
+    def answer(self) -> str | None:
+        return self._opt_str("answer")
+
+    @property
+    def targets(self) -> list[TargetPrint]:
+        """Each target with its fingerprint."""
+        return _prints(self.verb, "targets", self._dicts("targets", absent=True))
+
+    @property
+    def bound(self) -> list[BoundDecision]:
+        """`bind SPEC` alone: each decision bound, with its answer and targets."""
+        found = self._dicts("bound", absent=True)
+        for one in found:
+            targets = one.get("targets")
+            if not all(isinstance(one.get(k), str) for k in ("decision", "answer", "phase")) \
+                    or not isinstance(targets, list):
+                raise _wrong(self.verb, "bound", "a list of bound decisions")
+            _prints(self.verb, "bound", targets)
+        return cast("list[BoundDecision]", found)
+
+
+def _prints(verb: str, key: str, items: list[dict[str, object]]) -> list[TargetPrint]:
+    """`items`, checked to be targets with their fingerprints."""
+    if not all(isinstance(t, dict) and isinstance(t.get("target"), str) and
+               isinstance(t.get("fingerprint"), str) for t in items):
+        raise _wrong(verb, key, "a list of targets with their fingerprints")
+    return cast("list[TargetPrint]", items)
+
+
+class Reaffirmed(Committed):
+    """`reaffirm`: the owner's selection for a drifted decision."""
+
+    __slots__ = ()
+
+    @property
+    def decision(self) -> str:
+        return self._str("decision")
+
+    @property
+    def answer(self) -> str:
+        return self._str("answer")
+
+    @property
+    def selection(self) -> str:
+        return self._str("selection")
+
+    @property
+    def reopened(self) -> list[str]:
+        """`Revise the decision`: the decisions open again."""
+        return self._strs("reopened", absent=True)
+
+    @property
+    def reopened_phase(self) -> str | None:
+        """When the decision's phase went back (a reopening): that phase."""
+        return self._opt_str("reopened_phase")
 
 
 # -- the artifact gate --------------------------------------------------------------------
@@ -924,8 +1022,22 @@ class Resolved(Result):
         return self._str("action")
 
     @property
-    def reason(self) -> str | None:
-        return self._opt_str("reason")
+    def reason(self) -> str:
+        return self._str("reason")
+
+    @property
+    def options(self) -> list[str]:
+        """For a clarification: the options to put to the user again (else empty)."""
+        return self._strs("options", absent=True)
+
+    @property
+    def gates(self) -> list[str]:
+        """Every gate that awaits approval in the spec."""
+        return self._strs("gates")
+
+    @property
+    def normalized(self) -> str:
+        return self._str("normalized")
 
     @property
     def gate(self) -> str | None:

@@ -40,7 +40,31 @@ class Asked(Result):
 
     @property
     def kind(self) -> str:
-        return str(self.data["kind"])
+        return self._str("kind")
+
+    @property
+    def round(self) -> int | None:
+        """The round asked (None for an approval question or nothing to ask)."""
+        return self._opt_int("round")
+
+    @property
+    def batches(self) -> list[dict[str, object]]:
+        """A round's questions as the question tool's payloads, at most four a call."""
+        return self._dicts("batches", absent=True)
+
+    @property
+    def questions(self) -> list[dict[str, object]]:
+        return self._dicts("questions", absent=True)
+
+    @property
+    def markdown(self) -> str | None:
+        """The approval question as text to show the user (approval, artifact)."""
+        return self._opt_str("markdown")
+
+    @property
+    def next_command(self) -> str | None:
+        """When nothing is asked: the command of the step to take instead."""
+        return self._opt_str("next_command")
 
 
 class Answered(Result):
@@ -62,6 +86,19 @@ class Answered(Result):
     def refused(self) -> dict[str, dict[str, str]]:
         value = self.data.get("refused")
         return value if isinstance(value, dict) else {}
+
+    @property
+    def unread_messages(self) -> list[str]:
+        """When nothing was recorded: what of the reply could not be read, and why."""
+        return self._strs("unread_messages", absent=True)
+
+    @property
+    def round(self) -> int | None:
+        return self._opt_int("round")
+
+    @property
+    def next_command(self) -> str | None:
+        return self._opt_str("next_command")
 
     @property
     def exit_code(self) -> int:

@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 
-from mdgrill.cli.verbs import Outcome, Verb, add_spec, on_spec, reported
+from mdgrill.cli.verbs import Outcome, Verb, add_spec, on_spec
 from mdgrill.services import rounds
 from mdgrill.services.result import Result
 from mdgrill.shell import store
@@ -63,10 +63,9 @@ def _closing(done: Result) -> str:
 
 def _questionnaire(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = rounds.questionnaire(spec)
-    if not done["written"]:
+    if not done.written:
         return Outcome(done.data, _nothing_open(done))
-    questions = reported(done.data, "questions", list)
-    return Outcome(done.data, f"wrote {done['path']}: {len(questions)} question(s); answer them "
+    return Outcome(done.data, f"wrote {done.path}: {len(done.questions)} question(s); answer them "
                    f"there and save, then `mdgrill collect {spec_hint(spec)}` (or keep "
                    "`mdgrill watch` running)")
 
@@ -95,21 +94,26 @@ def _ask(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 
     asked = rounds.ask(spec)
     if asked.kind in ("approval", "artifact") and args.format == "markdown":
-        return Outcome(asked.data, str(asked["markdown"]))
+        return Outcome(asked.data, str(asked.markdown))
     if asked.kind in ("approval", "artifact", "drift"):
-        return Outcome(asked.data, json.dumps({"questions": asked["questions"]},
+        return Outcome(asked.data, json.dumps({"questions": asked.questions},
                                               ensure_ascii=False, indent=2))
     if asked.kind == "none" and asked.get("gate"):  # the artifact awaits its revision
         return Outcome(asked.data, f"a revision of the artifact was requested: revise it with "
-                       f"the recorded feedback, then `{asked['next_command']}`")
+                       f"the recorded feedback, then `{asked.next_command}`")
     if asked.kind == "none":
         return Outcome(asked.data, _nothing_open(asked) if asked.status is None else
                        f"the interview is {asked.status}: nothing to ask")
     if args.format == "markdown":
-        text = askround.markdown(asked.asked, reported(asked.data, "round", int))
+        number = asked.round
+        if number is None:
+            from mdgrill.errors import InternalError
+
+            raise InternalError("the round `ask` opened has no number: this is a defect of "
+                                "mdgrill; please report it")
+        text = askround.markdown(asked.asked, number)
     else:
-        batches = reported(asked.data, "batches", list)
-        text = "\n".join(json.dumps(c, ensure_ascii=False, indent=2) for c in batches)
+        text = "\n".join(json.dumps(c, ensure_ascii=False, indent=2) for c in asked.batches)
     return Outcome(asked.data, text)
 
 
@@ -131,16 +135,15 @@ def _answer(spec: store.Spec, args: argparse.Namespace) -> Outcome:
         if done.done.error is not None:
             lines.append(f"not all of the reply was recorded ({done.done.error['code']})")
         return Outcome(done.data, "\n".join(lines), done.exit_code)
-    messages = reported(done.data, "unread_messages", list)
-    lines = [str(m) for m in messages]
+    lines = list(done.unread_messages)  # a copy: the result's own list is printed as JSON
     if not lines:  # the tool's answers were all empty
-        lines = [f"the reply answers no question of round {done['round']}"]
+        lines = [f"the reply answers no question of round {done.round}"]
     else:
         kind = done.get("classification")
         if kind not in (None, "substantive") and not any("answers nothing" in m for m in lines):
             lines.append(f"(the reply reads as {str(kind).replace('_', ' ')}: it answers "
                          "nothing)")
-    lines.append(f"nothing was recorded; ask the same round again (`{done['next_command']}`)")
+    lines.append(f"nothing was recorded; ask the same round again (`{done.next_command}`)")
     return Outcome(done.data, "\n".join(lines), done.exit_code)
 
 
