@@ -122,9 +122,8 @@ def _exchange(spec: store.Spec, prog: Progress, term: Terminal, interview_id: st
                                       sign=sign, terminal=True)
         result.update(done.data)
         result["approved"] = True
-        commit = done.get("commit")
         term.write(f"approved: interview {interview_id} is {done.status}"
-                   + (f", committed {str(commit)[:12]}" if commit else "") + "\n")
+                   + (f", committed {done.commit[:12]}" if done.commit else "") + "\n")
     elif choice == CANCEL:
         result.update(interview.cancel(spec, reply="Cancel").data)
         result["next"] = "stop without delegating"

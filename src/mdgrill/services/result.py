@@ -222,6 +222,17 @@ class Status(Result):
         return self._opt_mapping("interview")
 
     @property
+    def pending(self) -> list[str]:
+        """The decisions asked and not yet answered (their IDs)."""
+        ids: list[str] = []
+        for question in self.pending_questions:
+            found = question.get("id")
+            if not isinstance(found, str):
+                raise _wrong(self.verb, "pending", "a list of pending questions with their IDs")
+            ids.append(found)
+        return ids
+
+    @property
     def pending_questions(self) -> list[dict[str, object]]:
         """Each pending decision with its question, options and recommendation."""
         return self._dicts("pending")
@@ -414,7 +425,7 @@ class Frontier(Result):
         if not all(isinstance(v, list) and all(isinstance(i, str) for i in v)
                    for v in value.values()):
             raise _wrong(self.verb, "blocked", "a mapping of lists of strings")
-        return value  # type: ignore[return-value]
+        return cast("dict[str, list[str]]", value)
 
     @property
     def open(self) -> list[str]:

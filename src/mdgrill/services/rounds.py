@@ -9,11 +9,11 @@ context's freshness hold here as there; the round is opened by `interview.open_f
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from mdgrill.core import askround, machine
 from mdgrill.core.machine.basics import current_round_block
-from mdgrill.errors import GateRefusal, InputError
+from mdgrill.errors import GateRefusal, InputError, InternalError
 from mdgrill.formats.schema import TERMINAL
 from mdgrill.services import interview
 from mdgrill.services.answers import Recorded, pending_nodes, pending_of
@@ -79,13 +79,18 @@ class Answered(Result):
 
     @property
     def recorded(self) -> dict[str, str]:
-        value = self.data.get("recorded")
-        return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+        return self._str_map("recorded", absent=True)
 
     @property
     def refused(self) -> dict[str, dict[str, str]]:
-        value = self.data.get("refused")
-        return value if isinstance(value, dict) else {}
+        value = self._mapping("refused") if "refused" in self.data else {}
+        for why in value.values():
+            if not isinstance(why, dict) or not all(isinstance(why.get(k), str)
+                                                    for k in ("code", "message")):
+                raise InternalError("the answer result's `refused` is not a mapping of codes "
+                                    "and messages: this is a defect of mdgrill; please "
+                                    "report it")
+        return cast("dict[str, dict[str, str]]", value)
 
     @property
     def unread_messages(self) -> list[str]:
