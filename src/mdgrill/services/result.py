@@ -845,6 +845,11 @@ class Questionnaire(Result):
         """When nothing was written: the step to take instead."""
         return self._opt_str("next")
 
+    @property
+    def next_command(self) -> str | None:
+        """When nothing was written: the command of that step."""
+        return self._opt_str("next_command")
+
 
 # -- bindings (the CLI's `bind`, `reaffirm`) -------------------------------------------------
 

@@ -62,9 +62,20 @@ class Asked(Result):
         return self._opt_str("markdown")
 
     @property
+    def next(self) -> str | None:
+        """When nothing is asked: the step to take instead (`await-confirmation`, `node add`,
+        ...)."""
+        return self._opt_str("next")
+
+    @property
     def next_command(self) -> str | None:
         """When nothing is asked: the command of the step to take instead."""
         return self._opt_str("next_command")
+
+    @property
+    def gate(self) -> str | None:
+        """The artifact gate the question (or the revision awaited) is of."""
+        return self._opt_str("gate")
 
 
 class Answered(Result):
@@ -91,6 +102,22 @@ class Answered(Result):
                                     "and messages: this is a defect of mdgrill; please "
                                     "report it")
         return cast("dict[str, dict[str, str]]", value)
+
+    @property
+    def open(self) -> list[str]:
+        """The decisions of the round still without an answer."""
+        return self._strs("open", absent=True)
+
+    @property
+    def problems(self) -> list[dict[str, object]]:
+        """`collect`: what in the file could not be read (its line and why); nothing was
+        recorded from it."""
+        return self._dicts("problems", absent=True)
+
+    @property
+    def classification(self) -> str | None:
+        """When nothing was recorded: what the reply reads as (control_only, stop, ...)."""
+        return self._opt_str("classification")
 
     @property
     def unread_messages(self) -> list[str]:

@@ -11,12 +11,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from mdgrill.cli.verbs import Outcome, Verb, add_spec, on_spec
 from mdgrill.services import rounds
-from mdgrill.services.result import Result
 from mdgrill.shell import store
 from mdgrill.shell.session import spec_hint
+
+if TYPE_CHECKING:
+    from mdgrill.services.result import Questionnaire
+    from mdgrill.services.rounds import Asked
 
 
 def _by(p: argparse.ArgumentParser) -> None:
@@ -49,16 +53,16 @@ def _answer_arguments(p: argparse.ArgumentParser) -> None:
     _by(p)
 
 
-def _nothing_open(done: Result) -> str:
+def _nothing_open(done: Asked | Questionnaire) -> str:
     return f"nothing is open: {_closing(done)}"
 
 
-def _closing(done: Result) -> str:
+def _closing(done: Asked | Questionnaire) -> str:
     """The step a result's `next_command` names once nothing is pending."""
-    if done.get("next") == "node add":
+    if done.next == "node add":
         return ("an answer in the user's own words still owes its follow-up: add the decision "
-                f"it leads to (`{done['next_command']}`) and ask it")
-    return f"present the approach with `{done['next_command']}`"
+                f"it leads to (`{done.next_command}`) and ask it")
+    return f"present the approach with `{done.next_command}`"
 
 
 def _questionnaire(spec: store.Spec, args: argparse.Namespace) -> Outcome:
@@ -76,14 +80,11 @@ def _collect(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 
     got = rounds.collect(spec, file=args.file, by=args.by)
     shown = args.file or f"{spec.rel_folder}/{FILE}"
-    problems = got.get("problems")
-    if isinstance(problems, list) and problems:
-        text = "\n".join(f"{shown}:{p['line']}:1: {p['message']}" for p in problems)
+    if got.problems:
+        text = "\n".join(f"{shown}:{p['line']}:1: {p['message']}" for p in got.problems)
         return Outcome(got.data, text + "\nnothing was recorded from the file", 2)
     if got.done is None:
-        still = got.get("open")
-        count = len(still) if isinstance(still, list) else 0
-        return Outcome(got.data, f"{shown}: nothing answered yet ({count} open)")
+        return Outcome(got.data, f"{shown}: nothing answered yet ({len(got.open)} open)")
     # as `answer`: exit 3 when the gate refused every answer the file gave
     return Outcome(got.data, "\n".join(report_lines(got.done)),
                    0 if got.recorded or not got.refused else 3)
@@ -98,7 +99,7 @@ def _ask(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     if asked.kind in ("approval", "artifact", "drift"):
         return Outcome(asked.data, json.dumps({"questions": asked.questions},
                                               ensure_ascii=False, indent=2))
-    if asked.kind == "none" and asked.get("gate"):  # the artifact awaits its revision
+    if asked.kind == "none" and asked.gate:  # the artifact awaits its revision
         return Outcome(asked.data, f"a revision of the artifact was requested: revise it with "
                        f"the recorded feedback, then `{asked.next_command}`")
     if asked.kind == "none":
@@ -139,7 +140,7 @@ def _answer(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     if not lines:  # the tool's answers were all empty
         lines = [f"the reply answers no question of round {done.round}"]
     else:
-        kind = done.get("classification")
+        kind = done.classification
         if kind not in (None, "substantive") and not any("answers nothing" in m for m in lines):
             lines.append(f"(the reply reads as {str(kind).replace('_', ' ')}: it answers "
                          "nothing)")
