@@ -3,7 +3,7 @@ applied so that every other byte stays as it was."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple
 
 from mdgrill.errors import InputError
 from mdgrill.formats import frontmatter as frontmatter_io
@@ -35,10 +35,11 @@ class Change:
         self.new_blocks.append((heading, lines))
 
 
-R = TypeVar("R")
-
-
 if TYPE_CHECKING:
+    from typing import Generic, TypeVar
+
+    R = TypeVar("R")
+
     class Transition(NamedTuple, Generic[R]):
         """What one pure step returns: the `Change` to write and its report `R` (the fields
         the operation's result starts from; the transaction adds `written`), a `TypedDict` of
@@ -51,6 +52,8 @@ else:
     # Python 3.10 has no generic NamedTuple: at run time the same two fields, the report a
     # plain dict (what its TypedDict is at run time); type checkers read the class above.
     class Transition(NamedTuple):
+        """What one pure step returns: the `Change` to write and its report."""
+
         change: Change
         report: dict[str, object]
 
