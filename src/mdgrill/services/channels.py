@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TypeVar
 
-    from mdgrill.core.machine.reports import Written
+    from mdgrill.core.machine.reports import Carried, Written
     from mdgrill.diagnostics import Diagnostic
     from mdgrill.formats.progress import Block, Progress, Transition
     from mdgrill.git.vcs import TransitionCommit
@@ -155,7 +155,7 @@ def check_signed(root: str, sha: str, approver: str | None, phase: str) -> Signa
 
 
 def require_accepted_approval(spec: store.Spec, prog: Progress, interview_id: str, phase: str,
-                              approval_commit: str | None) -> dict[str, object]:
+                              approval_commit: str | None) -> Carried:
     """`check-delegation`: the interview's approval came over a channel the project accepts;
     a `signed` one (claimed, or the only way the project accepts) is checked in git."""
     from mdgrill.core.artifact_gate import log_blocks

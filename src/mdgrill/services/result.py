@@ -368,6 +368,16 @@ class Allowed(Result):
         return self._opt_str("approval_commit")
 
     @property
+    def channel(self) -> str | None:
+        """The channel the approval came over (None for a quick bypass)."""
+        return self._opt_str("channel")
+
+    @property
+    def signed_by(self) -> str | None:
+        """The signer, when the approval commit's signature was checked."""
+        return self._opt_str("signed_by")
+
+    @property
     def prompt_checked(self) -> bool:
         """Whether a delegated prompt was given and passed the prompt checks."""
         return self._bool("prompt_checked", False)

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from mdgrill.core.machine.reports import (
         CancelReport,
         ConfirmReport,
+        DelegationReport,
         PresentedReport,
         ReviseReport,
         SkipReport,
@@ -379,7 +380,7 @@ def revise(data: dict[str, object], prog: Progress, ids: list[str],
 
 def check_delegation(prog: Progress, phase: str, interview_id: str,
                      given_digest: str | None, current_digest: str,
-                     discovery_revision: str | None = None) -> dict[str, object]:
+                     discovery_revision: str | None = None) -> DelegationReport:
     require_phase(phase)
     from mdgrill.core.artifact_gate import log_blocks, superseded_interviews
 
@@ -427,4 +428,4 @@ def check_delegation(prog: Progress, phase: str, interview_id: str,
                           "interview for the new context", details={"recorded": recorded,
                                                                    "current": current_digest})
     return {"decision": "allow", "path": "quick" if status == "bypassed_quick" else "interview",
-            "status": status, "context_digest": current_digest}
+            "status": str(status), "context_digest": current_digest}

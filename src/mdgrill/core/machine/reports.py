@@ -200,6 +200,28 @@ class ApprovalBinding(_BindingExtra):
     checked: str
 
 
+class Carried(TypedDict, total=False):
+    """The channel an interview's approval came over (none for a quick bypass), and who
+    signed it when a signature was checked."""
+
+    channel: str
+    signed_by: str
+
+
+class _DelegationExtra(_BindingExtra, Carried, total=False):
+    checked: str
+    prompt_checked: bool
+
+
+class DelegationReport(_DelegationExtra):
+    """`check-delegation`: allowed (a refusal raises), how, and what held the approval."""
+
+    decision: str
+    path: str
+    status: str
+    context_digest: str
+
+
 # -- the services' own steps ----------------------------------------------------------------
 
 class NodeReport(Written):
