@@ -125,6 +125,77 @@ def test_the_untyped_result_check_finds_both(tmp_path: Path) -> None:
                                           "core/step.py:3: assert isinstance"]
 
 
+def _untyped_transitions(package: Path) -> list[str]:
+    """Each use of `Transition` without its report's type (`Transition`, not
+    `Transition[BeganReport]`), and each `Transition[dict...]`: a report is a `TypedDict`."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        rel = path.relative_to(package).as_posix()
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Name) or node.id != "Transition":
+                continue
+            parent = parents.get(node)
+            if isinstance(parent, ast.Call) and parent.func is node:
+                continue  # built: `Transition(change, report)`
+            if isinstance(parent, ast.Subscript) and parent.value is node and \
+                    not ast.unparse(parent.slice).startswith("dict"):
+                continue  # typed: `Transition[BeganReport]`
+            found.append(f"{rel}:{node.lineno}: {ast.unparse(parent or node)}")
+    return found
+
+
+def _bare_results(api: Path) -> list[str]:
+    """Each public `Spec` method annotated to return the untyped base `Result` (or a dict)."""
+    tree = ast.parse(api.read_text(encoding="utf-8"))
+    spec = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Spec")
+    return [f"Spec.{f.name} -> {ast.unparse(f.returns)}" for f in spec.body
+            if isinstance(f, ast.FunctionDef) and not f.name.startswith("_")
+            and f.returns is not None
+            and (ast.unparse(f.returns) == "Result" or "dict" in ast.unparse(f.returns))]
+
+
+def test_results_are_typed_end_to_end() -> None:
+    """"Typed results end to end" (issue 29): every transition carries its report's
+    `TypedDict` (`Transition[R]`, never bare nor `Transition[dict...]`), and every public
+    `Spec` method returns a `Result` subclass named for what it did, exported by `mdgrill`."""
+    import mdgrill
+
+    package = CHECKOUT / "src" / "mdgrill"
+    assert _untyped_transitions(package) == []
+    assert _bare_results(package / "api.py") == []
+    from mdgrill.api import Spec
+
+    for name, member in vars(Spec).items():
+        returns = getattr(member, "__annotations__", {}).get("return")
+        if name.startswith("_") or not isinstance(returns, str) or \
+                returns in ("Spec", "str", "list[Diagnostic]"):
+            continue
+        assert returns in mdgrill.__all__, (name, returns)
+        result = getattr(mdgrill, returns)
+        assert issubclass(result, mdgrill.Result) and result is not mdgrill.Result, name
+        assert result.__slots__ == () or isinstance(result.__slots__, tuple), name
+
+
+def test_the_typed_result_checks_find_what_they_forbid(tmp_path: Path) -> None:
+    (tmp_path / "step.py").write_text(
+        "def a() -> Transition:\n    return Transition(c, {})\n"
+        "def b() -> Transition[dict[str, object]]: ...\n"
+        "def c() -> Transition[NodeReport]: ...\n"
+        "Step = Callable[[Progress], Transition]\n", encoding="utf-8")
+    assert _untyped_transitions(tmp_path) == [
+        "step.py:1: def a() -> Transition:\n    return Transition(c, {})",
+        "step.py:3: Transition[dict[str, object]]",
+        "step.py:5: ([Progress], Transition)"]
+    (tmp_path / "api.py").write_text(
+        "class Spec:\n    def status(self) -> Result: ...\n"
+        "    def tree(self) -> dict[str, object]: ...\n"
+        "    def ledger(self) -> Ledger: ...\n", encoding="utf-8")
+    assert _bare_results(tmp_path / "api.py") == ["Spec.status -> Result",
+                                                  "Spec.tree -> dict[str, object]"]
+
+
 def test_no_module_re_exports_a_name_as_itself() -> None:
     """`from x import y as y` (or `import y as y`) exists only to re-export `y`; importers
     import `y` from the module that defines it instead (issue 29 part 7)."""

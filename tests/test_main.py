@@ -158,20 +158,3 @@ def test_lsp_exit_after_shutdown_is_clean(home: Path) -> None:
                           timeout=60)
     assert proc.returncode == 0, proc.stderr.decode()
     assert b"Traceback" not in proc.stderr
-
-
-def test_a_verb_reads_a_result_key_back_by_its_type() -> None:
-    """`cli.verbs.reported`: a key of a result as its type, or an INTERNAL defect (exit 70) —
-    a check, where an assert would vanish under `python -O` (issue 29)."""
-    from mdgrill.cli.verbs import reported
-    from mdgrill.errors import InternalError
-
-    assert reported({"targets": ["a.py"]}, "targets", list) == ["a.py"]
-    assert reported({"round": 2}, "round", int) == 2
-    assert reported({}, "warnings", list, []) == []
-    assert reported({"warnings": None}, "warnings", list, []) == []
-    for result in ({}, {"targets": "a.py"}):
-        with pytest.raises(InternalError) as info:
-            reported(result, "targets", list)
-        assert info.value.code == "INTERNAL" and info.value.exit_code == 70
-        assert info.value.message.startswith("the result's `targets` is not a list")

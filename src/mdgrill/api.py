@@ -18,7 +18,37 @@ from mdgrill.shell import store
 
 if TYPE_CHECKING:
     from mdgrill.diagnostics import Diagnostic
-    from mdgrill.services.result import Result
+    from mdgrill.services.result import (
+        Allowed,
+        Amended,
+        AnswerRecorded,
+        ArtifactApproved,
+        Began,
+        Cancelled,
+        Classified,
+        Confirmed,
+        Digest,
+        FactRecorded,
+        Frontier,
+        Ledger,
+        Mode,
+        NodeAdded,
+        Opened,
+        OutOfScope,
+        Presented,
+        Questionnaire,
+        Reopened,
+        Resolved,
+        Revised,
+        RevisionRequested,
+        Selected,
+        SkillsRecorded,
+        Skipped,
+        Status,
+        StopRecorded,
+        Submitted,
+        Tree,
+    )
     from mdgrill.services.rounds import Answered, Asked
 
 
@@ -68,15 +98,15 @@ class Spec:
 
     # -- reading ----------------------------------------------------------------------------
 
-    def status(self) -> Result:
+    def status(self) -> Status:
         """One screen on the spec, as `mdgrill status --json` gives it."""
         return reading.status(self._where)
 
-    def tree(self, *, format: str = "text") -> Result:
+    def tree(self, *, format: str = "text") -> Tree:
         """The design tree: `["nodes"]`, and `["text"]` drawn as text or Mermaid."""
         return reading.tree(self._where, format=format)
 
-    def ledger(self, *, new: bool = False) -> Result:
+    def ledger(self, *, new: bool = False) -> Ledger:
         """The settled decisions (E1 … En); `new`: those the last round settled."""
         return reading.ledger(self._where, new=new)
 
@@ -84,25 +114,25 @@ class Spec:
         """Its diagnostics, as `mdgrill validate SPEC` finds them (empty when valid)."""
         return reading.validate(self._where)
 
-    def digest(self, *, phase: str | None = None, compat: str | None = None) -> Result:
+    def digest(self, *, phase: str | None = None, compat: str | None = None) -> Digest:
         """The context digest the phase would record now."""
         return interview.digest(self._where, phase=phase, compat=compat)
 
     def check_delegation(self, *, phase: str, interview_id: str,
                          context_digest: str | None = None,
                          discovery_revision: str | None = None,
-                         prompt: str | None = None) -> Result:
+                         prompt: str | None = None) -> Allowed:
         """Allow delegation only for an approved, current interview (else GateRefusal); the
         delegated `prompt`, when given, must pass the prompt checks."""
         return interview.check_delegation(self._where, phase=phase, interview_id=interview_id,
                                           context_digest=context_digest,
                                           discovery_revision=discovery_revision, prompt=prompt)
 
-    def classify_reply(self, text: str, *, decision_id: str) -> Result:
+    def classify_reply(self, text: str, *, decision_id: str) -> Classified:
         """What a reply to one decision is: an option, substantive, control_only, ..."""
         return replies.classify_reply(text, spec=self._where, decision_id=decision_id)
 
-    def frontier(self, *, group: str | None = None) -> Result:
+    def frontier(self, *, group: str | None = None) -> Frontier:
         """The open, unblocked decisions in batches of at most four."""
         return content.frontier(self._where, group=group)
 
@@ -113,7 +143,7 @@ class Spec:
                  options: list[str] | None = None, recommend: int | None = None,
                  evidence: str | None = None, investigating: str | None = None,
                  recommendation: str | None = None, rationale: str | None = None,
-                 tradeoffs: str | None = None, consequences: str | None = None) -> Result:
+                 tradeoffs: str | None = None, consequences: str | None = None) -> NodeAdded:
         """Add a decision to the design tree (`node add`): 2 to 4 options, `recommend` the
         recommended one's number (1-based)."""
         return content.add_node(self._where, node_id=node_id, title=title, section=section,
@@ -123,23 +153,23 @@ class Spec:
                                 rationale=rationale, tradeoffs=tradeoffs,
                                 consequences=consequences)
 
-    def mode(self, *, quick: bool = False, interactive: bool = False) -> Result:
+    def mode(self, *, quick: bool = False, interactive: bool = False) -> Mode:
         """The mode; `quick=True` or `interactive=True` sets it."""
         return interview.mode(self._where, quick=quick, interactive=interactive)
 
-    def record_skill_load(self, *, input: str) -> Result:
+    def record_skill_load(self, *, input: str) -> SkillsRecorded:
         """Record the skill-load manifest (a JSON file's path)."""
         return interview.record_skill_load(self._where, input=input)
 
     def begin_interview(self, *, phase: str, interview_id: str, round: int | None = None,
                         discovery_revision: str | None = None,
-                        no_commit: bool = False) -> Result:
+                        no_commit: bool = False) -> Began:
         """Begin (or resume) the phase's interview."""
         return interview.begin_interview(self._where, phase=phase, interview_id=interview_id,
                                          round=round, discovery_revision=discovery_revision,
                                          no_commit=no_commit)
 
-    def open_frontier(self, *, round: int, decision_ids: list[str]) -> Result:
+    def open_frontier(self, *, round: int, decision_ids: list[str]) -> Opened:
         """Ask these decisions in round `round` (the current or the next)."""
         return interview.open_frontier(self._where, round=round, decision_ids=decision_ids)
 
@@ -151,7 +181,7 @@ class Spec:
         """Record the question tool's result (its JSON text) or the user's plain reply."""
         return rounds.answer(self._where, tool_result=tool_result, by=by)
 
-    def questionnaire(self) -> Result:
+    def questionnaire(self) -> Questionnaire:
         """Write the open round as the spec's questions.md."""
         return rounds.questionnaire(self._where)
 
@@ -160,38 +190,38 @@ class Spec:
         return rounds.collect(self._where, file=file, by=by)
 
     def record_answer(self, decision_id: str, answer: str, *, by: str | None = None,
-                      other: bool = False, assumption: str | None = None) -> Result:
+                      other: bool = False, assumption: str | None = None) -> AnswerRecorded:
         """Record the user's answer to one pending decision."""
         return interview.record_answer(self._where, decision_id=decision_id, answer=answer,
                                        by=by, other=other, assumption=assumption)
 
     def record_fact(self, text: str, *, decision_id: str | None = None,
-                    by: str | None = None) -> Result:
+                    by: str | None = None) -> FactRecorded:
         """Record a fact found in the code or docs."""
         return interview.record_fact(self._where, text=text, decision_id=decision_id, by=by)
 
-    def out_of_scope(self, decision_id: str, *, reply: str, by: str | None = None) -> Result:
+    def out_of_scope(self, decision_id: str, *, reply: str, by: str | None = None) -> OutOfScope:
         """Record that the user placed a decision out of scope (`reply`: their words)."""
         return interview.out_of_scope(self._where, decision_id=decision_id, reply=reply, by=by)
 
-    def record_stop(self, *, choice: str, section: str | None = None) -> Result:
+    def record_stop(self, *, choice: str, section: str | None = None) -> StopRecorded:
         """Record the answer to `Ready to build?` (ship, keep-asking, refine)."""
         return interview.record_stop(self._where, choice=choice, section=section)
 
     def await_confirmation(self, *, decision_id: str, approach: str,
-                           brief_file: str | None = None) -> Result:
+                           brief_file: str | None = None) -> Presented:
         """Close the rounds and present the approach for approval."""
         return interview.await_confirmation(self._where, decision_id=decision_id,
                                             approach=approach, brief_file=brief_file)
 
     def confirm(self, *, decision_id: str, source: str = "approve-and-delegate",
                 reply: str | None = None, by: str | None = None,
-                no_commit: bool = False, sign: bool = False) -> Result:
+                no_commit: bool = False, sign: bool = False) -> Confirmed:
         """Record the user's explicit approval and commit it (`sign`: a signed commit)."""
         return interview.confirm(self._where, decision_id=decision_id, source=source,
                                  reply=reply, by=by, no_commit=no_commit, sign=sign)
 
-    def approve(self, *, sign: bool = False) -> Result:
+    def approve(self, *, sign: bool = False) -> Selected:
         """Show the brief on the controlling terminal and act on the selection typed there
         (`NO_TERMINAL` without one)."""
         from mdgrill.services.approve import approve
@@ -199,49 +229,49 @@ class Spec:
         return approve(self._where, sign=sign)
 
     def skip(self, *, reason: str, assumptions: list[str],
-             decision_id: str = "skip-confirmation", by: str | None = None) -> Result:
+             decision_id: str = "skip-confirmation", by: str | None = None) -> Skipped:
         """Skip the remaining decisions with assumptions (confirm follows)."""
         return interview.skip(self._where, reason=reason, assumptions=assumptions,
                               decision_id=decision_id, by=by)
 
-    def revise(self, *, decision_ids: list[str], keep: list[str] | None = None) -> Result:
+    def revise(self, *, decision_ids: list[str], keep: list[str] | None = None) -> Revised:
         """Reopen decisions (and their answered dependents, but those kept) after the
         brief."""
         return interview.revise(self._where, decision_ids=decision_ids, keep=keep)
 
-    def cancel(self, *, reply: str | None = None, by: str | None = None) -> Result:
+    def cancel(self, *, reply: str | None = None, by: str | None = None) -> Cancelled:
         """Record the user's Cancel."""
         return interview.cancel(self._where, reply=reply, by=by)
 
     def amend(self, decision_id: str, *, answer: str, reason: str,
-              by: str | None = None) -> Result:
+              by: str | None = None) -> Amended:
         """Correct a recorded answer's wording."""
         return interview.amend(self._where, decision_id=decision_id, answer=answer,
                                reason=reason, by=by)
 
     def reopen(self, *, phase: str, reason: str, by: str | None = None,
-               no_commit: bool = False) -> Result:
+               no_commit: bool = False) -> Reopened:
         """Go back to an earlier phase (committed unless `no_commit`)."""
         return interview.reopen(self._where, phase=phase, reason=reason, by=by,
                                 no_commit=no_commit)
 
     # -- the artifact gate --------------------------------------------------------------------
 
-    def await_artifact_approval(self, *, artifact: str) -> Result:
+    def await_artifact_approval(self, *, artifact: str) -> Submitted:
         """Submit the phase's artifact (a path) for the user's approval."""
         return artifact_gate.await_artifact_approval(self._where, artifact=artifact)
 
     def approve_artifact(self, *, source: str, by: str | None = None,
-                         no_commit: bool = False) -> Result:
+                         no_commit: bool = False) -> ArtifactApproved:
         """Record the artifact's approval and commit it (`source`: the user's selection,
         `approve-artifact`)."""
         return artifact_gate.approve_artifact(self._where, source=source, by=by,
                                               no_commit=no_commit)
 
-    def request_revision(self, *, feedback: str, by: str | None = None) -> Result:
+    def request_revision(self, *, feedback: str, by: str | None = None) -> RevisionRequested:
         """Record what the user wants changed in the artifact."""
         return artifact_gate.request_revision(self._where, feedback=feedback, by=by)
 
-    def resolve_approval(self, *, text: str) -> Result:
+    def resolve_approval(self, *, text: str) -> Resolved:
         """The one live approval action a free-text reply maps to (reads only)."""
         return artifact_gate.resolve_approval(self._where, text=text)

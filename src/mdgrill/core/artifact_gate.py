@@ -8,6 +8,8 @@ appends a `### <Phase> Artifact - ...` block. See docs/artifact-gate.md.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mdgrill.core.evidence import artifact_tag
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import (
@@ -36,6 +38,14 @@ from mdgrill.model.artifact import (
 )
 from mdgrill.model.record import int_field
 from mdgrill.model.replies import BARE_SKIP, CONTROL_ONLY, classify_reply
+
+if TYPE_CHECKING:
+    from mdgrill.core.machine.reports import (
+        ArtifactApprovedReport,
+        ReopenReport,
+        RevisionReport,
+        SubmitReport,
+    )
 
 # -- verbs ---------------------------------------------------------------------------------
 
@@ -76,7 +86,7 @@ def _gate_phase(data: dict[str, object], path: str) -> tuple[str, str, bool]:
 
 
 def submit(data: dict[str, object], path: str, sha256: str, spec_folder: str,
-           context_digest_now: str | None) -> Transition:
+           context_digest_now: str | None) -> Transition[SubmitReport]:
     """`await-artifact-approval`: record the artifact's sha256 and open (or re-open) the gate.
 
     `context_digest_now` is the digest of the interview's phase computed now (None when
@@ -98,15 +108,17 @@ def submit(data: dict[str, object], path: str, sha256: str, spec_folder: str,
     usual = expected_path(spec_folder, phase)
     if usual is not None and path != usual:
         warnings.append(f"the {phase} artifact is normally {usual}, not {path}")
-    result: dict[str, object] = {"phase": phase, "path": path, "sha256": sha256,
-                                 "interview": interview_id, "warnings": warnings}
+    result: SubmitReport = {"phase": phase, "path": path, "sha256": sha256,
+                            "interview": interview_id, "warnings": warnings}
     change = Change()
     if continuing and old is not None and old["sha256"] == sha256 and old["status"] != REVISION:
         # the same bytes again: nothing new to review (an approved one stays approved)
-        result.update({"status": old["status"], "resubmitted": False, "changed": False,
-                       "gate": gate_id(old), "feedback_round": old["feedback_round"]})
+        result.update({"status": str(old["status"]), "resubmitted": False, "changed": False,
+                       "gate": gate_id(old),
+                       "feedback_round": int_field(old, "feedback_round", "artifact")})
         return Transition(change, result)
-    rounds = old["feedback_round"] if continuing and old is not None else 0
+    rounds = int_field(old, "feedback_round", "artifact") if continuing and old is not None \
+        else 0
     art: dict[str, object] = {"phase": phase, "path": path, "sha256": sha256,
                               "status": AWAITING, "feedback_round": rounds,
                               "interview": interview_id}
@@ -142,7 +154,7 @@ def _open_artifact(data: dict[str, object], verb: str) -> dict[str, object]:
 
 
 def approve(data: dict[str, object], source: str, sha_now: str | None,
-            context_digest_now: str | None) -> Transition:
+            context_digest_now: str | None) -> Transition[ArtifactApprovedReport]:
     """`approve-artifact`: the recorded bytes are approved and `phase:` moves to the next phase."""
     art = _open_artifact(data, "approve-artifact")
     if source != APPROVE_SOURCE:
@@ -189,12 +201,12 @@ def approve(data: dict[str, object], source: str, sha_now: str | None,
                   f"- Interview: {art['interview']}", f"- Source: {source}",
                   f"- Next phase: {following or f'none ({phase} is the last phase)'}"])
     return Transition(change, {"status": APPROVED, "phase": new_phase, "approved_phase": phase,
-                               "advanced": new_phase != current, "path": art["path"],
-                               "sha256": art["sha256"], "interview": art["interview"],
+                               "advanced": new_phase != current, "path": str(art["path"]),
+                               "sha256": str(art["sha256"]), "interview": str(art["interview"]),
                                "gate": gate_id(art)})
 
 
-def request_revision(data: dict[str, object], feedback: str) -> Transition:
+def request_revision(data: dict[str, object], feedback: str) -> Transition[RevisionReport]:
     """`request-revision`: record the user's feedback; the gate stays open."""
     art = _open_artifact(data, "request-revision")
     if classify_reply(feedback) in (CONTROL_ONLY, BARE_SKIP):
@@ -210,7 +222,8 @@ def request_revision(data: dict[str, object], feedback: str) -> Transition:
     change.block(block_heading(str(art["phase"]), "Artifact - Revision Requested"),
                  [f"- Artifact: {art['path']}", f"- Sha256: {art['sha256']}",
                   f"- Feedback round: {rnd + 1}", f"- Feedback: {text}"])
-    return Transition(change, {"status": REVISION, "phase": art["phase"], "path": art["path"],
+    return Transition(change, {"status": REVISION, "phase": str(art["phase"]),
+                               "path": str(art["path"]),
                                "feedback_round": rnd + 1, "gate": gate_id(art)})
 
 
@@ -434,7 +447,7 @@ def _approved_interviews(blocks: list[Block]) -> list[tuple[str, str]]:
 
 
 def reopen(data: dict[str, object], blocks: list[Block], phase: str, reason: str,
-           ) -> Transition:
+           ) -> Transition[ReopenReport]:
     """`reopen`: the one way back to an earlier phase (or to redo the current one).
 
     Every interview approval and artifact approval of `phase` and the phases after it is set

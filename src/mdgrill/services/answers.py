@@ -180,7 +180,7 @@ def record_reply(spec: store.Spec, answers: dict[str, str], person: str | None,
         except MdgrillError as exc:
             done.refused[decision] = {"code": exc.code, "message": exc.message}
             continue
-        done.recorded[decision] = str(result["recorded"])
+        done.recorded[decision] = result.recorded
         if other:
             done.others.append(decision)
     done.open = [d for d in pending if d not in done.recorded]

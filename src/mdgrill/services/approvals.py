@@ -21,6 +21,7 @@ from mdgrill.shell.people import author
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    from mdgrill.core.machine.reports import ApprovalBinding, ReopenReport
     from mdgrill.git.vcs import TransitionCommit
 
 TRANSITION_OF_STATUS = {"complete": "approve", "skipped": "skip", "bypassed_quick": "bypass"}
@@ -131,7 +132,7 @@ def commit_transition(spec: store.Spec, kind: str, *, person: str | None = None,
             "committed_paths": list(result.paths)}
 
 
-def commit_reopen(spec: store.Spec, result: dict[str, object],
+def commit_reopen(spec: store.Spec, result: ReopenReport,
                   person: str | None = None) -> dict[str, object]:
     """Commit a reopening: `.progress.md`, with the trailers `verify` reads it by."""
     from mdgrill.shell.session import load
@@ -347,7 +348,7 @@ def _then(history: Iterator[tuple[str, bytes]], parents: dict[str, list[str]],
 
 
 def approval_binding(spec: store.Spec, prog: Progress, phase: str,
-                     interview_id: str) -> dict[str, object]:
+                     interview_id: str) -> ApprovalBinding:
     """Inside a repository: the approval commit that allows this delegation, or a refusal.
 
     `git: false` in the spec turns off commits, never this check: the spec is a file the

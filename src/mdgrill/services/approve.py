@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from mdgrill.core import machine
 from mdgrill.core.approval import APPROVE_AND_DELEGATE, CANCEL, REVISE, approval_choice
 from mdgrill.errors import GateRefusal, MdgrillError
-from mdgrill.services.result import Result
+from mdgrill.services.result import Selected
 from mdgrill.shell import store
 from mdgrill.shell.session import load, spec_hint
 
@@ -70,7 +70,7 @@ def _read_choice(term: Terminal) -> str | None:
     return None
 
 
-def approve(spec: store.Spec, *, sign: bool = False) -> Result:
+def approve(spec: store.Spec, *, sign: bool = False) -> Selected:
     """Show the brief on the controlling terminal and act on the selection typed there."""
     from mdgrill.services.channels import require_accepted
     from mdgrill.shell.people import who
@@ -109,7 +109,7 @@ def approve(spec: store.Spec, *, sign: bool = False) -> Result:
 
 
 def _exchange(spec: store.Spec, prog: Progress, term: Terminal, interview_id: str, cid: str,
-              sign: bool) -> Result:
+              sign: bool) -> Selected:
     """Show the brief, read the selection, act on it."""
     from mdgrill.services import interview
 
@@ -122,9 +122,8 @@ def _exchange(spec: store.Spec, prog: Progress, term: Terminal, interview_id: st
                                       sign=sign, terminal=True)
         result.update(done.data)
         result["approved"] = True
-        commit = done.get("commit")
         term.write(f"approved: interview {interview_id} is {done.status}"
-                   + (f", committed {str(commit)[:12]}" if commit else "") + "\n")
+                   + (f", committed {done.commit[:12]}" if done.commit else "") + "\n")
     elif choice == CANCEL:
         result.update(interview.cancel(spec, reply="Cancel").data)
         result["next"] = "stop without delegating"
@@ -135,4 +134,4 @@ def _exchange(spec: store.Spec, prog: Progress, term: Terminal, interview_id: st
         term.write("nothing approved: name the decisions to revise\n")
     else:
         result["next"] = "nothing was selected, nothing recorded: run approve again"
-    return Result("approve", result)
+    return Selected("approve", result)

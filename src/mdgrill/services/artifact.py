@@ -6,6 +6,7 @@ live approval action. The owners of the phase and the `- By:` signature apply as
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from mdgrill.core import artifact_gate
 from mdgrill.errors import InputError
@@ -13,10 +14,13 @@ from mdgrill.formats.progress import Change, Progress, Transition
 from mdgrill.formats.schema import TERMINAL
 from mdgrill.model.artifact import APPROVE_SOURCE, artifact_of
 from mdgrill.model.digest import file_sha256
-from mdgrill.services.result import Result
+from mdgrill.services.result import ArtifactApproved, Resolved, RevisionRequested, Submitted
 from mdgrill.shell import store
 from mdgrill.shell.context import context_sources
 from mdgrill.shell.session import display, load, transaction
+
+if TYPE_CHECKING:
+    from mdgrill.core.machine.reports import ArtifactApprovedReport, SubmitReport
 
 
 def _artifact_file(spec: store.Spec, arg: str) -> tuple[str, str]:
@@ -57,14 +61,14 @@ def _artifact_phase(prog: Progress) -> object:
     return art.get("phase") if isinstance(art, dict) else None
 
 
-def await_artifact_approval(spec: store.Spec, *, artifact: str) -> Result:
+def await_artifact_approval(spec: store.Spec, *, artifact: str) -> Submitted:
     """Submit the phase's artifact (its bytes' sha256) for the user's approval; a relative
     path not found from here is looked up in the spec folder."""
     path, rel = _artifact_file(spec, artifact)
     data = store.read_file(path, display(path), spec.root)
     sha = file_sha256(data)
 
-    def step(prog: Progress) -> Transition:
+    def step(prog: Progress) -> Transition[SubmitReport]:
         iv = prog.data.get("interview")
         digest = None
         if isinstance(iv, dict) and iv.get("status") in TERMINAL:
@@ -75,14 +79,19 @@ def await_artifact_approval(spec: store.Spec, *, artifact: str) -> Result:
             # inside a repository the interview's approval commit must be in HEAD's history
             from mdgrill.services.approvals import approval_binding
 
-            result.update(approval_binding(spec, prog, str(iv["phase"]), str(iv["id"])))
+            held = approval_binding(spec, prog, str(iv["phase"]), str(iv["id"]))
+            result["checked"] = held["checked"]
+            if "why" in held:
+                result["why"] = held["why"]
+            if "approval_commit" in held:
+                result["approval_commit"] = held["approval_commit"]
         return Transition(change, result)
 
-    return Result("await-artifact-approval", transaction(spec, step))
+    return Submitted("await-artifact-approval", transaction(spec, step))
 
 
 def approve_artifact(spec: store.Spec, *, source: str, by: str | None = None,
-                     no_commit: bool = False) -> Result:
+                     no_commit: bool = False) -> ArtifactApproved:
     """Record the artifact's approval (its bytes unchanged since it was submitted), advance
     the phase, and commit `.progress.md` with the approved artifact."""
     from mdgrill.services.evidence import journal_entries
@@ -91,7 +100,7 @@ def approve_artifact(spec: store.Spec, *, source: str, by: str | None = None,
 
     entries = journal_entries(spec)
 
-    def step(prog: Progress) -> Transition:
+    def step(prog: Progress) -> Transition[ArtifactApprovedReport]:
         art = artifact_of(prog.data)
         sha = _sha_now(spec, str(art["path"])) if art is not None else None
         digest = _digest_of_interview(prog, spec, art["phase"]) if art is not None else None
@@ -102,17 +111,18 @@ def approve_artifact(spec: store.Spec, *, source: str, by: str | None = None,
 
     person = who(spec, by)
     # the owners rule holds the account that runs this (git's identity), never `by`
-    result = transaction(spec, signed(step, person, None, phase_rule(
+    report = transaction(spec, signed(step, person, None, phase_rule(
         owners(spec.root), who(spec, None), _artifact_phase, "approve-artifact")))
+    result: dict[str, object] = dict(report)
     if no_commit:
         result.update({"commit": None, "commit_skipped": "--no-commit"})
     else:
-        result.update(_commit(spec, person, result))
-    return Result("approve-artifact", result)
+        result.update(_commit(spec, person, report))
+    return ArtifactApproved("approve-artifact", result)
 
 
 def _with_evidence(spec: store.Spec, prog: Progress, entries: list[dict[str, object]],
-                   change: Change, result: dict[str, object]) -> None:
+                   change: Change, result: ArtifactApprovedReport) -> None:
     """Where the repository keeps a reply journal (or `approval: evidence`), the artifact's
     approval is the user's captured answer to the artifact's own approval question, given
     after this version was presented (issue 30 point 6); the Approved block and the commit
@@ -126,7 +136,7 @@ def _with_evidence(spec: store.Spec, prog: Progress, entries: list[dict[str, obj
 
 
 def _commit(spec: store.Spec, person: str | None,
-            result: dict[str, object]) -> dict[str, object]:
+            result: ArtifactApprovedReport) -> dict[str, object]:
     """Commit `.progress.md` and the approved artifact (the bytes the user approved)."""
     from mdgrill.services.approvals import commit_blocker, touched_paths
 
@@ -157,18 +167,19 @@ def _commit(spec: store.Spec, person: str | None,
     return {"commit": commit.sha, "transition": APPROVE_SOURCE}
 
 
-def request_revision(spec: store.Spec, *, feedback: str, by: str | None = None) -> Result:
+def request_revision(spec: store.Spec, *, feedback: str,
+                     by: str | None = None) -> RevisionRequested:
     """Record what the user wants changed in the artifact; the gate stays open."""
     from mdgrill.shell.people import signed, who
 
     if not feedback.strip():
         raise InputError("EMPTY_FEEDBACK", "--feedback is empty: record what the user wants "
                          "changed")
-    return Result("request-revision", transaction(spec, signed(
+    return RevisionRequested("request-revision", transaction(spec, signed(
         lambda prog: artifact_gate.request_revision(prog.data, feedback), who(spec, by))))
 
 
-def resolve_approval(spec: store.Spec, *, text: str) -> Result:
+def resolve_approval(spec: store.Spec, *, text: str) -> Resolved:
     """The one live approval action a free-text reply maps to, or a question back."""
     from mdgrill.core import approval
 
@@ -176,4 +187,4 @@ def resolve_approval(spec: store.Spec, *, text: str) -> Result:
     # --reply`, `cancel --reply`), so probing four replies leaves no trace in the log.
     result = approval.resolve(load(spec).data, text).to_json()
     result["written"] = False
-    return Result("resolve-approval", result)
+    return Resolved("resolve-approval", result)

@@ -26,18 +26,25 @@ from mdgrill.services.bound_targets import (
     require_git,
     resolve_target,
 )
+from mdgrill.services.result import Bound, Reaffirmed
 from mdgrill.shell import store
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from mdgrill.core.machine.reports import (
+        BindReport,
+        BoundDecision,
+        BoundWrittenReport,
+        ReaffirmReport,
+    )
     from mdgrill.formats.progress import Change, Progress
 
 # -- bind ------------------------------------------------------------------------------------
 
 
 def bind(spec: store.Spec, decision: str, targets: list[str], person: str | None,
-         no_commit: bool = False) -> dict[str, object]:
+         no_commit: bool = False) -> Bound:
     """Record the decision's targets (and its hand-written `Binds:`) with their fingerprints."""
     from mdgrill.core.machine import require_id
     from mdgrill.shell.people import signed
@@ -59,7 +66,7 @@ def bind(spec: store.Spec, decision: str, targets: list[str], person: str | None
     warnings = [f"{t.path} has changes not committed: the binding is of the committed version"
                 for t in resolved if not t.is_glob and is_dirty(spec.root, head, t)]
 
-    def step(prog: Progress) -> Transition:
+    def step(prog: Progress) -> Transition[BindReport]:
         rules.require_appendable(prog.data, "bind")
         answer, phase = rules.settled_answer(prog, decision)
         change = rules.bound_change(phase, decision, answer, head, pairs)
@@ -68,14 +75,14 @@ def bind(spec: store.Spec, decision: str, targets: list[str], person: str | None
             "targets": [{"target": t, "fingerprint": f} for t, f in pairs],
             "warnings": warnings})
 
-    result = transaction(spec, signed(step, person))
+    result: dict[str, object] = dict(transaction(spec, signed(step, person)))
     result.update(commit_binding(spec, result, "bind", person, no_commit,
                           f"bind {decision} ({len(pairs)} target{'s' * (len(pairs) != 1)})"))
-    return result
+    return Bound("bind", result)
 
 
 def bind_written(spec: store.Spec, person: str | None,
-                 no_commit: bool = False) -> dict[str, object]:
+                 no_commit: bool = False) -> Bound:
     """`bind SPEC` alone: fingerprint every hand-written `- Binds:` target not bound yet, one
     Bound block per decision, in one commit."""
     from mdgrill.shell.session import load, transaction
@@ -95,10 +102,10 @@ def bind_written(spec: store.Spec, person: str | None,
                  for t in (resolve_target(spec, x, head) for x in targets)]
              for d, targets in wanted.items()}
 
-    def step(prog: Progress) -> Transition:
+    def step(prog: Progress) -> Transition[BoundWrittenReport]:
         rules.require_appendable(prog.data, "bind")
         change: Change | None = None
-        bound: list[dict[str, object]] = []
+        bound: list[BoundDecision] = []
         phase = ""
         for decision, found in pairs.items():
             answer, phase = rules.settled_answer(prog, decision)
@@ -116,12 +123,12 @@ def bind_written(spec: store.Spec, person: str | None,
         return Transition(change, {"decision": ", ".join(pairs), "phase": phase, "at": head,
                                    "bound": bound, "by": person})
 
-    result = transaction(spec, step)
+    result: dict[str, object] = dict(transaction(spec, step))
     count = sum(len(found) for found in pairs.values())
     result.update(commit_binding(spec, result, "bind", person, no_commit,
                           f"bind {', '.join(pairs)} ({count} written target"
                           f"{'s' * (count != 1)})"))
-    return result
+    return Bound("bind", result)
 
 
 
@@ -129,7 +136,7 @@ def bind_written(spec: store.Spec, person: str | None,
 
 
 def reaffirm(spec: store.Spec, decision: str, reply: str, person: str | None,
-             no_commit: bool = False) -> dict[str, object]:
+             no_commit: bool = False) -> Reaffirmed:
     """Record the owner's selection for a drifted decision (docs/bindings.md)."""
     from mdgrill.core.machine import require_id
     from mdgrill.formats.progress import single_line
@@ -166,13 +173,13 @@ def reaffirm(spec: store.Spec, decision: str, reply: str, person: str | None,
 
     owners_check = _owners_rule(spec, who(spec, None), decision)  # the account, not --by
 
-    def step(prog: Progress) -> Transition:
+    def step(prog: Progress) -> Transition[ReaffirmReport]:
         owners_check(prog)
         rules.require_appendable(prog.data, "reaffirm")
         answer, phase = rules.settled_answer(prog, decision)
         change = rules.reaffirmed_change(phase, decision, answer, selection, words, head,
                                          pairs, moved)
-        result: dict[str, object] = {
+        result: ReaffirmReport = {
             "decision": decision, "answer": answer, "phase": phase, "selection": selection,
             "at": head, "targets": [{"target": t, "fingerprint": f} for t, f in pairs],
             "moved": [{"from": a, "to": b} for a, b in moved],
@@ -185,7 +192,7 @@ def reaffirm(spec: store.Spec, decision: str, reply: str, person: str | None,
             result["by"] = person
         return Transition(change, result)
 
-    result = transaction(spec, step)
+    result: dict[str, object] = dict(transaction(spec, step))
     extra = [("Mdgrill-Selection", selection)]
     transition = "reaffirm"
     if result.get("reopened_phase"):
@@ -193,7 +200,7 @@ def reaffirm(spec: store.Spec, decision: str, reply: str, person: str | None,
         extra.append(("Mdgrill-Reason", str(result["reason"])))
     result.update(commit_binding(spec, result, transition, person, no_commit,
                           f"reaffirm {decision}: {selection}", extra))
-    return result
+    return Reaffirmed("reaffirm", result)
 
 
 def _require_evidence(spec: store.Spec, words: str) -> None:
@@ -235,7 +242,7 @@ def _owners_rule(spec: store.Spec, person: str | None,
 
 
 def _reopen_decision(prog: Progress, decision: str, phase: str, drifted: list[Finding],
-                     change: Change, result: dict[str, object]) -> None:
+                     change: Change, result: ReaffirmReport) -> None:
     """`Revise the decision`: through `revise` while the phase awaits confirmation, else
     through `reopen` of the decision's phase followed by a `Revised` block, so the decision
     and its answered dependents are asked again in that phase's next interview."""
@@ -255,7 +262,7 @@ def _reopen_decision(prog: Progress, decision: str, phase: str, drifted: list[Fi
     from mdgrill.formats.progress import block_heading
 
     try:
-        back, info = reopen(prog.data, prog.blocks, phase, reason)
+        back, gone = reopen(prog.data, prog.blocks, phase, reason)
     except GateRefusal as exc:
         if exc.code != "NOTHING_TO_REOPEN":
             raise
@@ -263,7 +270,7 @@ def _reopen_decision(prog: Progress, decision: str, phase: str, drifted: list[Fi
         change.updates.update(back.updates)
         change.new_blocks.extend(back.new_blocks)
         result.update({"reopened_phase": phase, "reason": reason,
-                       "superseded": info["superseded"]})
+                       "superseded": gone["superseded"]})
     from mdgrill.core.machine import answered_dependents
     from mdgrill.model.tree import ledger_of
 

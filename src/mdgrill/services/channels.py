@@ -19,12 +19,15 @@ from mdgrill.shell import store
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import TypeVar
 
+    from mdgrill.core.machine.reports import Carried, Written
     from mdgrill.diagnostics import Diagnostic
     from mdgrill.formats.progress import Block, Progress, Transition
     from mdgrill.git.vcs import TransitionCommit
 
-    Step = Callable[[Progress], Transition]
+    W = TypeVar("W", bound=Written)
+    Step = Callable[[Progress], Transition[W]]
 
 CHANNEL_KEY = "Channel"
 RELAYED_KEY = "Relayed by"
@@ -152,7 +155,7 @@ def check_signed(root: str, sha: str, approver: str | None, phase: str) -> Signa
 
 
 def require_accepted_approval(spec: store.Spec, prog: Progress, interview_id: str, phase: str,
-                              approval_commit: str | None) -> dict[str, object]:
+                              approval_commit: str | None) -> Carried:
     """`check-delegation`: the interview's approval came over a channel the project accepts;
     a `signed` one (claimed, or the only way the project accepts) is checked in git."""
     from mdgrill.core.artifact_gate import log_blocks
@@ -201,11 +204,11 @@ def require_accepted_approval(spec: store.Spec, prog: Progress, interview_id: st
     return {"channel": channel}
 
 
-def relayed(step: Step, person: str | None, account: str | None) -> Step:
+def relayed(step: Step[W], person: str | None, account: str | None) -> Step[W]:
     """`step`, with `- Relayed by: <account>` added to the block it opens when `--by` named
     someone other than the account that runs it: the approval is that account's report of
     another's word, and is recorded (and committed, authored by the account) as such."""
-    def run(prog: Progress) -> Transition:
+    def run(prog: Progress) -> Transition[W]:
         done = step(prog)
         change = done.change
         if person and account and person != account and change.new_blocks:

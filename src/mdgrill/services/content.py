@@ -12,11 +12,12 @@ from mdgrill.errors import InputError
 from mdgrill.formats.progress import Change, Progress, Transition, single_line
 from mdgrill.formats.schema import BLOCK_LISTS
 from mdgrill.model.record import require_spec_name
-from mdgrill.services.result import Result
+from mdgrill.services.result import Frontier, Initialized, NodeAdded
 from mdgrill.shell import store
 from mdgrill.shell.session import display, load, transaction
 
 if TYPE_CHECKING:
+    from mdgrill.core.machine.reports import NodeReport
     from mdgrill.model.tree import FrontierView
 
 MAX_OPTIONS = 4
@@ -24,7 +25,7 @@ MAX_OPTIONS = 4
 
 def init(path: str, *, goal: str, title: str | None = None,
          required_sections: list[str] | None = None, phase: str = "start",
-         root: str | None = None) -> tuple[store.Spec, Result]:
+         root: str | None = None) -> tuple[store.Spec, Initialized]:
     """Create the spec's `.progress.md` from the template (never over an existing one)."""
     from mdgrill.formats.frontmatter import render_entry
     from mdgrill.formats.schema import PHASES
@@ -67,7 +68,7 @@ def init(path: str, *, goal: str, title: str | None = None,
     from mdgrill.services.approvals import ignored_warning
 
     ignored = ignored_warning(spec)
-    return spec, Result("init", {"spec": spec.rel_folder, "path": spec.rel_progress,
+    return spec, Initialized("init", {"spec": spec.rel_folder, "path": spec.rel_progress,
                                  "written": True, "warnings": [ignored] if ignored else []})
 
 
@@ -77,7 +78,7 @@ def add_node(spec: store.Spec, *, title: str, node_id: str | None = None,
              recommend: int | None = None, evidence: str | None = None,
              investigating: str | None = None, recommendation: str | None = None,
              rationale: str | None = None, tradeoffs: str | None = None,
-             consequences: str | None = None) -> Result:
+             consequences: str | None = None) -> NodeAdded:
     """Add a decision to the design tree (2 to 4 options, the recommended one by number);
     without `node_id`, one that two branches will not both draw."""
     given = require_id(node_id, "node ID") if node_id is not None else None
@@ -105,7 +106,7 @@ def add_node(spec: store.Spec, *, title: str, node_id: str | None = None,
 
     salt = f"{git_identity(spec.root) or ''}\0{time.time_ns()}" if given is None else ""
 
-    def step(prog: Progress) -> Transition:
+    def step(prog: Progress) -> Transition[NodeReport]:
         known = set(prog.node_ids())
         chosen = given if given is not None else new_node_id(title, salt, known)
         if chosen in known:
@@ -121,13 +122,13 @@ def add_node(spec: store.Spec, *, title: str, node_id: str | None = None,
                                                choices, recommend, extra))
         return Transition(change, {"node": chosen})
 
-    return Result("node add", transaction(spec, step))
+    return NodeAdded("node add", transaction(spec, step))
 
 
-def frontier(spec: store.Spec, *, group: str | None = None) -> Result:
+def frontier(spec: store.Spec, *, group: str | None = None) -> Frontier:
     """The open, unblocked decisions in batches of at most four (`group="section"`: one
     section a batch), what blocks the rest, and whether the tree is ready."""
-    return Result("frontier", dict(frontier_view(spec, group=group)))
+    return Frontier("frontier", dict(frontier_view(spec, group=group)))
 
 
 def frontier_view(spec: store.Spec, *, group: str | None = None) -> FrontierView:

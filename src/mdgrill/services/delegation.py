@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from mdgrill.core import machine
 from mdgrill.errors import GateRefusal, InputError, MdgrillError
@@ -15,6 +15,9 @@ from mdgrill.services.approvals import approval_binding
 from mdgrill.shell import store
 from mdgrill.shell.context import context_sources, skills_stale
 from mdgrill.shell.session import load
+
+if TYPE_CHECKING:
+    from mdgrill.core.machine.reports import DelegationReport
 
 GATE_DOC = "docs/agent-hook.md"
 # what separates the words of a prompt that may be paths: anything a folder name of a spec
@@ -37,7 +40,7 @@ class Claim(NamedTuple):
 def check_delegation(spec: store.Spec, phase: str, interview_id: str,
                      context_digest: str | None = None,
                      discovery_revision: str | None = None,
-                     prompt: tuple[str, str] | None = None) -> tuple[dict[str, object], str]:
+                     prompt: tuple[str, str] | None = None) -> tuple[DelegationReport, str]:
     """The result and its one-line text; a refusal raises (GateRefusal, exit 3).
 
     `prompt` is the delegated prompt as (where it came from, its text): given, it must pass
@@ -52,7 +55,7 @@ def check_delegation(spec: store.Spec, phase: str, interview_id: str,
 
 
 def _approved(spec: store.Spec, phase: str, interview_id: str, context_digest: str | None,
-              discovery_revision: str | None) -> tuple[Progress, dict[str, object], str]:
+              discovery_revision: str | None) -> tuple[Progress, DelegationReport, str]:
     from mdgrill.core.skill_load import require_manifest
     from mdgrill.shell.project import declared_skills
 
@@ -70,16 +73,24 @@ def _approved(spec: store.Spec, phase: str, interview_id: str, context_digest: s
         if exc.code == "APPROVAL_SCOPE_CHANGED":
             approval_binding(spec, prog, phase, interview_id)
         raise
-    result.update(approval_binding(spec, prog, phase, interview_id))
+    held = approval_binding(spec, prog, phase, interview_id)
+    result["checked"] = held["checked"]
+    if "why" in held:
+        result["why"] = held["why"]
+    if "approval_commit" in held:
+        result["approval_commit"] = held["approval_commit"]
     from mdgrill.services.channels import require_accepted_approval
 
     # the channel the selection came over, held to `.mdgrill.yaml` `approval:` (this also
     # keeps `approval: evidence`: a hook's approval must name its captured reply)
-    commit = result.get("approval_commit")
-    result.update(require_accepted_approval(spec, prog, interview_id, phase,
-                                            commit if isinstance(commit, str) else None))
+    carried = require_accepted_approval(spec, prog, interview_id, phase,
+                                        held.get("approval_commit"))
+    if "channel" in carried:
+        result["channel"] = carried["channel"]
+    if "signed_by" in carried:
+        result["signed_by"] = carried["signed_by"]
     text = f"allow: {phase} interview {interview_id} is {result['status']}"
-    if result.get("checked") == "digest-only":
+    if result["checked"] == "digest-only":
         text += " (not in a git repository: checked the digest alone)"
     return prog, result, text
 

@@ -16,7 +16,25 @@ from typing import TYPE_CHECKING
 from mdgrill.core import machine
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.schema import PHASES
-from mdgrill.services.result import Result
+from mdgrill.services.result import (
+    Allowed,
+    Amended,
+    AnswerRecorded,
+    Began,
+    Cancelled,
+    Confirmed,
+    Digest,
+    FactRecorded,
+    Mode,
+    Opened,
+    OutOfScope,
+    Presented,
+    Reopened,
+    Revised,
+    SkillsRecorded,
+    Skipped,
+    StopRecorded,
+)
 from mdgrill.shell import store
 from mdgrill.shell.context import context_sources
 from mdgrill.shell.people import phase_rule, section_rule, signed, who
@@ -24,18 +42,21 @@ from mdgrill.shell.session import load, spec_hint, transaction
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import TypeVar
 
     from mdgrill.core.evidence import Evidence
+    from mdgrill.core.machine.reports import BeganReport, ConfirmReport, Written
     from mdgrill.formats.progress import Progress, Transition
     from mdgrill.shell.project import Owners
 
-    Step = Callable[[Progress], Transition]
+    W = TypeVar("W", bound=Written)
+    Step = Callable[[Progress], Transition[W]]
 
 
-def fresh(spec: store.Spec, verb: str, step: Step) -> Step:
+def fresh(spec: store.Spec, verb: str, step: Step[W]) -> Step[W]:
     """`step`, after the context digest is recomputed: "the helper re-reads those sources and
     recomputes the digest at every gate"."""
-    def checked(prog: Progress) -> Transition:
+    def checked(prog: Progress) -> Transition[W]:
         iv = prog.data.get("interview")
         if isinstance(iv, dict) and iv.get("phase") in PHASES:
             digest, context = context_sources(prog, spec, str(iv["phase"]))
@@ -74,7 +95,7 @@ def _interview_phase(prog: Progress) -> object:
 
 # -- the operations -----------------------------------------------------------------------
 
-def mode(spec: store.Spec, *, quick: bool = False, interactive: bool = False) -> Result:
+def mode(spec: store.Spec, *, quick: bool = False, interactive: bool = False) -> Mode:
     """The spec's mode; with `quick` or `interactive`, set it (quick mode resets nothing
     else: only this explicit choice authorizes the bypass)."""
     if quick and interactive:
@@ -85,27 +106,27 @@ def mode(spec: store.Spec, *, quick: bool = False, interactive: bool = False) ->
         prog = load(spec)
         shown = str(prog.data.get("mode", "interactive"))
         # a `mode: quick` typed by hand never bypasses: say whether this one would (issue 38)
-        return Result("mode", {"mode": shown, "written": False,
+        return Mode("mode", {"mode": shown, "written": False,
                                "quick_authorized": shown == "quick" and quick_authorized(prog)})
     from datetime import datetime, timezone
 
     now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return Result("mode", transaction(spec, lambda prog: machine.set_mode(prog.data, prog,
+    return Mode("mode", transaction(spec, lambda prog: machine.set_mode(prog.data, prog,
                                                                           quick, now)))
 
 
-def record_skill_load(spec: store.Spec, *, input: str) -> Result:
+def record_skill_load(spec: store.Spec, *, input: str) -> SkillsRecorded:
     """Record the skill-load manifest (`input`: a JSON file, or - for stdin)."""
     from mdgrill.shell.skills import read_manifest
 
     header, skills = read_manifest(input, spec)
-    return Result("record-skill-load", transaction(
+    return SkillsRecorded("record-skill-load", transaction(
         spec, lambda prog: machine.record_skill_load(prog.data, header, skills)))
 
 
 def begin_interview(spec: store.Spec, *, phase: str, interview_id: str,
                     round: int | None = None, discovery_revision: str | None = None,
-                    no_commit: bool = False) -> Result:
+                    no_commit: bool = False) -> Began:
     """Begin (or resume) the phase's interview, recording the context digest; a quick-mode
     bypass is committed (or its failed commit retried)."""
     from mdgrill.core.skill_load import require_manifest
@@ -113,7 +134,7 @@ def begin_interview(spec: store.Spec, *, phase: str, interview_id: str,
     from mdgrill.shell.context import skills_stale
     from mdgrill.shell.project import declared_skills
 
-    def step(prog: Progress) -> Transition:
+    def step(prog: Progress) -> Transition[BeganReport]:
         from mdgrill.core.artifact_gate import check_phase_order
         from mdgrill.model.interview import quick_authorized
         from mdgrill.shell.drift import guard_begin
@@ -139,70 +160,70 @@ def begin_interview(spec: store.Spec, *, phase: str, interview_id: str,
             retry_bypass(spec, phase, interview_id, retry=retry)
         if retried is None:
             raise
-        return Result("begin-interview", retried, already_recorded=True)
-    warnings = result["warnings"]
+        return Began("begin-interview", retried, already_recorded=True)
     ignored = ignored_warning(spec)
-    if ignored is not None and isinstance(warnings, list):
-        warnings.append(ignored)
+    if ignored is not None:
+        result["warnings"].append(ignored)
+    data: dict[str, object] = dict(result)
     if result["status"] == "bypassed_quick" and not result["resumed"]:
-        result.update(commit_transition(spec, "bypass", no_commit=no_commit, retry=retry))
-    return Result("begin-interview", result)
+        data.update(commit_transition(spec, "bypass", no_commit=no_commit, retry=retry))
+    return Began("begin-interview", data)
 
 
-def open_frontier(spec: store.Spec, *, round: int, decision_ids: list[str]) -> Result:
+def open_frontier(spec: store.Spec, *, round: int, decision_ids: list[str]) -> Opened:
     """Open the current or next round for these decisions and record its Asked line."""
-    return Result("open-frontier", transaction(spec, fresh(
+    return Opened("open-frontier", transaction(spec, fresh(
         spec, "open-frontier", lambda prog: machine.open_frontier(
             prog.data, prog, round, list(decision_ids), spec.rel_folder))))
 
 
 def record_answer(spec: store.Spec, *, decision_id: str, answer: str, by: str | None = None,
-                  other: bool = False, assumption: str | None = None) -> Result:
+                  other: bool = False, assumption: str | None = None) -> AnswerRecorded:
     """Record the user's answer to one pending decision: the one route every reply takes
     (`record-answer`, `answer`, `collect`, `watch`, the LSP, the MCP tools, `Spec`)."""
     if not answer.strip():
         raise InputError("EMPTY_ANSWER", "--answer is empty: record what the user decided")
     person, account, own = acting(spec, by)
-    return Result("record-answer", transaction(spec, fresh(spec, "record-answer", signed(
+    return AnswerRecorded("record-answer", transaction(spec, fresh(spec, "record-answer", signed(
         lambda prog: machine.record_answer(prog.data, prog, decision_id, answer, assumption,
                                            other),
         person, decision_id, section_rule(own, account, decision_id, "record-answer")))))
 
 
 def record_fact(spec: store.Spec, *, text: str, decision_id: str | None = None,
-                by: str | None = None) -> Result:
+                by: str | None = None) -> FactRecorded:
     """Record a fact found in the code or docs (it resolves the decision it names)."""
     person = who(spec, by)
-    return Result("record-fact", transaction(spec, fresh(spec, "record-fact", signed(
+    return FactRecorded("record-fact", transaction(spec, fresh(spec, "record-fact", signed(
         lambda prog: machine.record_fact(prog.data, prog, text, decision_id),
         person, decision_id))))
 
 
 def out_of_scope(spec: store.Spec, *, decision_id: str, reply: str,
-                 by: str | None = None) -> Result:
+                 by: str | None = None) -> OutOfScope:
     """Record that the user placed an asked decision out of scope (`reply`: their words)."""
     person, account, own = acting(spec, by)
-    return Result("out-of-scope", transaction(spec, fresh(spec, "out-of-scope", signed(
+    return OutOfScope("out-of-scope", transaction(spec, fresh(spec, "out-of-scope", signed(
         lambda prog: machine.out_of_scope(prog.data, prog, decision_id, reply),
         person, decision_id, section_rule(own, account, decision_id, "out-of-scope")))))
 
 
-def record_stop(spec: store.Spec, *, choice: str, section: str | None = None) -> Result:
+def record_stop(spec: store.Spec, *, choice: str, section: str | None = None) -> StopRecorded:
     """Record the user's answer to `Ready to build?`: ship, keep-asking or refine."""
-    return Result("record-stop", transaction(spec, fresh(
+    return StopRecorded("record-stop", transaction(spec, fresh(
         spec, "record-stop", lambda prog: machine.record_stop(prog.data, prog, choice,
                                                               section))))
 
 
-def cancel(spec: store.Spec, *, reply: str | None = None, by: str | None = None) -> Result:
+def cancel(spec: store.Spec, *, reply: str | None = None, by: str | None = None) -> Cancelled:
     """Record the user's Cancel: the interview stays open, nothing is delegated."""
     person = who(spec, by)
-    return Result("cancel", transaction(spec, signed(
+    return Cancelled("cancel", transaction(spec, signed(
         lambda prog: machine.cancel(prog.data, reply), person)))
 
 
 def await_confirmation(spec: store.Spec, *, decision_id: str, approach: str,
-                       brief_file: str | None = None) -> Result:
+                       brief_file: str | None = None) -> Presented:
     """Close the rounds and present the approach (and the brief, quoted) for approval."""
     brief: list[str] = []
     if brief_file:
@@ -212,7 +233,7 @@ def await_confirmation(spec: store.Spec, *, decision_id: str, approach: str,
         brief = [line.rstrip("\r") for line in decode(raw, brief_file).text.split("\n")]
         while brief and not brief[-1].strip():
             brief.pop()
-    return Result("await-confirmation", transaction(spec, fresh(
+    return Presented("await-confirmation", transaction(spec, fresh(
         spec, "await-confirmation", lambda prog: machine.await_confirmation(
             prog.data, prog, decision_id, approach, brief))))
 
@@ -239,7 +260,7 @@ def evidence_for(spec: store.Spec, prog: Progress, decision_id: str, reply: str 
 
 def confirm(spec: store.Spec, *, decision_id: str, source: str = "approve-and-delegate",
             reply: str | None = None, by: str | None = None, no_commit: bool = False,
-            sign: bool = False) -> Result:
+            sign: bool = False) -> Confirmed:
     """Record the user's explicit approval and commit it (a failed commit is retried by the
     same call); the owners of the phase, the captured reply and the channel that carried it
     (docs/approvals.md#channels) are checked first. `sign`: sign the commit (`git -S`)."""
@@ -262,7 +283,7 @@ def journal_evidence(spec: store.Spec, decision_id: str,
 
 
 def confirm_over(spec: store.Spec, *, decision_id: str, source: str, reply: str | None,
-                 by: str | None, no_commit: bool, sign: bool, terminal: bool) -> Result:
+                 by: str | None, no_commit: bool, sign: bool, terminal: bool) -> Confirmed:
     """`confirm`, with `terminal` when `mdgrill approve` read the selection from the
     controlling terminal itself (the journal is then not asked)."""
     from mdgrill.services.approvals import (
@@ -284,7 +305,7 @@ def confirm_over(spec: store.Spec, *, decision_id: str, source: str, reply: str 
         retried = None if no_commit else \
             retry_confirm(spec, decision_id, source, person=person, retry=retry, sign=sign)
         if retried is not None:
-            return Result("confirm", retried, already_recorded=True)
+            return Confirmed("confirm", retried, already_recorded=True)
         signing = not no_commit and (sign or _signs_commits(spec))
         carrier = confirm_carrier(
             spec, reply, signing=signing, terminal=terminal,
@@ -292,7 +313,7 @@ def confirm_over(spec: store.Spec, *, decision_id: str, source: str, reply: str 
         require_accepted(spec, carrier.channel, decision_id)
         evidence = carrier.evidence
 
-        def step(prog: Progress) -> Transition:
+        def step(prog: Progress) -> Transition[ConfirmReport]:
             said = reply
             if evidence is not None:
                 # the captured answer held again under the lock: the brief it answers must
@@ -326,12 +347,13 @@ def confirm_over(spec: store.Spec, *, decision_id: str, source: str, reply: str 
             retry_confirm(spec, decision_id, source, person=person, retry=retry, sign=sign)
         if retried is None:
             raise
-        return Result("confirm", retried, already_recorded=True)
+        return Confirmed("confirm", retried, already_recorded=True)
+    data: dict[str, object] = dict(result)
     if not no_commit:
-        result.update(commit_transition(spec, "approve", person=person, retry=retry,
-                                        reply_sha256=evidence[1] if evidence else None,
-                                        sign=sign))
-    return Result("confirm", result)
+        data.update(commit_transition(spec, "approve", person=person, retry=retry,
+                                      reply_sha256=evidence[1] if evidence else None,
+                                      sign=sign))
+    return Confirmed("confirm", data)
 
 
 def _signs_commits(spec: store.Spec) -> bool:
@@ -346,53 +368,54 @@ def _signs_commits(spec: store.Spec) -> bool:
 
 
 def skip(spec: store.Spec, *, reason: str, assumptions: list[str],
-         decision_id: str = "skip-confirmation", by: str | None = None) -> Result:
+         decision_id: str = "skip-confirmation", by: str | None = None) -> Skipped:
     """Skip the remaining decisions with recorded assumptions (confirm follows)."""
     person = who(spec, by)
-    return Result("skip", transaction(spec, fresh(spec, "skip", signed(
+    return Skipped("skip", transaction(spec, fresh(spec, "skip", signed(
         lambda prog: machine.skip(prog.data, prog, reason, list(assumptions), decision_id),
         person))))
 
 
 def reopen(spec: store.Spec, *, phase: str, reason: str, by: str | None = None,
-           no_commit: bool = False) -> Result:
+           no_commit: bool = False) -> Reopened:
     """Go back to an earlier phase, setting aside the approvals since (committed)."""
     from mdgrill.core.artifact_gate import reopen as reopen_phase
 
     person, account, own = acting(spec, by)
-    result = transaction(spec, signed(
+    report = transaction(spec, signed(
         lambda prog: reopen_phase(prog.data, prog.blocks, phase, reason), person, None,
         phase_rule(own, account, lambda prog: phase, "reopen")))
+    result: dict[str, object] = dict(report)
     if no_commit:
         result.update({"commit": None, "commit_skipped": "--no-commit"})
     else:
         from mdgrill.services.approvals import commit_reopen
 
-        result.update(commit_reopen(spec, result, person))
-    return Result("reopen", result)
+        result.update(commit_reopen(spec, report, person))
+    return Reopened("reopen", result)
 
 
 def amend(spec: store.Spec, *, decision_id: str, answer: str, reason: str,
-          by: str | None = None) -> Result:
+          by: str | None = None) -> Amended:
     """Correct a recorded answer's wording (an Amended block; the log stays append-only)."""
     person = who(spec, by)
-    return Result("amend", transaction(spec, signed(
+    return Amended("amend", transaction(spec, signed(
         lambda prog: machine.amend(prog.data, prog, decision_id, answer, reason),
         person, decision_id)))
 
 
 def revise(spec: store.Spec, *, decision_ids: list[str],
-           keep: list[str] | None = None) -> Result:
+           keep: list[str] | None = None) -> Revised:
     """Reopen decisions (and their answered dependents, but those in `keep`) after the
     brief."""
-    return Result("revise", transaction(spec, fresh(spec, "revise", lambda prog: machine.revise(
+    return Revised("revise", transaction(spec, fresh(spec, "revise", lambda prog: machine.revise(
         prog.data, prog, list(decision_ids), list(keep or [])))))
 
 
 def check_delegation(spec: store.Spec, *, phase: str, interview_id: str,
                      context_digest: str | None = None,
                      discovery_revision: str | None = None, prompt: str | None = None,
-                     prompt_file: str | None = None) -> Result:
+                     prompt_file: str | None = None) -> Allowed:
     """Allow delegation only for an approved, current interview (refusals raise); the
     delegated prompt (`prompt`, or the file `prompt_file`), when given, must pass the prompt
     checks."""
@@ -407,10 +430,10 @@ def check_delegation(spec: store.Spec, *, phase: str, interview_id: str,
         data = store.read_file(os.path.abspath(prompt_file), prompt_file)
         delegated = (prompt_file, decode(data, prompt_file).text)
     result, _ = check(spec, phase, interview_id, context_digest, discovery_revision, delegated)
-    return Result("check-delegation", result)
+    return Allowed("check-delegation", result)
 
 
-def digest(spec: store.Spec, *, phase: str | None = None, compat: str | None = None) -> Result:
+def digest(spec: store.Spec, *, phase: str | None = None, compat: str | None = None) -> Digest:
     """The context digest the spec's phase would record now (and whether it went stale)."""
     prog = load(spec, check=False)
     iv = prog.data.get("interview")
@@ -422,13 +445,13 @@ def digest(spec: store.Spec, *, phase: str | None = None, compat: str | None = N
         from mdgrill.shell.context import ralph_digest
 
         value, sources = ralph_digest(prog, spec, chosen)
-        return Result("digest", {"phase": chosen, "context_digest": value, "compat": "ralph",
+        return Digest("digest", {"phase": chosen, "context_digest": value, "compat": "ralph",
                                  "sources": sources})
     if compat is not None:
         raise InputError("USAGE", f"unknown compat `{compat}`: the one known is ralph")
     value, context = context_sources(prog, spec, chosen, exact_goal=False)
     recorded = iv.get("context_digest") if isinstance(iv, dict) and iv.get("phase") == chosen \
         else None
-    return Result("digest", {"phase": chosen, "context_digest": value, "sources": context,
+    return Digest("digest", {"phase": chosen, "context_digest": value, "sources": context,
                              "recorded": recorded,
                              "stale": recorded is not None and recorded != value})

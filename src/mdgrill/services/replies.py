@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mdgrill.services.result import Result
+from mdgrill.services.result import Classified
 
 if TYPE_CHECKING:
     from mdgrill.shell import store
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 def classify_reply(text: str, *, spec: store.Spec | None = None,
                    decision_id: str | None = None, options: list[str] | None = None,
-                   recommend: int | None = None) -> Result:
+                   recommend: int | None = None) -> Classified:
     """What a reply is (substantive, control_only, bare_skip, stop, ...), split by question."""
     from mdgrill.model.replies import classify, overall, split_by_question
 
@@ -39,4 +39,4 @@ def classify_reply(text: str, *, spec: store.Spec | None = None,
         result["parts"] = [{"question": n, "text": part, **r.to_json()}
                            for (n, r), (_, part) in zip(classified, parts, strict=True)]
         result["classification"] = overall([r.kind for _, r in classified])
-    return Result("classify-reply", result)
+    return Classified("classify-reply", result)

@@ -9,15 +9,15 @@ context's freshness hold here as there; the round is opened by `interview.open_f
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from mdgrill.core import askround, machine
 from mdgrill.core.machine.basics import current_round_block
-from mdgrill.errors import GateRefusal, InputError
+from mdgrill.errors import GateRefusal, InputError, InternalError
 from mdgrill.formats.schema import TERMINAL
 from mdgrill.services import interview
 from mdgrill.services.answers import Recorded, pending_nodes, pending_of
-from mdgrill.services.result import Result
+from mdgrill.services.result import Questionnaire, Result
 from mdgrill.shell import store
 from mdgrill.shell.session import load, spec_hint
 
@@ -40,7 +40,42 @@ class Asked(Result):
 
     @property
     def kind(self) -> str:
-        return str(self.data["kind"])
+        return self._str("kind")
+
+    @property
+    def round(self) -> int | None:
+        """The round asked (None for an approval question or nothing to ask)."""
+        return self._opt_int("round")
+
+    @property
+    def batches(self) -> list[dict[str, object]]:
+        """A round's questions as the question tool's payloads, at most four a call."""
+        return self._dicts("batches", absent=True)
+
+    @property
+    def questions(self) -> list[dict[str, object]]:
+        return self._dicts("questions", absent=True)
+
+    @property
+    def markdown(self) -> str | None:
+        """The approval question as text to show the user (approval, artifact)."""
+        return self._opt_str("markdown")
+
+    @property
+    def next(self) -> str | None:
+        """When nothing is asked: the step to take instead (`await-confirmation`, `node add`,
+        ...)."""
+        return self._opt_str("next")
+
+    @property
+    def next_command(self) -> str | None:
+        """When nothing is asked: the command of the step to take instead."""
+        return self._opt_str("next_command")
+
+    @property
+    def gate(self) -> str | None:
+        """The artifact gate the question (or the revision awaited) is of."""
+        return self._opt_str("gate")
 
 
 class Answered(Result):
@@ -55,13 +90,47 @@ class Answered(Result):
 
     @property
     def recorded(self) -> dict[str, str]:
-        value = self.data.get("recorded")
-        return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+        return self._str_map("recorded", absent=True)
 
     @property
     def refused(self) -> dict[str, dict[str, str]]:
-        value = self.data.get("refused")
-        return value if isinstance(value, dict) else {}
+        value = self._mapping("refused") if "refused" in self.data else {}
+        for why in value.values():
+            if not isinstance(why, dict) or not all(isinstance(why.get(k), str)
+                                                    for k in ("code", "message")):
+                raise InternalError("the answer result's `refused` is not a mapping of codes "
+                                    "and messages: this is a defect of mdgrill; please "
+                                    "report it")
+        return cast("dict[str, dict[str, str]]", value)
+
+    @property
+    def open(self) -> list[str]:
+        """The decisions of the round still without an answer."""
+        return self._strs("open", absent=True)
+
+    @property
+    def problems(self) -> list[dict[str, object]]:
+        """`collect`: what in the file could not be read (its line and why); nothing was
+        recorded from it."""
+        return self._dicts("problems", absent=True)
+
+    @property
+    def classification(self) -> str | None:
+        """When nothing was recorded: what the reply reads as (control_only, stop, ...)."""
+        return self._opt_str("classification")
+
+    @property
+    def unread_messages(self) -> list[str]:
+        """When nothing was recorded: what of the reply could not be read, and why."""
+        return self._strs("unread_messages", absent=True)
+
+    @property
+    def round(self) -> int | None:
+        return self._opt_int("round")
+
+    @property
+    def next_command(self) -> str | None:
+        return self._opt_str("next_command")
 
     @property
     def exit_code(self) -> int:
@@ -352,7 +421,7 @@ def closing_step(spec: store.Spec) -> tuple[str, str]:
                                   f"{machine.next_confirmation_id(iv)} --approach TEXT")
 
 
-def questionnaire(spec: store.Spec) -> Result:
+def questionnaire(spec: store.Spec) -> Questionnaire:
     """Open the round the gate requires (as `ask` does) and write it as questions.md."""
     from mdgrill.core.questionnaire import FILE, read
     from mdgrill.formats.textfile import decode
@@ -373,10 +442,10 @@ def questionnaire(spec: store.Spec) -> Result:
             step, command = "ask", f"mdgrill ask {spec_hint(spec)}"
         else:
             step, command = closing_step(spec)
-        return Result("questionnaire", {"written": False, "next": step,
+        return Questionnaire("questionnaire", {"written": False, "next": step,
                                         "next_command": command, **opened})
     store.atomic_write(path, text.encode("utf-8"))
-    return Result("questionnaire", {"written": True, "path": f"{spec.rel_folder}/{FILE}",
+    return Questionnaire("questionnaire", {"written": True, "path": f"{spec.rel_folder}/{FILE}",
                                     "questions": pending_of(load(spec)), **opened})
 
 

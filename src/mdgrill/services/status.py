@@ -10,7 +10,7 @@ from mdgrill.core import reports
 from mdgrill.errors import InputError, MdgrillError
 from mdgrill.formats.progress import Progress
 from mdgrill.git.discovery import in_repository
-from mdgrill.services.result import Result
+from mdgrill.services.result import Ledger, Status, Tree
 from mdgrill.shell import store
 from mdgrill.shell.session import display, load
 
@@ -19,10 +19,10 @@ if TYPE_CHECKING:
     from mdgrill.diagnostics import Diagnostic
 
 
-def status(spec: store.Spec) -> Result:
+def status(spec: store.Spec) -> Status:
     """One screen on a spec: phase, interview, pending questions, frontier, context,
     the last approval, the artifact gate and what changed under an approval."""
-    return Result("status", dict(status_view(spec)))
+    return Status("status", dict(status_view(spec)))
 
 
 def status_view(spec: store.Spec) -> StatusView:
@@ -136,7 +136,7 @@ def validate(spec: store.Spec) -> list[Diagnostic]:
         return found
 
 
-def tree(spec: store.Spec, *, format: str = "text", color: bool = False) -> Result:
+def tree(spec: store.Spec, *, format: str = "text", color: bool = False) -> Tree:
     """The design tree: its nodes with their status, and drawn as text or Mermaid."""
     if format not in ("text", "mermaid"):
         raise InputError("USAGE", f"unknown format `{format}`: text or mermaid")
@@ -146,10 +146,10 @@ def tree(spec: store.Spec, *, format: str = "text", color: bool = False) -> Resu
               "status": frontier.statuses.get(n.id), "depends_on": n.depends_on,
               "spawned_by": n.spawned_by, "line": n.line + 1} for n in prog.nodes]
     text = reports.tree_mermaid(prog) if format == "mermaid" else reports.tree_text(prog, color)
-    return Result("tree", {"format": format, "nodes": nodes, "text": text})
+    return Tree("tree", {"format": format, "nodes": nodes, "text": text})
 
 
-def ledger(spec: store.Spec, *, new: bool = False) -> Result:
+def ledger(spec: store.Spec, *, new: bool = False) -> Ledger:
     """The settled decisions as the elicitation ledger (`new`: those of the last round)."""
     prog = load(spec, check=False)
     entries = reports.ledger_entries(prog)
@@ -157,7 +157,7 @@ def ledger(spec: store.Spec, *, new: bool = False) -> Result:
     text = reports.ledger_text(shown, outline=not new)
     if new and not shown:
         text = "the last round settled no decision"
-    return Result("ledger", {"entries": [e.to_json() for e in shown], "new": new,
+    return Ledger("ledger", {"entries": [e.to_json() for e in shown], "new": new,
                              "outline": reports.outline_lines(shown) if shown else [],
                              "text": text})
 

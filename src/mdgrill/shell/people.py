@@ -17,8 +17,12 @@ from mdgrill.shell import store
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import TypeVar
 
+    from mdgrill.core.machine.reports import Written
     from mdgrill.shell.project import Owners
+
+    W = TypeVar("W", bound=Written)
 
 _ADDRESS = re.compile(r"[^<>\s]*\Z")  # what `<...>` may hold
 
@@ -46,13 +50,13 @@ def _has_address(person: str) -> bool:
         "\n" not in person[:opening].rstrip()
 
 
-def signed(step: Callable[[Progress], Transition], person: str | None,
+def signed(step: Callable[[Progress], Transition[W]], person: str | None,
            subject: str | None = None,
            check: Callable[[Progress], None] | None = None,
-           ) -> Callable[[Progress], Transition]:
+           ) -> Callable[[Progress], Transition[W]]:
     """`step`, with `- By:` added to what it appends (`ID -> who` when `subject` is an ID) and
     `check` (an owners rule) run on the file first."""
-    def run(prog: Progress) -> Transition:
+    def run(prog: Progress) -> Transition[W]:
         if check is not None:
             check(prog)
         change, result = step(prog)

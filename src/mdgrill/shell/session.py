@@ -25,8 +25,12 @@ from mdgrill.shell import store
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import TypeVar
 
+    from mdgrill.core.machine.reports import Written
     from mdgrill.formats.progress import Transition
+
+    W = TypeVar("W", bound=Written)
 
 
 def display(path: str) -> str:
@@ -200,8 +204,7 @@ def verify_written(tf: TextFile, path: str, log_span: tuple[int, int] | None,
     return lambda: Progress(tf, path, fm)
 
 
-def transaction(spec: store.Spec,
-                step: Callable[[Progress], Transition]) -> dict[str, object]:
+def transaction(spec: store.Spec, step: Callable[[Progress], Transition[W]]) -> W:
     """Lock, load, check, run one pure step, re-check the result, write it atomically.
 
     The lock keeps other mdgrill processes out, not editors: when the file changed since it

@@ -6,34 +6,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple
 
 from mdgrill.shell import store
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from mdgrill.diagnostics import Diagnostic
     from mdgrill.errors import InputError
-
-
-_T = TypeVar("_T")
-
-
-def reported(result: Mapping[str, object], key: str, kind: type[_T],
-             default: _T | None = None) -> _T:
-    """`result[key]`, of the type the operation reports it as (`default` when it is absent or
-    null, if one is given). Anything else is a defect of mdgrill, refused as one (exit 70)
-    by a check that `python -O` keeps, where an assert would vanish."""
-    value = result.get(key)
-    if value is None and default is not None:
-        return default
-    if not isinstance(value, kind):
-        from mdgrill.errors import InternalError
-
-        raise InternalError(f"the result's `{key}` is not a {kind.__name__}: this is a defect "
-                            "of mdgrill; please report it")
-    return value
 
 
 class Outcome:

@@ -49,46 +49,45 @@ def _warnings_text(done: Result) -> str:
 
 def _await(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = artifact.await_artifact_approval(spec, artifact=args.artifact)
-    if not done["written"]:
-        text = f"{done['path']} is already {done.status} (unchanged)"
+    if not done.written:
+        text = f"{done.path} is already {done.status} (unchanged)"
     else:
-        text = f"{done['phase']} artifact {done['path']} awaits approval (sha256 " \
-               f"{str(done['sha256'])[:12]}…)"
+        text = f"{done.phase} artifact {done.path} awaits approval (sha256 " \
+               f"{done.sha256[:12]}…)"
     return Outcome(done.data, text + _warnings_text(done))
 
 
 def _approve(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = artifact.approve_artifact(spec, source=args.source, by=args.by,
                                      no_commit=args.no_commit)
-    text = f"{done['approved_phase']} artifact {done['path']} approved; phase: {done['phase']}"
+    text = f"{done.approved_phase} artifact {done.path} approved; phase: {done.phase}"
     if not args.no_commit:
-        if done.get("commit"):
-            text += f"\ncommitted {str(done['commit'])[:12]}"
-        elif done.get("commit_skipped"):
-            text += f"\nnot committed: {done['commit_skipped']}"
+        if done.commit:
+            text += f"\ncommitted {done.commit[:12]}"
+        elif done.commit_skipped:
+            text += f"\nnot committed: {done.commit_skipped}"
     return Outcome(done.data, text)
 
 
 def _request_revision(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = artifact.request_revision(spec, feedback=args.feedback, by=args.by)
-    return Outcome(done.data, f"revision requested for {done['path']} (feedback round "
-                              f"{done['feedback_round']}); the gate stays open")
+    return Outcome(done.data, f"revision requested for {done.path} (feedback round "
+                              f"{done.feedback_round}); the gate stays open")
 
 
 def _resolve(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     from mdgrill.core import approval
 
     done = artifact.resolve_approval(spec, text=args.text)
-    text = str(done["action"])
-    if done["action"] in (approval.CLARIFICATION, approval.ASK_AGAIN,
-                          approval.REQUEST_REVISION, approval.CANCEL):
-        text += f": {done['reason']}"
-    elif done.get("gate"):
-        text += f" ({done['gate']})"
-    options = done.get("options")
-    if isinstance(options, list) and done["action"] in (approval.CLARIFICATION,
-                                                        approval.ASK_AGAIN):
-        text += "\nthe options:" + "".join(f"\n  {n}. {o}" for n, o in enumerate(options, 1))
+    text = done.action
+    if done.action in (approval.CLARIFICATION, approval.ASK_AGAIN,
+                       approval.REQUEST_REVISION, approval.CANCEL):
+        text += f": {done.reason}"
+    elif done.gate:
+        text += f" ({done.gate})"
+    if done.options and done.action in (approval.CLARIFICATION, approval.ASK_AGAIN):
+        text += "\nthe options:" + "".join(f"\n  {n}. {o}"
+                                           for n, o in enumerate(done.options, 1))
     return Outcome(done.data, text)
 
 

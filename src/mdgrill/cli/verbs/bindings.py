@@ -11,13 +11,14 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from mdgrill.cli.verbs import Outcome, Verb, add_spec, reported, spec_of
+from mdgrill.cli.verbs import Outcome, Verb, add_spec, spec_of
 from mdgrill.errors import InputError
 from mdgrill.services.bound_targets import question_text
 from mdgrill.shell import store
 
 if TYPE_CHECKING:
     from mdgrill.services.bound_targets import Finding
+    from mdgrill.services.result import Committed
 
 FORMATS = ("text", "github", "sarif")
 
@@ -76,10 +77,10 @@ def _by_person(handler: Callable[[store.Spec, argparse.Namespace, str | None], O
     return run
 
 
-def _commit_text(result: dict[str, object]) -> str:
-    if result.get("commit"):
-        return f"\ncommitted {str(result['commit'])[:12]}"
-    return f"\nnot committed: {result.get('commit_skipped')}"
+def _commit_text(result: Committed) -> str:
+    if result.commit:
+        return f"\ncommitted {result.commit[:12]}"
+    return f"\nnot committed: {result.commit_skipped}"
 
 
 def _bind(spec: store.Spec, args: argparse.Namespace, person: str | None) -> Outcome:
@@ -90,33 +91,30 @@ def _bind(spec: store.Spec, args: argparse.Namespace, person: str | None) -> Out
             raise InputError("USAGE", "name the decision the targets carry out: "
                              "`mdgrill bind SPEC --decision-id ID TARGET...`")
         done = bind_written(spec, person, args.no_commit)
-        bound = reported(done, "bound", list)
         lines = [f"bound {b['decision']} ({b['answer']}): "
-                 + ", ".join(str(t["target"]) for t in b["targets"]) for b in bound]
-        return Outcome(done, "\n".join(lines) + _commit_text(done))
+                 + ", ".join(t["target"] for t in b["targets"])
+                 for b in done.bound]
+        return Outcome(done.data, "\n".join(lines) + _commit_text(done))
     result = bind(spec, args.decision_id, args.targets, person, args.no_commit)
-    targets = reported(result, "targets", list)
-    lines = [f"bound {args.decision_id} ({result['answer']}) at {str(result['at'])[:12]}:"]
-    lines.extend(f"  {t['target']}  {str(t['fingerprint'])[:24]}…" for t in targets)
-    warnings = reported(result, "warnings", list, [])
-    lines.extend(f"warning: {w}" for w in warnings)
-    return Outcome(result, "\n".join(lines) + _commit_text(result))
+    lines = [f"bound {args.decision_id} ({result.answer}) at {result.at[:12]}:"]
+    lines.extend(f"  {t['target']}  {str(t['fingerprint'])[:24]}…" for t in result.targets)
+    lines.extend(f"warning: {w}" for w in result.warnings)
+    return Outcome(result.data, "\n".join(lines) + _commit_text(result))
 
 
 def _reaffirm(spec: store.Spec, args: argparse.Namespace, person: str | None) -> Outcome:
     from mdgrill.services.bindings import reaffirm
 
     result = reaffirm(spec, args.decision_id, args.reply, person, args.no_commit)
-    text = f"{args.decision_id} ({result['answer']}): {result['selection']}"
-    if result.get("reopened"):
-        reopened = reported(result, "reopened", list)
-        text += f"\nreopened: {', '.join(reopened)}"
-        if result.get("reopened_phase"):
-            text += f" (the {result['reopened_phase']} phase goes back: begin its interview " \
+    text = f"{args.decision_id} ({result.answer}): {result.selection}"
+    if result.reopened:
+        text += f"\nreopened: {', '.join(result.reopened)}"
+        if result.reopened_phase:
+            text += f" (the {result.reopened_phase} phase goes back: begin its interview " \
                     "under a new ID)"
-    elif result["selection"] == "The change was wrong":
+    elif result.selection == "The change was wrong":
         text += "\nthe binding stands: `drift` stays red until the target is put back"
-    return Outcome(result, text + _commit_text(result))
+    return Outcome(result.data, text + _commit_text(result))
 
 
 def _root(args: argparse.Namespace) -> str:

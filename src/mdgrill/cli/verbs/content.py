@@ -76,7 +76,7 @@ def _node_add(args: argparse.Namespace) -> Outcome:
         recommend=args.recommend, evidence=args.evidence, investigating=args.investigating,
         recommendation=args.recommendation, rationale=args.rationale,
         tradeoffs=args.tradeoffs, consequences=args.consequences)
-    return Outcome(done.data, f"added {done['node']}: {single_line(args.title, '--title')}")
+    return Outcome(done.data, f"added {done.node}: {single_line(args.title, '--title')}")
 
 
 def _frontier(args: argparse.Namespace) -> Outcome:

@@ -11,6 +11,11 @@ from mdgrill.formats.markdown import refuse_conflict
 from mdgrill.shell import store
 from mdgrill.shell.session import display
 
+# `typing` is not loaded for this verb otherwise; type checkers treat this name as true
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from mdgrill.core.machine.reports import GlossaryLine
+
 MAP = "CONTEXT-MAP.md"
 ROOT_GLOSSARY = "CONTEXT.md"
 
@@ -109,7 +114,7 @@ def _record_in_round(spec: store.Spec, args: argparse.Namespace, rel: str) -> bo
     from mdgrill.formats.progress import Progress, Transition
     from mdgrill.shell.session import transaction
 
-    def step(prog: Progress) -> Transition:
+    def step(prog: Progress) -> Transition[GlossaryLine]:
         change = machine.domain_language(prog.data, prog, args.term, args.definition)
         iv = prog.data.get("interview")
         if change.append_lines and isinstance(iv, dict):

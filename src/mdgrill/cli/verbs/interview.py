@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from mdgrill.cli.verbs import Outcome, Verb, add_spec, on_spec, reported
+from mdgrill.cli.verbs import Outcome, Verb, add_spec, on_spec
 from mdgrill.core import machine
 from mdgrill.formats.schema import PHASES
 from mdgrill.services import interview
-from mdgrill.services.result import Result
+from mdgrill.services.result import Committed, Result
 from mdgrill.shell import store
 
 
@@ -201,21 +201,21 @@ def _warnings(done: Result) -> str:
     return "".join(f"\nwarning: {w}" for w in done.warnings)
 
 
-def _commit_text(commit: Result) -> str:
-    if commit.get("commit"):
-        return f"\ncommitted {str(commit['commit'])[:12]}"
-    if commit.get("commit_skipped"):
-        return f"\nnot committed: {commit['commit_skipped']}"
+def _commit_text(done: Committed) -> str:
+    if done.commit:
+        return f"\ncommitted {done.commit[:12]}"
+    if done.commit_skipped:
+        return f"\nnot committed: {done.commit_skipped}"
     return ""
 
 
 def _mode(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = interview.mode(spec, quick=args.quick, interactive=args.interactive)
-    text = f"mode: {done['mode']}"
-    if done["mode"] == "quick" and done.get("quick_authorized") is False:
+    text = f"mode: {done.mode}"
+    if done.mode == "quick" and done.quick_authorized is False:
         text += (" (not authorized: typed by hand or imported, so interviews are not bypassed; "
                  f"`mdgrill mode {spec.rel_folder} --quick` is the user's authorization)")
-    if done.get("interview_reset"):
+    if done.interview_reset:
         text += " (the interview was reset)"
     return Outcome(done.data, text)
 
@@ -223,7 +223,7 @@ def _mode(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 def _record_skill_load(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = interview.record_skill_load(spec, input=args.input)
     text = "recorded the skill-load manifest"
-    if done["interview_reset"]:
+    if done.interview_reset:
         text += "; the manifest changed, so the interview was reset"
     return Outcome(done.data, text + _warnings(done))
 
@@ -236,24 +236,24 @@ def _begin(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     if done.already_recorded:
         return Outcome(done.data, f"{args.phase} interview {args.interview_id} is "
                        "bypassed_quick (already recorded)" + _commit_text(done))
-    verb = "resumed" if done["resumed"] else "began"
+    verb = "resumed" if done.resumed else "began"
     text = f"{verb} {args.phase} interview {args.interview_id}: {done.status}, round " \
-           f"{done['round']}" + _warnings(done)
-    previous = done.get("previous_answers")
-    if isinstance(previous, dict) and previous:
+           f"{done.round}" + _warnings(done)
+    previous = done.previous_answers
+    if previous:
         # asked again about the new context: the user sees what they said before
         text += "\nreopened for the new context (ask again; the earlier answer shown):" + \
             "".join(f"\n  {node_id}: was {was}" for node_id, was in previous.items())
-    if done.status == "bypassed_quick" and not done["resumed"]:
+    if done.status == "bypassed_quick" and not done.resumed:
         text += _commit_text(done)
     return Outcome(done.data, text)
 
 
 def _open_frontier(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = interview.open_frontier(spec, round=args.round, decision_ids=args.decision_id)
-    text = f"round {done['round']}: pending {', '.join(done.pending) or 'none'}"
-    rest = done.get("frontier_not_yet_asked")
-    if isinstance(rest, list) and rest:
+    text = f"round {done.round}: pending {', '.join(done.pending) or 'none'}"
+    rest = done.frontier_not_yet_asked
+    if rest:
         text += f"\nthis round must still ask: {', '.join(rest)}"
     return Outcome(done.data, text + _warnings(done))
 
@@ -261,10 +261,10 @@ def _open_frontier(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 def _record_answer(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = interview.record_answer(spec, decision_id=args.decision_id, answer=args.answer,
                                    by=args.by, other=args.other, assumption=args.assumption)
-    text = f"recorded {args.decision_id} -> {done['recorded']}; pending: " \
+    text = f"recorded {args.decision_id} -> {done.recorded}; pending: " \
            f"{', '.join(done.pending) or 'none'}"
-    if done.get("next"):
-        text += f"\nnext: {done['next']}"
+    if done.next:
+        text += f"\nnext: {done.next}"
     return Outcome(done.data, text)
 
 
@@ -282,7 +282,7 @@ def _out_of_scope(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 
 def _record_stop(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = interview.record_stop(spec, choice=args.choice, section=args.section)
-    return Outcome(done.data, f"recorded the choice {args.choice}\nnext: {done['next']}")
+    return Outcome(done.data, f"recorded the choice {args.choice}\nnext: {done.next}")
 
 
 def _cancel(spec: store.Spec, args: argparse.Namespace) -> Outcome:
@@ -312,18 +312,16 @@ def _approve(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     from mdgrill.services.approve import approve
 
     done = approve(spec, sign=args.sign)
-    if done.get("approved"):
+    if done.approved:
         return Outcome(done.data, f"approved over the terminal: interview {done.status}"
                        + _commit_text(done))
-    return Outcome(done.data, f"not approved: {done.get('next')}")
+    return Outcome(done.data, f"not approved: {done.next}")
 
 
 def _skip(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = interview.skip(spec, reason=args.reason, assumptions=args.assumption,
                           decision_id=args.decision_id, by=args.by)
-    defaults = done.get("defaults")
-    said = "; ".join(f"{k} -> {v}" for k, v in defaults.items()) \
-        if isinstance(defaults, dict) else ""
+    said = "; ".join(f"{k} -> {v}" for k, v in done.defaults.items())
     return Outcome(done.data, f"skip recorded; confirm {args.decision_id} to finish"
                    + (f"\ndefaults: {said}" if said else ""))
 
@@ -331,30 +329,28 @@ def _skip(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 def _reopen(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = interview.reopen(spec, phase=args.phase, reason=args.reason, by=args.by,
                             no_commit=args.no_commit)
-    superseded = reported(done.data, "superseded", list)
-    text = f"reopened {args.phase} (from {done['from_phase']}): set aside " \
-           f"{'; '.join(superseded)}\nnext: begin the {args.phase} interview under a new ID"
+    text = f"reopened {args.phase} (from {done.from_phase}): set aside " \
+           f"{'; '.join(done.superseded)}\nnext: begin the {args.phase} interview under a new ID"
     return Outcome(done.data, text + ("" if args.no_commit else _commit_text(done)))
 
 
 def _amend(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = interview.amend(spec, decision_id=args.decision_id, answer=args.answer,
                            reason=args.reason, by=args.by)
-    text = f"amended {args.decision_id}: {done['was']} -> {done['answer']}"
-    if done.get("note"):
-        text += f"\n{done['note']}"
+    text = f"amended {args.decision_id}: {done.was} -> {done.answer}"
+    if done.note:
+        text += f"\n{done.note}"
     return Outcome(done.data, text)
 
 
 def _revise(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = interview.revise(spec, decision_ids=args.decision_id, keep=args.keep)
-    text = f"revising: round {done['round']}, pending {', '.join(done.pending)}"
-    dependents = done.get("dependents")
-    if isinstance(dependents, list) and dependents:
-        text += f"\nreopened with them (they depend on what changed): {', '.join(dependents)}"
-    kept = done.get("kept")
-    if isinstance(kept, list) and kept:
-        text += f"\nkept as answered: {', '.join(kept)}"
+    text = f"revising: round {done.round}, pending {', '.join(done.pending)}"
+    if done.dependents:
+        text += f"\nreopened with them (they depend on what changed): " \
+                f"{', '.join(done.dependents)}"
+    if done.kept:
+        text += f"\nkept as answered: {', '.join(done.kept)}"
     return Outcome(done.data, text)
 
 
@@ -364,14 +360,14 @@ def _check_delegation(spec: store.Spec, args: argparse.Namespace) -> Outcome:
                                       discovery_revision=args.discovery_revision,
                                       prompt_file=args.prompt)
     text = f"allow: {args.phase} interview {args.interview_id} is {done.status}"
-    if done.get("checked") == "digest-only":
+    if done.checked == "digest-only":
         text += " (not in a git repository: checked the digest alone)"
     return Outcome(done.data, text)
 
 
 def _digest(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = interview.digest(spec, phase=args.phase, compat=args.compat)
-    return Outcome(done.data, str(done["context_digest"]))
+    return Outcome(done.data, done.context_digest)
 
 
 VERBS = (

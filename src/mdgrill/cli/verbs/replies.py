@@ -27,7 +27,7 @@ def _classify_reply(args: argparse.Namespace) -> Outcome:
     spec = store.resolve_spec(args.spec, args.root) if args.spec is not None else None
     done = classify_reply(args.text, spec=spec, decision_id=args.decision_id,
                           options=args.option, recommend=args.recommend)
-    return Outcome(done.data, str(done["classification"]))
+    return Outcome(done.data, done.classification)
 
 
 VERBS = (

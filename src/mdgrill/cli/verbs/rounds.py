@@ -11,12 +11,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
-from mdgrill.cli.verbs import Outcome, Verb, add_spec, on_spec, reported
+from mdgrill.cli.verbs import Outcome, Verb, add_spec, on_spec
 from mdgrill.services import rounds
-from mdgrill.services.result import Result
 from mdgrill.shell import store
 from mdgrill.shell.session import spec_hint
+
+if TYPE_CHECKING:
+    from mdgrill.services.result import Questionnaire
+    from mdgrill.services.rounds import Asked
 
 
 def _by(p: argparse.ArgumentParser) -> None:
@@ -49,24 +53,23 @@ def _answer_arguments(p: argparse.ArgumentParser) -> None:
     _by(p)
 
 
-def _nothing_open(done: Result) -> str:
+def _nothing_open(done: Asked | Questionnaire) -> str:
     return f"nothing is open: {_closing(done)}"
 
 
-def _closing(done: Result) -> str:
+def _closing(done: Asked | Questionnaire) -> str:
     """The step a result's `next_command` names once nothing is pending."""
-    if done.get("next") == "node add":
+    if done.next == "node add":
         return ("an answer in the user's own words still owes its follow-up: add the decision "
-                f"it leads to (`{done['next_command']}`) and ask it")
-    return f"present the approach with `{done['next_command']}`"
+                f"it leads to (`{done.next_command}`) and ask it")
+    return f"present the approach with `{done.next_command}`"
 
 
 def _questionnaire(spec: store.Spec, args: argparse.Namespace) -> Outcome:
     done = rounds.questionnaire(spec)
-    if not done["written"]:
+    if not done.written:
         return Outcome(done.data, _nothing_open(done))
-    questions = reported(done.data, "questions", list)
-    return Outcome(done.data, f"wrote {done['path']}: {len(questions)} question(s); answer them "
+    return Outcome(done.data, f"wrote {done.path}: {len(done.questions)} question(s); answer them "
                    f"there and save, then `mdgrill collect {spec_hint(spec)}` (or keep "
                    "`mdgrill watch` running)")
 
@@ -77,14 +80,11 @@ def _collect(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 
     got = rounds.collect(spec, file=args.file, by=args.by)
     shown = args.file or f"{spec.rel_folder}/{FILE}"
-    problems = got.get("problems")
-    if isinstance(problems, list) and problems:
-        text = "\n".join(f"{shown}:{p['line']}:1: {p['message']}" for p in problems)
+    if got.problems:
+        text = "\n".join(f"{shown}:{p['line']}:1: {p['message']}" for p in got.problems)
         return Outcome(got.data, text + "\nnothing was recorded from the file", 2)
     if got.done is None:
-        still = got.get("open")
-        count = len(still) if isinstance(still, list) else 0
-        return Outcome(got.data, f"{shown}: nothing answered yet ({count} open)")
+        return Outcome(got.data, f"{shown}: nothing answered yet ({len(got.open)} open)")
     # as `answer`: exit 3 when the gate refused every answer the file gave
     return Outcome(got.data, "\n".join(report_lines(got.done)),
                    0 if got.recorded or not got.refused else 3)
@@ -95,21 +95,26 @@ def _ask(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 
     asked = rounds.ask(spec)
     if asked.kind in ("approval", "artifact") and args.format == "markdown":
-        return Outcome(asked.data, str(asked["markdown"]))
+        return Outcome(asked.data, str(asked.markdown))
     if asked.kind in ("approval", "artifact", "drift"):
-        return Outcome(asked.data, json.dumps({"questions": asked["questions"]},
+        return Outcome(asked.data, json.dumps({"questions": asked.questions},
                                               ensure_ascii=False, indent=2))
-    if asked.kind == "none" and asked.get("gate"):  # the artifact awaits its revision
+    if asked.kind == "none" and asked.gate:  # the artifact awaits its revision
         return Outcome(asked.data, f"a revision of the artifact was requested: revise it with "
-                       f"the recorded feedback, then `{asked['next_command']}`")
+                       f"the recorded feedback, then `{asked.next_command}`")
     if asked.kind == "none":
         return Outcome(asked.data, _nothing_open(asked) if asked.status is None else
                        f"the interview is {asked.status}: nothing to ask")
     if args.format == "markdown":
-        text = askround.markdown(asked.asked, reported(asked.data, "round", int))
+        number = asked.round
+        if number is None:
+            from mdgrill.errors import InternalError
+
+            raise InternalError("the round `ask` opened has no number: this is a defect of "
+                                "mdgrill; please report it")
+        text = askround.markdown(asked.asked, number)
     else:
-        batches = reported(asked.data, "batches", list)
-        text = "\n".join(json.dumps(c, ensure_ascii=False, indent=2) for c in batches)
+        text = "\n".join(json.dumps(c, ensure_ascii=False, indent=2) for c in asked.batches)
     return Outcome(asked.data, text)
 
 
@@ -131,16 +136,15 @@ def _answer(spec: store.Spec, args: argparse.Namespace) -> Outcome:
         if done.done.error is not None:
             lines.append(f"not all of the reply was recorded ({done.done.error['code']})")
         return Outcome(done.data, "\n".join(lines), done.exit_code)
-    messages = reported(done.data, "unread_messages", list)
-    lines = [str(m) for m in messages]
+    lines = list(done.unread_messages)  # a copy: the result's own list is printed as JSON
     if not lines:  # the tool's answers were all empty
-        lines = [f"the reply answers no question of round {done['round']}"]
+        lines = [f"the reply answers no question of round {done.round}"]
     else:
-        kind = done.get("classification")
+        kind = done.classification
         if kind not in (None, "substantive") and not any("answers nothing" in m for m in lines):
             lines.append(f"(the reply reads as {str(kind).replace('_', ' ')}: it answers "
                          "nothing)")
-    lines.append(f"nothing was recorded; ask the same round again (`{done['next_command']}`)")
+    lines.append(f"nothing was recorded; ask the same round again (`{done.next_command}`)")
     return Outcome(done.data, "\n".join(lines), done.exit_code)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
+from typing import TYPE_CHECKING
 
 from mdgrill.cli.verbs import (
     Outcome,
@@ -24,6 +25,9 @@ from mdgrill.integrations import speckit
 from mdgrill.model.record import require_spec_name
 from mdgrill.shell import store
 from mdgrill.shell.session import display
+
+if TYPE_CHECKING:
+    from mdgrill.core.machine.reports import SpeckitUpdate
 
 SPEC_MD = "spec.md"
 
@@ -173,7 +177,7 @@ def _update(args: argparse.Namespace, spec: store.Spec, path: str, raw: bytes,
 
     rel_md = store.relpath_posix(path, spec.root)
 
-    def step(prog: Progress) -> Transition:
+    def step(prog: Progress) -> Transition[SpeckitUpdate]:
         record = prog.data.get("speckit")
         if not isinstance(record, dict):
             raise InputError("INVALID_INPUT", f"{spec.rel_progress} was not imported from "
@@ -189,7 +193,7 @@ def _update(args: argparse.Namespace, spec: store.Spec, path: str, raw: bytes,
         known = {(speckit.same(q), speckit.same(a)) for q, a in answered}
         taken = set(prog.node_ids())
         sessions, skipped = _sessions(feature, known, taken)
-        result: dict[str, object] = {
+        result: SpeckitUpdate = {
             "spec": spec.rel_folder, "path": spec.rel_progress, "spec_md": rel_md,
             "phase": phase, "rounds": len(sessions),
             "decisions": sum(len(pairs) for _, pairs in sessions),
@@ -223,13 +227,12 @@ def _update(args: argparse.Namespace, spec: store.Spec, path: str, raw: bytes,
         text = apply_change(prog, change) if change.touches_log else prog.tf.text
         shown = unified_diff(prog.tf.text, text, display(spec.progress)) if args.diff else text
         result.update({"written": False, "text": shown, "dry_run": True})
-        return Outcome(result, shown)
+        return Outcome(dict(result), shown)
     result = transaction(spec, step)
     head = (f"brought in {result['decisions']} clarification(s) from {display(path)} as "
             f"{result['rounds']} round(s)" if result["rounds"] else
             f"{display(path)} holds no clarification the spec lacks: nothing written")
-    warnings = result["warnings"] if isinstance(result["warnings"], list) else []
-    return Outcome(result, "\n".join([head, *(f"warning: {w}" for w in warnings)]))
+    return Outcome(dict(result), "\n".join([head, *(f"warning: {w}" for w in result["warnings"])]))
 
 
 def _render(spec: store.Spec, name: str, goal: str, title: str, phase: str, rel_md: str,

@@ -48,7 +48,7 @@ def _tree(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 
     done = tree(spec, format=args.format,
                 color=use_color() and not getattr(args, "json", False))
-    return Outcome(done.data, str(done["text"]))
+    return Outcome(done.data, done.text)
 
 
 def _ledger(spec: store.Spec, args: argparse.Namespace) -> Outcome:
@@ -56,8 +56,8 @@ def _ledger(spec: store.Spec, args: argparse.Namespace) -> Outcome:
 
     done = ledger(spec, new=bool(args.new))
     data = done.to_json()
-    text = str(data.pop("text"))  # the JSON stays as it was: entries, new, outline
-    return Outcome(data, text)
+    data.pop("text")  # the JSON stays as it was: entries, new, outline
+    return Outcome(data, done.text)
 
 
 def _status(spec: store.Spec, args: argparse.Namespace) -> Outcome:

@@ -3,6 +3,8 @@ must still be the one the interview began on."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mdgrill.core.machine.basics import (
     next_interview_id,
     require_discovery,
@@ -14,11 +16,14 @@ from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Block, Change, Progress, Transition, block_heading
 from mdgrill.formats.schema import PHASES, TERMINAL
 from mdgrill.model.interview import first_round, quick_authorized, settled_in
-from mdgrill.model.record import dict_list_field, new_interview
+from mdgrill.model.record import dict_list_field, int_field, new_interview
+
+if TYPE_CHECKING:
+    from mdgrill.core.machine.reports import BeganReport, ModeSet, SkillLoad
 
 
 def set_mode(data: dict[str, object], prog: Progress, quick: bool,
-             now: str) -> Transition:
+             now: str) -> Transition[ModeSet]:
     """Set the mode; `--quick` (only that exact flag reaches here) is recorded as a block,
     and `--interactive` after it records the revocation."""
     change = Change()
@@ -43,7 +48,7 @@ def set_mode(data: dict[str, object], prog: Progress, quick: bool,
 
 
 def record_skill_load(data: dict[str, object], header: dict[str, object],
-                      skills: list[dict[str, object]]) -> Transition:
+                      skills: list[dict[str, object]]) -> Transition[SkillLoad]:
     change = Change()
     old = {"header": data.get("skill_manifest"), "skills": data.get("skills") or []}
     change.updates["skill_manifest"] = header
@@ -52,7 +57,8 @@ def record_skill_load(data: dict[str, object], header: dict[str, object],
     changed = (old["header"], old["skills"]) != (header, skills)
     if changed and (old["header"] is not None or old["skills"]):
         reset = reset_interview(data, change, "the skill manifest changed")
-    failed_core = [s["name"] for s in skills if s.get("core") and s.get("status") == "failed"]
+    failed_core = [str(s["name"]) for s in skills
+                   if s.get("core") and s.get("status") == "failed"]
     warnings = [f"domain skill {s['name']} failed to load: {_errors_text(s.get('errors'))}"
                 for s in skills if not s.get("core") and s.get("status") == "failed"]
     return Transition(change, {"recorded": "skills", "interview_reset": reset,
@@ -101,7 +107,7 @@ def _manifest_revision(data: dict[str, object]) -> str | None:
 def begin_interview(data: dict[str, object], phase: str, interview_id: str,
                     round_number: int | None, discovery_revision: str | None, digest: str,
                     context: list[dict[str, str]], quick_ok: bool = False,
-                    blocks: list[Block] | None = None) -> Transition:
+                    blocks: list[Block] | None = None) -> Transition[BeganReport]:
     """Begin an interview, or resume it: "Reuse the existing interview ID, immutable digest,
     discovery revision, and round when resuming". An ID keeps the digest it began with, so a
     changed context is a new interview, which reopens what the old one settled."""
@@ -167,8 +173,8 @@ def begin_interview(data: dict[str, object], phase: str, interview_id: str,
         change.block(block_heading(phase, "Grill - Bypassed"),
                      [f"- Interview: {interview_id}", "- Reason: Explicit --quick authorization",
                       f"- Context digest: {digest}"])
-    result: dict[str, object] = {"status": status, "resumed": False, "round": iv["round"],
-                                 "context_digest": digest}
+    result: BeganReport = {"status": status, "resumed": False,
+                           "round": int_field(iv, "round", "interview"), "context_digest": digest}
     if previous:
         result["reopened"] = list(previous)
         result["previous_answers"] = previous
@@ -176,7 +182,7 @@ def begin_interview(data: dict[str, object], phase: str, interview_id: str,
 
 
 def _resumed(existing: dict[str, object], interview_id: str, round_number: int | None,
-             discovery_revision: str | None, digest: str) -> dict[str, object]:
+             discovery_revision: str | None, digest: str) -> BeganReport:
     """The result of resuming `existing`, refused when the resume is not the same one."""
     if existing.get("status") in TERMINAL:
         raise GateRefusal("INTERVIEW_TERMINAL",
@@ -195,8 +201,8 @@ def _resumed(existing: dict[str, object], interview_id: str, round_number: int |
                          f"--discovery-revision {recorded}")
                       + ", or, after a new discovery pass, begin a new interview "
                       f"(`--interview-id {next_interview_id(interview_id)}`)")
-    return {"status": existing["status"], "resumed": True, "round": existing["round"],
-            "context_digest": digest}
+    return {"status": str(existing["status"]), "resumed": True,
+            "round": int_field(existing, "round", "interview"), "context_digest": digest}
 
 
 def stale_context(iv: dict[str, object], digest: str,

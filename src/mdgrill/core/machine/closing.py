@@ -3,6 +3,8 @@ the agent may delegate."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mdgrill.core.hints import spec_arg
 from mdgrill.core.machine.basics import (
     close_open_round,
@@ -23,9 +25,19 @@ from mdgrill.model.tree import (
     spec_frontier,
 )
 
+if TYPE_CHECKING:
+    from mdgrill.core.machine.reports import (
+        CancelReport,
+        ConfirmReport,
+        DelegationReport,
+        PresentedReport,
+        ReviseReport,
+        SkipReport,
+    )
+
 
 def await_confirmation(data: dict[str, object], prog: Progress, confirmation_id: str,
-                       approach: str, brief: list[str]) -> Transition:
+                       approach: str, brief: list[str]) -> Transition[PresentedReport]:
     require_id(confirmation_id, "confirmation ID")
     text = single_line(approach, "--approach")
     iv = interview_of(data)
@@ -111,7 +123,7 @@ APPROVAL_OPTIONS = [f"{APPROVE_LABEL} (Recommended)", "Revise decisions", "Cance
 
 
 def confirm(data: dict[str, object], prog: Progress, confirmation_id: str,
-            source: str, reply: str | None = None) -> Transition:
+            source: str, reply: str | None = None) -> Transition[ConfirmReport]:
     iv = interview_of(data)
     require_status(iv, "confirm", "awaiting_confirmation", spec=spec_arg(prog.path))
     if source != CANONICAL_CONFIRMATION:
@@ -153,7 +165,8 @@ def confirm(data: dict[str, object], prog: Progress, confirmation_id: str,
     if words is not None:
         lines.append(_reply_line(words))
     change.block(block_heading(str(iv["phase"]), "Grill - Confirmed"), lines)
-    return Transition(change, {"status": iv["status"], "round": iv["round"],
+    return Transition(change, {"status": str(iv["status"]),
+                               "round": int_field(iv, "round", "interview"),
                                "approval_scope": scope})
 
 
@@ -164,7 +177,7 @@ def _reply_line(words: str) -> str:
     return f"- Reply: {json.dumps(words, ensure_ascii=False)}"
 
 
-def cancel(data: dict[str, object], reply: str | None) -> Transition:
+def cancel(data: dict[str, object], reply: str | None) -> Transition[CancelReport]:
     """The user chose Cancel: "leave the interview nonterminal; stop without delegation"."""
     iv = interview_of(data)
     # Cancel answers the approval question; while collecting, the round stays open instead.
@@ -178,12 +191,12 @@ def cancel(data: dict[str, object], reply: str | None) -> Transition:
     change = Change()
     change.block(block_heading(str(iv["phase"]), "Grill - Cancelled"), lines)
     return Transition(change, {
-        "status": iv["status"], "cancelled": True,
+        "status": str(iv["status"]), "cancelled": True,
         "next": "stop without delegating; the interview stays open for later"})
 
 
 def skip(data: dict[str, object], prog: Progress, reason: str, assumptions: list[str],
-         confirmation_id: str) -> Transition:
+         confirmation_id: str) -> Transition[SkipReport]:
     require_id(confirmation_id, "confirmation ID")
     why = single_line(reason, "--reason")
     notes = [single_line(a, "--assumption") for a in assumptions if a.strip()]
@@ -286,7 +299,7 @@ def answered_dependents(prog: Progress, ids: list[str], answered: set[str],
 
 
 def revise(data: dict[str, object], prog: Progress, ids: list[str],
-           keep: list[str] | None = None) -> Transition:
+           keep: list[str] | None = None) -> Transition[ReviseReport]:
     """Reopen decisions and every answered decision that depends on them ("invalidate
     dependent answers when necessary"): `keep` names dependents whose answers the change
     does not touch, which stay answered (and recorded as kept); ask in the next round those
@@ -367,7 +380,7 @@ def revise(data: dict[str, object], prog: Progress, ids: list[str],
 
 def check_delegation(prog: Progress, phase: str, interview_id: str,
                      given_digest: str | None, current_digest: str,
-                     discovery_revision: str | None = None) -> dict[str, object]:
+                     discovery_revision: str | None = None) -> DelegationReport:
     require_phase(phase)
     from mdgrill.core.artifact_gate import log_blocks, superseded_interviews
 
@@ -415,4 +428,4 @@ def check_delegation(prog: Progress, phase: str, interview_id: str,
                           "interview for the new context", details={"recorded": recorded,
                                                                    "current": current_digest})
     return {"decision": "allow", "path": "quick" if status == "bypassed_quick" else "interview",
-            "status": status, "context_digest": current_digest}
+            "status": str(status), "context_digest": current_digest}

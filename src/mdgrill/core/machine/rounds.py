@@ -3,6 +3,8 @@ facts, amendments, out of scope, the stop question, domain language)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mdgrill.core.hints import spec_arg
 from mdgrill.core.machine.basics import (
     MAX_DECISIONS,
@@ -36,6 +38,15 @@ from mdgrill.model.tree import (
     spec_frontier,
     unexplained,
 )
+
+if TYPE_CHECKING:
+    from mdgrill.core.machine.reports import (
+        AmendReport,
+        AnswerReport,
+        OpenedReport,
+        PendingReport,
+        StopReport,
+    )
 
 MIN_OPTIONS, MAX_OPTIONS = 2, 4  # the framework's `options[2..4]`: the question tool's too
 
@@ -108,7 +119,7 @@ def _refuse_unaskable(node_id: str, status: str | None, blocked: dict[str, list[
 
 def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
                   ids: list[str], spec_hint: str | None = None,
-                  ) -> Transition:
+                  ) -> Transition[OpenedReport]:
     for node_id in ids:
         require_id(node_id)
     if len(set(ids)) != len(ids):
@@ -222,7 +233,7 @@ def _answer_text(prog: Progress, decision_id: str, answer: str) -> str:
 
 
 def record_answer(data: dict[str, object], prog: Progress, decision_id: str, answer: str,
-                  assumption: str | None, other: bool = False) -> Transition:
+                  assumption: str | None, other: bool = False) -> Transition[AnswerReport]:
     require_id(decision_id)
     iv = interview_of(data)
     require_status(iv, "record-answer", "collecting", spec=spec_arg(prog.path))
@@ -245,7 +256,7 @@ def record_answer(data: dict[str, object], prog: Progress, decision_id: str, ans
             assumptions.append(note)
         change.append_lines.append(f"- Assumptions: {note}")
     change.updates["interview"] = iv
-    result: dict[str, object] = {"status": "collecting", "pending": pending, "recorded": text}
+    result: AnswerReport = {"status": "collecting", "pending": pending, "recorded": text}
     if other:
         result["next"] = (f"add the decision this `Other` answer leads to: `mdgrill node add "
                           f"{spec_arg(prog.path)} ID --title T --spawned-by {decision_id}`")
@@ -253,7 +264,7 @@ def record_answer(data: dict[str, object], prog: Progress, decision_id: str, ans
 
 
 def record_fact(data: dict[str, object], prog: Progress, text: str,
-                decision_id: str | None) -> Transition:
+                decision_id: str | None) -> Transition[PendingReport]:
     iv = interview_of(data)
     require_status(iv, "record-fact", "collecting", spec=spec_arg(prog.path))
     fact = single_line(text, "the fact")
@@ -346,7 +357,7 @@ def _require_same_meaning(prog: Progress, decision_id: str, old: str, text: str,
 
 
 def amend(data: dict[str, object], prog: Progress, decision_id: str, answer: str,
-          reason: str) -> Transition:
+          reason: str) -> Transition[AmendReport]:
     """`amend`: correct the wording of a recorded answer without reopening anything.
 
     The log stays append-only: an `- Amended: ID -> words` line (in the open round, or in an
@@ -402,8 +413,8 @@ def amend(data: dict[str, object], prog: Progress, decision_id: str, answer: str
         change.append_lines.extend(lines)
     else:
         change.block(block_heading(phase, "Grill - Amended"), lines)
-    result: dict[str, object] = {"decision": decision_id, "answer": text, "was": old,
-                                 "reason": why, "status": iv["status"], "other": other}
+    result: AmendReport = {"decision": decision_id, "answer": text, "was": old,
+                           "reason": why, "status": str(iv["status"]), "other": other}
     if other:
         result["note"] = (f"{decision_id} stays an `Other` answer (the user's own words): the "
                           "decision it leads to is still owed, or stands where it was added "
@@ -412,7 +423,7 @@ def amend(data: dict[str, object], prog: Progress, decision_id: str, answer: str
 
 
 def out_of_scope(data: dict[str, object], prog: Progress, decision_id: str,
-                 reply: str) -> Transition:
+                 reply: str) -> Transition[PendingReport]:
     """The user's words place a decision out of scope ("every branch is resolved or the user
     has explicitly placed it out of scope"): one they were asked, or a branch blocked under
     one they were asked ("drop the tax branch"), which is never asked until then."""
@@ -460,7 +471,7 @@ def _blocked_under_asked(prog: Progress, decision_id: str, asked: set[str]) -> b
 
 
 def record_stop(data: dict[str, object], prog: Progress, choice: str,
-                section: str | None) -> Transition:
+                section: str | None) -> Transition[StopReport]:
     """The user's answer to "Ready to build?": ship, keep asking, or refine a section."""
     iv = interview_of(data)
     require_status(iv, "record-stop", "collecting", spec=spec_arg(prog.path))

@@ -3,7 +3,7 @@ applied so that every other byte stays as it was."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from mdgrill.errors import InputError
 from mdgrill.formats import frontmatter as frontmatter_io
@@ -35,13 +35,27 @@ class Change:
         self.new_blocks.append((heading, lines))
 
 
-class Transition(NamedTuple):
-    """What one pure step returns: the `Change` to write and its report (the fields the
-    operation's result starts from; the transaction adds `written`). Every transition of the
-    interview and artifact state machines, and every step a transaction runs, returns one."""
+if TYPE_CHECKING:
+    from typing import Generic, TypeVar
 
-    change: Change
-    report: dict[str, object]
+    R = TypeVar("R")
+
+    class Transition(NamedTuple, Generic[R]):
+        """What one pure step returns: the `Change` to write and its report `R` (the fields
+        the operation's result starts from; the transaction adds `written`), a `TypedDict` of
+        `core/machine/reports.py`. Every transition of the interview and artifact state
+        machines, and every step a transaction runs, returns one."""
+
+        change: Change
+        report: R
+else:
+    # Python 3.10 has no generic NamedTuple: at run time the same two fields, the report a
+    # plain dict (what its TypedDict is at run time); type checkers read the class above.
+    class Transition(NamedTuple):
+        """What one pure step returns: the `Change` to write and its report."""
+
+        change: Change
+        report: dict[str, object]
 
 
 def with_record(prog: Progress, updates: dict[str, object]) -> str:
