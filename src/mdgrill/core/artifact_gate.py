@@ -8,7 +8,6 @@ appends a `### <Phase> Artifact - ...` block. See docs/artifact-gate.md.
 
 from __future__ import annotations
 
-from mdgrill.core.evidence import artifact_tag
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import (
     Block,
@@ -35,7 +34,6 @@ from mdgrill.model.artifact import (
     valid_artifact_path,
 )
 from mdgrill.model.record import int_field
-from mdgrill.model.replies import BARE_SKIP, CONTROL_ONLY, classify_reply
 
 # -- verbs ---------------------------------------------------------------------------------
 
@@ -197,6 +195,8 @@ def approve(data: dict[str, object], source: str, sha_now: str | None,
 def request_revision(data: dict[str, object], feedback: str) -> Transition:
     """`request-revision`: record the user's feedback; the gate stays open."""
     art = _open_artifact(data, "request-revision")
+    from mdgrill.model.replies import BARE_SKIP, CONTROL_ONLY, classify_reply
+
     if classify_reply(feedback) in (CONTROL_ONLY, BARE_SKIP):
         raise GateRefusal("CONTROL_ONLY_ANSWER",
                           f"`{feedback.strip()}` says nothing about what to change: record the "
@@ -294,6 +294,8 @@ def _option_words(art: dict[str, object]) -> list[str]:
 def approval_question_text(art: dict[str, object], spec_folder: str) -> str:
     """The question, naming the file, its spec and its bytes, so that a captured answer (a
     hook's `question: answer` line) can be matched to this gate and no other."""
+    from mdgrill.core.evidence import artifact_tag
+
     following = next_phase(str(art.get("phase")))
     then = f" and continue to {following}" if following else ""
     # the tag is what a captured answer is matched by (core/evidence.py)

@@ -12,7 +12,6 @@ import re
 from typing import TYPE_CHECKING
 
 from mdgrill.formats.progress import Progress, Transition, single_line
-from mdgrill.git.identity import git_identity
 from mdgrill.shell import store
 
 if TYPE_CHECKING:
@@ -27,6 +26,8 @@ def who(spec: store.Spec, given: str | None) -> str | None:
     """`--by` as given (one line), else git's identity here, else None (nobody is named)."""
     if given is not None:
         return single_line(given, "--by")
+    from mdgrill.git.identity import git_identity  # its config grammar: only when asked
+
     return git_identity(spec.root)
 
 
