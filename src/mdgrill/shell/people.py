@@ -9,11 +9,12 @@ decision), and an approval commit is authored by them.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from mdgrill.formats.progress import Progress, Transition, single_line
 from mdgrill.shell import store
 
+# typing's import costs every verb 3 ms; type checkers treat this name as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 

@@ -3,8 +3,6 @@ applied so that every other byte stays as it was."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from mdgrill.errors import InputError
 from mdgrill.formats import frontmatter as frontmatter_io
 from mdgrill.formats.progress.blocks import lf_line_ends, log_digest
@@ -35,13 +33,27 @@ class Change:
         self.new_blocks.append((heading, lines))
 
 
-class Transition(NamedTuple):
+_Report = dict[str, object]  # the fields an operation's result starts from
+
+
+class Transition(tuple[Change, _Report]):
     """What one pure step returns: the `Change` to write and its report (the fields the
     operation's result starts from; the transaction adds `written`). Every transition of the
-    interview and artifact state machines, and every step a transaction runs, returns one."""
+    interview and artifact state machines, and every step a transaction runs, returns one.
+    A pair, as a NamedTuple would be, without typing's import (3 ms a verb)."""
 
-    change: Change
-    report: dict[str, object]
+    __slots__ = ()
+
+    def __new__(cls, change: Change, report: dict[str, object]) -> Transition:
+        return tuple.__new__(cls, (change, report))
+
+    @property
+    def change(self) -> Change:
+        return self[0]
+
+    @property
+    def report(self) -> dict[str, object]:
+        return self[1]
 
 
 def with_record(prog: Progress, updates: dict[str, object]) -> str:
