@@ -78,6 +78,69 @@ def test_classify_reply_imports_no_state_machine_and_no_spec_reader() -> None:
         assert f"'{heavy}'" not in loaded, heavy
 
 
+# What the verbs an agent calls at every step must not import (issue 37, goal 3: each <= 0.8x
+# phase_gate's time, most of which is start-up): typing and what it pulls in (3 ms), the
+# standard library's heavy helpers, the git layer, the public API and the services they do
+# not call, the closing transitions, the checks `validate` runs.
+NEVER_AT_EACH_STEP = {
+    "typing", "contextlib", "importlib.util", "dataclasses", "inspect", "copy", "datetime",
+    "subprocess", "shutil", "tempfile", "textwrap", "difflib", "yaml", "mdgrill.api",
+    "mdgrill.git.vcs", "mdgrill.services.rounds", "mdgrill.core.machine.closing",
+    "mdgrill.checks.spec.entry", "mdgrill.checks.spec.blocks", "mdgrill.checks.spec.tree",
+    "mdgrill.checks.spec.glossaries", "mdgrill.core.evidence", "mdgrill.model.scope",
+}
+# begin-interview classifies no reply, names nobody and opens no round
+NEVER_AT_BEGIN = {"mdgrill.model.replies", "mdgrill.git.identity",
+                  "mdgrill.core.machine.rounds"}
+# the mdgrill modules each loads (62, 56, 55 before issue 37's start-up work): a new import on
+# this path is a choice to make here, with its cost measured (bench/bench_peer.py), not a
+# side effect
+MDGRILL_MODULES = {"begin-interview": 51, "record-answer": 50, "open-frontier": 48,
+                   "classify-reply": 17}
+
+
+def _modules_loaded(argv: list[str], cwd: Path) -> list[str]:
+    # what the interpreter loaded before mdgrill (an editable install's finder loads
+    # contextlib and importlib.util) is not the verb's doing
+    probe = ("import sys\nbefore = set(sys.modules)\nfrom mdgrill.cli.main import main\n"
+             f"code = main({argv!r})\nprint(code, sorted(set(sys.modules) - before))")
+    # git's identity from the environment, as `git var` would answer it: no git process
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Ann", "GIT_AUTHOR_EMAIL": "ann@example.com"}
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, timeout=60, cwd=cwd, env=env).stdout.strip().splitlines()
+    code, _, loaded = out[-1].partition(" ")
+    assert code == "0", out
+    names: list[str] = json.loads(loaded.replace("'", '"'))
+    return names
+
+
+def test_the_interview_steps_import_only_what_they_use(tmp_path: Path, home: Path,
+                                                       mdgrill: Run) -> None:
+    """begin-interview, open-frontier, record-answer (and classify-reply), in a folder outside
+    git: none loads typing, a closing transition, the git layer or a check it does not run,
+    and the mdgrill modules each loads are counted (issue 37, goal 3)."""
+    spec = str(tmp_path / "spec")
+    code, out, err = mdgrill("init", spec, "--goal", "Let customers sign in by email link.")
+    assert code == 0, err
+    steps = {
+        "begin-interview": ["begin-interview", spec, "--phase", "requirements",
+                            "--interview-id", "r1"],
+        "open-frontier": ["open-frontier", spec, "--round", "1", "--decision-id", "D1"],
+        "record-answer": ["record-answer", spec, "--decision-id", "D1", "--answer",
+                          "Use the magic link"],
+        "classify-reply": ["classify-reply", "--text", "Use the magic link"],
+    }
+    for verb, argv in steps.items():
+        loaded = set(_modules_loaded(["--json", *argv], tmp_path))
+        ran = "mdgrill.model.replies" if verb == "classify-reply" else "mdgrill.services.interview"
+        assert ran in loaded, verb  # the probe ran the verb
+        assert sorted(loaded & NEVER_AT_EACH_STEP) == [], verb
+        if verb == "begin-interview":
+            assert sorted(loaded & NEVER_AT_BEGIN) == []
+        ours = sorted(m for m in loaded if m == "mdgrill" or m.startswith("mdgrill."))
+        assert len(ours) <= MDGRILL_MODULES[verb], (verb, ours)
+
+
 def test_each_verb_is_declared_once_in_its_module_table() -> None:
     """One declaration per verb (issue 29 part 7): each verb module lists its verbs (name,
     help, arguments, handler) in its VERBS table; main.py's lazy name -> module map, which

@@ -80,6 +80,9 @@ def test_a_plain_identity_is_read_from_the_files(
     ("[user]\n\tname = Ann Lee\n\temail = <ann@example.com>\n", {}),
     ("[user]\n\tname = Ann \\\n Lee\n\temail = ann@example.com\n", {}),  # continued line
     (PLAIN, {"GIT_CONFIG_PARAMETERS": "'user.name'='Cy'"}),
+    # a blank or line break Python splits or strips otherwise than git
+    ("[user]\n\tname = Ann\u2028Lee\n\temail = ann@example.com\n", {}),
+    ("[user]\n\tname = Ann\x1dLee\n\temail = ann@example.com\n", {}),
 ])
 def test_what_the_reader_does_not_follow_is_asked_of_git(
         repo: Path, monkeypatch: pytest.MonkeyPatch, home_config: str,

@@ -82,9 +82,10 @@ def test_a_spec_outside_root_is_refused(repo: Path, tmp_path: Path, mdgrill: Run
 _CRASH = """
 import sys
 import mdgrill.cli.verbs.views as verb
+from mdgrill.cli.verbs import Verb
 def boom(args):
     raise RuntimeError("a defect on purpose")
-verb.VERBS = tuple(v._replace(run=boom) for v in verb.VERBS)
+verb.VERBS = tuple(Verb(v.name, v.help, v.arguments, boom) for v in verb.VERBS)
 from mdgrill.cli.main import entry
 sys.argv = ["mdgrill", *sys.argv[1:]]
 entry()

@@ -65,10 +65,9 @@ def atx_heading(line: str) -> tuple[int, str] | None:
 _SCAN_BODY = r"( {0,3})(?:(#{%s})((?:[ \t\r][^\n]*)?)$|(`{3,}|~{3,})([^\n]*)|<!--)"
 # Anchored on the newline before a line, not on `^` with re.M: the engine then skips to the
 # next newline at C speed, four times faster on a large file. The first line is matched apart.
-_SCAN = re.compile("\n" + _SCAN_BODY % "1,6", re.M)
-_SCAN_TOP = re.compile("\n" + _SCAN_BODY % "1,2", re.M)
-_FIRST = re.compile(_SCAN_BODY % "1,6", re.M)
-_FIRST_TOP = re.compile(_SCAN_BODY % "1,2", re.M)
+# Compiled where they are used (`re` keeps them after the first time): only a text with a
+# fence, a comment or an indented `#` needs them, and compiling the four cost every verb's
+# start 0.8 ms.
 # Without fences, comments or indented `#`s a heading line starts with `\n#`: its `#`s, then
 # a space, a tab, a CR or the line's end. `#(?!##)#?` turns down a `###` line at its first
 # `#` (the skeleton scan meets 10,000 of them); `#{1,2}` would backtrack through it.
@@ -94,7 +93,8 @@ def heading_text(after_hashes: str) -> str:
 
 
 def _candidates(text: str, start: int, top_only: bool, end: int) -> list[re.Match[str]]:
-    scan, first = (_SCAN_TOP, _FIRST_TOP) if top_only else (_SCAN, _FIRST)
+    body = _SCAN_BODY % ("1,2" if top_only else "1,6")
+    scan, first = re.compile("\n" + body, re.M), re.compile(body, re.M)
     head = first.match(text, start, end) if start == 0 or text[start - 1] == "\n" else None
     found = list(scan.finditer(text, start, end))
     return [head, *found] if head is not None else found
@@ -239,19 +239,20 @@ def sections(headings: list[Heading], level: int, total_lines: int,
 
 # Git writes `<<<<<<< ours`, optionally `||||||| base`, `=======`, `>>>>>>> theirs`, each at
 # the start of a line. Only a `<<<<<<<` closed by a later `>>>>>>>` counts, and never inside
-# fenced code, where a document may show markers on purpose.
-_CONFLICT = re.compile(r"^(<{7}|>{7})(?:[ \t][^\n]*)?\r?$", re.M)
-_FENCE_LINE = re.compile(r" {0,3}(`{3,}|~{3,})")
+# fenced code, where a document may show markers on purpose. (The patterns are compiled past
+# the common case's test: a file without markers never needs them.)
 
 
 def conflict_line(text: str) -> int | None:
     """The 1-based line of the first git conflict marker outside fenced code, or None."""
     if "<<<<<<<" not in text:  # the common case, at C speed
         return None
+    marker = re.compile(r"^(<{7}|>{7})(?:[ \t][^\n]*)?\r?$", re.M)
+    fence_line = re.compile(r" {0,3}(`{3,}|~{3,})")
     fence: tuple[str, int] | None = None
     opened: int | None = None
     for number, line in enumerate(text.split("\n"), 1):
-        m = _FENCE_LINE.match(line)
+        m = fence_line.match(line)
         if m is not None:
             run = m.group(1)
             if fence is None:
@@ -259,7 +260,7 @@ def conflict_line(text: str) -> int | None:
             elif run[0] == fence[0] and len(run) >= fence[1] and not line[m.end():].strip():
                 fence = None
             continue
-        if fence is not None or not _CONFLICT.match(line):
+        if fence is not None or not marker.match(line):
             continue
         if line.startswith("<"):
             opened = opened or number
@@ -288,17 +289,15 @@ def refuse_conflict(text: str, path: str) -> None:
                          "nothing reads or writes this file until then", path=path, line=line)
 
 
-_ANSWER_IN_CONFLICT = re.compile(r"- (?:Decisions|Facts resolved|Out of scope): ([^\s]+) ->")
-
-
 def _answered_in_conflict(text: str, line: int) -> list[str]:
     """The decision IDs whose answers stand between the first conflict's markers."""
+    answer = re.compile(r"- (?:Decisions|Facts resolved|Out of scope): ([^\s]+) ->")
     lines = text.split("\n")[line - 1:]
     ids: list[str] = []
     for row in lines[1:]:
         if row.startswith(">>>>>>>"):
             break
-        m = _ANSWER_IN_CONFLICT.match(row)
+        m = answer.match(row)
         if m is not None and m.group(1) not in ids:
             ids.append(m.group(1))
     return ids

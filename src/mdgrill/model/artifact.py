@@ -3,8 +3,6 @@ reads and `validate` checks (the gate's transitions are in `core.artifact_gate`)
 
 from __future__ import annotations
 
-import copy
-
 from mdgrill.formats.progress import Block
 from mdgrill.formats.schema import PHASES, SHA256_RE, Problem, is_id
 
@@ -34,7 +32,11 @@ def gate_id(art: dict[str, object]) -> str:
 
 def artifact_of(data: dict[str, object]) -> dict[str, object] | None:
     art = data.get("artifact")
-    return copy.deepcopy(art) if isinstance(art, dict) else None
+    if not isinstance(art, dict):
+        return None
+    import copy  # with weakref: only for a spec that has an artifact
+
+    return copy.deepcopy(art)
 
 
 def gate_used(data: dict[str, object], blocks: list[Block]) -> bool:

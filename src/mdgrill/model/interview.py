@@ -3,8 +3,6 @@ authorized (the gate and `validate` both ask)."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from mdgrill.formats.progress import Block, Progress, split_ids
 from mdgrill.formats.schema import TERMINAL, is_id
 from mdgrill.model.tree import ledger_of
@@ -49,13 +47,17 @@ def record_blocks(blocks: list[Block], phase: str, terminal: bool) -> list[Block
 KEPT_ELSEWHERE = "Kept elsewhere"
 
 
-class AskedGap(NamedTuple):
-    """An ID a round asked that now has no outcome, or no node, and where it was asked."""
+class AskedGap:
+    """An ID a round asked that now has no outcome, or no node, and where it was asked.
+    (A plain class, not a NamedTuple: typing's import would cost every verb 3 ms.)"""
 
-    code: str  # ASKED_WITHOUT_OUTCOME or ASKED_NODE_MISSING
-    node_id: str
-    round: int | None
-    line: int  # 0-based line of the `- Asked:` entry that asked it
+    __slots__ = ("code", "node_id", "round", "line")
+
+    def __init__(self, code: str, node_id: str, round: int | None, line: int) -> None:
+        self.code = code  # ASKED_WITHOUT_OUTCOME or ASKED_NODE_MISSING
+        self.node_id = node_id
+        self.round = round
+        self.line = line  # 0-based line of the `- Asked:` entry that asked it
 
 
 def asked_gaps(prog: Progress, iv: dict[str, object]) -> list[AskedGap]:

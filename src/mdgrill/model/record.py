@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from mdgrill.errors import InputError
 from mdgrill.formats.schema import (
     CANONICAL_CONFIRMATION,
@@ -17,6 +15,8 @@ from mdgrill.formats.schema import (
 )
 from mdgrill.model.artifact import check_artifact
 
+# typing's import costs every verb 3 ms; type checkers treat this name as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import TypeGuard

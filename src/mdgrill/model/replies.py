@@ -36,7 +36,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+
+# names for annotations only, one module fewer a verb loads; type checkers treat this name
+# as true
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 SUBSTANTIVE = "substantive"
 CONTROL_ONLY = "control_only"

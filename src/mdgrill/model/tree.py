@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 from mdgrill.formats.progress import LOG, Block, Node, Progress, split_ids
 from mdgrill.formats.schema import is_id
 
+# typing's import costs every verb 3 ms; type checkers treat this name as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
     from typing import TypedDict

@@ -9,7 +9,6 @@ refuses until it has.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from mdgrill.errors import GateRefusal, MdgrillError
 from mdgrill.formats.progress import Progress, read_progress
@@ -18,6 +17,8 @@ from mdgrill.model.record import mapping_field
 from mdgrill.shell import store
 from mdgrill.shell.people import author
 
+# typing's import costs every verb 3 ms; type checkers treat this name as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 

@@ -6,10 +6,10 @@ usually no spec: an agent calls it at every step, so it imports only the reply m
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from mdgrill.services.result import Classified
 
+# typing's import costs every verb 3 ms; type checkers treat this name as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from mdgrill.shell import store
 

@@ -8,7 +8,6 @@ the same thing. The decisions of what still stands are pure (`artifact_gate.stan
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from mdgrill.core.artifact_gate import STANDING_KINDS, Standing, log_blocks, standing_approvals
 from mdgrill.diagnostics import Diagnostic, error, warning
@@ -18,6 +17,8 @@ from mdgrill.git.discovery import in_repository
 from mdgrill.model.artifact import APPROVED
 from mdgrill.shell import store
 
+# typing's import costs every verb 3 ms; type checkers treat this name as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import TypedDict
 

@@ -30,7 +30,6 @@ recorded; `@team` stands for every member of `teams.team`.
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
 
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.shell import store
@@ -142,12 +141,16 @@ def requires_evidence(root: str) -> bool:
     return "agent" not in accepted_channels(root)
 
 
-class Delegation(NamedTuple):
+class Delegation:
     """`delegation:` — which sub-agent types write which phase's artifact, and whether the
-    delegated prompt must pass the prompt checks."""
+    delegated prompt must pass the prompt checks. (A plain class, not a NamedTuple: typing's
+    import would cost every verb 3 ms.)"""
 
-    agents: dict[str, list[str]]
-    prompt_checks: bool
+    __slots__ = ("agents", "prompt_checks")
+
+    def __init__(self, agents: dict[str, list[str]], prompt_checks: bool) -> None:
+        self.agents = agents
+        self.prompt_checks = prompt_checks
 
     def phases_of(self, agent: str | None) -> list[str]:
         """The phases whose artifact this sub-agent type writes (none: not an artifact agent).

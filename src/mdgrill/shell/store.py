@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Any
 
 from mdgrill.errors import InputError
 from mdgrill.formats.textfile import MAX_FILE_BYTES
 from mdgrill.git.discovery import repo_root
+
+# typing's import costs every verb 3 ms; type checkers treat this name as true
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PROGRESS = ".progress.md"
 TEMP_PREFIX = ".mdgrill-tmp-"

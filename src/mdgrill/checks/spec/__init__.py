@@ -7,43 +7,48 @@ nodes) once, so the cost stays linear in the file's size. A file that cannot be 
 
 from __future__ import annotations
 
-from mdgrill.checks.spec.blocks import (
-    check_blocks,
-    next_round,
-)
-from mdgrill.checks.spec.entry import (
-    check_phase_approval,
-    check_progress,
-    check_record_against_log,
-    from_input_error,
-    validate_progress_bytes,
-    validate_progress_parsed,
-)
-from mdgrill.checks.spec.front import (
-    check_front_matter,
-    check_log_digest,
-    check_sections,
-    key_line,
-)
-from mdgrill.checks.spec.glossaries import (
-    check_context_map_model,
-    check_glossary_model,
-    validate_glossary_bytes,
-)
-from mdgrill.checks.spec.keys import (
-    BLOCK_KEYS,
-    CLOSING_KEYS,
-    MAX_OPTIONS,
-    MIN_OPTIONS,
-    NODE_KEYS,
-    ROUND_KEYS,
-)
-from mdgrill.checks.spec.tree import (
-    NodeChecks,
-    check_ledger,
-    check_nodes,
-    ledger_ids,
-)
+# `from mdgrill.checks.spec import X` loads X's module on first use, not all five: a verb
+# that checks the front matter alone does not pay for the tree's and the glossary's checks.
+# Type checkers treat this name as true and read the names from the imports below.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from mdgrill.checks.spec.blocks import (
+        check_blocks,
+        next_round,
+    )
+    from mdgrill.checks.spec.entry import (
+        check_phase_approval,
+        check_progress,
+        check_record_against_log,
+        from_input_error,
+        validate_progress_bytes,
+        validate_progress_parsed,
+    )
+    from mdgrill.checks.spec.front import (
+        check_front_matter,
+        check_log_digest,
+        check_sections,
+        key_line,
+    )
+    from mdgrill.checks.spec.glossaries import (
+        check_context_map_model,
+        check_glossary_model,
+        validate_glossary_bytes,
+    )
+    from mdgrill.checks.spec.keys import (
+        BLOCK_KEYS,
+        CLOSING_KEYS,
+        MAX_OPTIONS,
+        MIN_OPTIONS,
+        NODE_KEYS,
+        ROUND_KEYS,
+    )
+    from mdgrill.checks.spec.tree import (
+        NodeChecks,
+        check_ledger,
+        check_nodes,
+        ledger_ids,
+    )
 
 __all__ = [
     "BLOCK_KEYS",
@@ -72,3 +77,44 @@ __all__ = [
     "validate_progress_bytes",
     "validate_progress_parsed",
 ]
+
+_LAZY = {
+    "check_blocks": "blocks",
+    "next_round": "blocks",
+    "check_phase_approval": "entry",
+    "check_progress": "entry",
+    "check_record_against_log": "entry",
+    "from_input_error": "entry",
+    "validate_progress_bytes": "entry",
+    "validate_progress_parsed": "entry",
+    "check_front_matter": "front",
+    "check_log_digest": "front",
+    "check_sections": "front",
+    "key_line": "front",
+    "check_context_map_model": "glossaries",
+    "check_glossary_model": "glossaries",
+    "validate_glossary_bytes": "glossaries",
+    "BLOCK_KEYS": "keys",
+    "CLOSING_KEYS": "keys",
+    "MAX_OPTIONS": "keys",
+    "MIN_OPTIONS": "keys",
+    "NODE_KEYS": "keys",
+    "ROUND_KEYS": "keys",
+    "NodeChecks": "tree",
+    "check_ledger": "tree",
+    "check_nodes": "tree",
+    "ledger_ids": "tree",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mdgrill.checks.spec' has no attribute {name!r}")
+    value = getattr(__import__(f"mdgrill.checks.spec.{module}", fromlist=(name,)), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

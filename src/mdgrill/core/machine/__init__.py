@@ -6,44 +6,50 @@ state kept in `.progress.md`; each transition also says what the log gains.
 
 from __future__ import annotations
 
-from mdgrill.core.machine.basics import (
-    MAX_DECISIONS,
-    ROUND_KEYS,
-    close_round_lines,
-    interview_of,
-    next_confirmation_id,
-    next_interview_id,
-    require_id,
-    require_phase,
-)
-from mdgrill.core.machine.begin import (
-    begin_interview,
-    check_skills,
-    record_skill_load,
-    require_fresh,
-    set_mode,
-    stale_context,
-)
-from mdgrill.core.machine.closing import (
-    APPROVAL_OPTIONS,
-    APPROVE_LABEL,
-    answered_dependents,
-    await_confirmation,
-    cancel,
-    check_delegation,
-    confirm,
-    revise,
-    skip,
-)
-from mdgrill.core.machine.rounds import (
-    amend,
-    domain_language,
-    open_frontier,
-    out_of_scope,
-    record_answer,
-    record_fact,
-    record_stop,
-)
+# `from mdgrill.core import machine` (or `from mdgrill.core.machine import X`) loads the
+# module of each name on first use, not all four: begin-interview does not pay for the
+# rounds' reply classifier, nor record-answer for the closing transitions. Type checkers
+# treat this name as true and read the names from the imports below.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from mdgrill.core.machine.basics import (
+        MAX_DECISIONS,
+        ROUND_KEYS,
+        close_round_lines,
+        interview_of,
+        next_confirmation_id,
+        next_interview_id,
+        require_id,
+        require_phase,
+    )
+    from mdgrill.core.machine.begin import (
+        begin_interview,
+        check_skills,
+        record_skill_load,
+        require_fresh,
+        set_mode,
+        stale_context,
+    )
+    from mdgrill.core.machine.closing import (
+        APPROVAL_OPTIONS,
+        APPROVE_LABEL,
+        answered_dependents,
+        await_confirmation,
+        cancel,
+        check_delegation,
+        confirm,
+        revise,
+        skip,
+    )
+    from mdgrill.core.machine.rounds import (
+        amend,
+        domain_language,
+        open_frontier,
+        out_of_scope,
+        record_answer,
+        record_fact,
+        record_stop,
+    )
 
 __all__ = [
     "APPROVAL_OPTIONS",
@@ -77,3 +83,49 @@ __all__ = [
     "skip",
     "stale_context",
 ]
+
+_LAZY = {
+    "MAX_DECISIONS": "basics",
+    "ROUND_KEYS": "basics",
+    "close_round_lines": "basics",
+    "interview_of": "basics",
+    "next_confirmation_id": "basics",
+    "next_interview_id": "basics",
+    "require_id": "basics",
+    "require_phase": "basics",
+    "begin_interview": "begin",
+    "check_skills": "begin",
+    "record_skill_load": "begin",
+    "require_fresh": "begin",
+    "set_mode": "begin",
+    "stale_context": "begin",
+    "APPROVAL_OPTIONS": "closing",
+    "APPROVE_LABEL": "closing",
+    "answered_dependents": "closing",
+    "await_confirmation": "closing",
+    "cancel": "closing",
+    "check_delegation": "closing",
+    "confirm": "closing",
+    "revise": "closing",
+    "skip": "closing",
+    "amend": "rounds",
+    "domain_language": "rounds",
+    "open_frontier": "rounds",
+    "out_of_scope": "rounds",
+    "record_answer": "rounds",
+    "record_fact": "rounds",
+    "record_stop": "rounds",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mdgrill.core.machine' has no attribute {name!r}")
+    value = getattr(__import__(f"mdgrill.core.machine.{module}", fromlist=(name,)), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -3,10 +3,10 @@ hostile input out (aliases, depth, size, object tags)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from mdgrill.errors import InputError
 
+# typing's import costs every verb 3 ms; type checkers treat this name as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import yaml
 

@@ -4,10 +4,14 @@ design-tree nodes."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from typing import Any
 
 from mdgrill.formats.schema import ID_PATTERN
+
+# typing's import costs every verb 3 ms; type checkers treat this name as true
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
 
 GOAL = "goal"
 TREE = "design tree"
