@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from mdgrill.diagnostics import Diagnostic, warning
 from mdgrill.formats.progress import Block, Node, Progress
@@ -20,6 +19,8 @@ from mdgrill.model.tree import (
     split_decision,
 )
 
+# typing costs every verb 3 ms to import; type checkers treat this name as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import TypedDict
 

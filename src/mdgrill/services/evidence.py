@@ -9,13 +9,13 @@ Without a journal, an approval rests on `--reply` as before.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from mdgrill.core import evidence
 from mdgrill.errors import GateRefusal
 from mdgrill.shell import journal, store
 from mdgrill.shell.session import spec_hint
 
+# typing costs every verb 3 ms to import; type checkers treat this name as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 

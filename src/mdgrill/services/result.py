@@ -10,12 +10,17 @@ reordered, so `result["key"]`, `.to_json()` and the CLI's `--json` are what they
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
-
+# typing costs every verb 3 ms to import; type checkers treat this name as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import cast
 
     from mdgrill.core.machine.reports import BoundDecision, TargetPrint
+else:
+    def cast(_type: object, value: object) -> object:
+        """What `typing.cast` does at run time: nothing."""
+        return value
 
 __all__ = [
     "Allowed", "Amended", "AnswerRecorded", "ArtifactApproved", "Began", "Bound", "Cancelled",

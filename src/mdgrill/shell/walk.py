@@ -11,8 +11,9 @@ hundreds of thousands of files (and Markdown of its own, like a package's `CONTE
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
+# typing costs every verb 3 ms to import; type checkers treat this name as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from mdgrill.cli.verbs import Outcome, Verb, add_spec, spec_of
 from mdgrill.errors import InputError
 from mdgrill.services.bound_targets import question_text
 from mdgrill.shell import store
 
+# typing costs every verb 3 ms to import; type checkers treat this name as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from mdgrill.services.bound_targets import Finding
     from mdgrill.services.result import Committed

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING
 
 from mdgrill.cli.verbs import Outcome, Verb, add_spec
 from mdgrill.core.history import (
@@ -23,6 +22,8 @@ from mdgrill.git.discovery import in_repository
 from mdgrill.shell import store
 from mdgrill.shell.session import display
 
+# typing costs every verb 3 ms to import; type checkers treat this name as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from mdgrill.core.review import BoundView, SpecReview, TermView
     from mdgrill.formats.progress import Progress

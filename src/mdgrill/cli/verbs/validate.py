@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
 
 from mdgrill.cli.verbs import Outcome, Verb
 from mdgrill.diagnostics import Diagnostic, error, format_diagnostic, sort_diagnostics, warning
@@ -20,6 +19,8 @@ from mdgrill.git.discovery import find_root
 from mdgrill.shell import store
 from mdgrill.shell.session import display
 
+# typing costs every verb 3 ms to import; type checkers treat this name as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from mdgrill.formats.progress import Progress
 

@@ -3,8 +3,6 @@ must still be the one the interview began on."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from mdgrill.core.machine.basics import (
     next_interview_id,
     require_discovery,
@@ -18,6 +16,8 @@ from mdgrill.formats.schema import PHASES, TERMINAL
 from mdgrill.model.interview import first_round, quick_authorized, settled_in
 from mdgrill.model.record import dict_list_field, int_field, new_interview
 
+# typing costs every verb 3 ms to import; type checkers treat this name as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from mdgrill.core.machine.reports import BeganReport, ModeSet, SkillLoad
 

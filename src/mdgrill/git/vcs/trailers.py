@@ -4,8 +4,9 @@ breaks a line), and the transition commits read back."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
+# typing costs every verb 3 ms to import; type checkers treat this name as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 

@@ -3,11 +3,11 @@ whether it is ready."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from mdgrill.diagnostics import Diagnostic, error
 from mdgrill.errors import InputError
 
+# typing costs every verb 3 ms to import; type checkers treat this name as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:
 
     from mdgrill.formats.progress import Entry, Progress
