@@ -123,6 +123,44 @@ def _blocks(prog: Progress) -> list[LogBlock]:
     return out
 
 
+def _side_blocks(base: Progress, side: Progress) -> list[LogBlock]:
+    """A side's log blocks. A log is append-only: where the side's log begins with the
+    base's, up to the heading of the base's last block, the blocks before that one are the
+    base's (the same text reads the same), and only the rest is read, by the reader itself
+    (that heading on, under the section's own heading): 1,000 recorded rounds are not read
+    again for each side. Anything else reads the side's whole log."""
+    found = base.blocks
+    if not found:
+        return _blocks(side)
+    b_sec, s_sec = base.sections[LOG], side.sections[LOG]
+    b_start = base.section_offsets(b_sec)[0]
+    s_start, s_end = side.section_offsets(s_sec)
+    last = found[-1]
+    text = side.tf.text
+    at = s_start + last.offset - b_start  # where the base's last block would stand
+    if at >= s_end or not text.startswith(base.tf.text[b_start:last.offset], s_start):
+        return _blocks(side)
+    heading = next(h for h in side.skeleton if h.line == s_sec.heading_line)
+    try:
+        rest = Progress(TextFile(text[heading.offset:s_start] + text[at:s_end]), side.path)
+    except InputError:
+        return _blocks(side)
+    parts = rest.blocks if LOG in rest.sections else []
+    if not parts or parts[0].line != 1:  # the side changed that block's heading
+        return _blocks(side)
+    shift = s_sec.start + last.line - b_sec.start - 1  # a line of `rest` -> of the side
+    lines = _plain(side)
+    first = s_sec.heading_line + 1
+    out = _blocks(base)[:-1]
+    for i, part in enumerate(parts):
+        line = part.line + shift
+        chunk = lines[line:parts[i + 1].line + shift if i + 1 < len(parts) else s_sec.end]
+        while chunk and not chunk[-1].strip():
+            chunk.pop()
+        out.append(LogBlock(part.title, chunk, line, line - first))
+    return out
+
+
 def _tree_text(prog: Progress) -> str:
     start, end = prog.section_offsets(prog.sections[TREE])
     return prog.tf.text[start:end]
@@ -547,10 +585,11 @@ def _log(base: Progress, ours: Progress, theirs: Progress, result: Merged,
          ) -> tuple[list[str] | None, int, dict[str, object] | None]:
     """The merged log's lines (None: ours stands), how many blocks they are, and the record
     (None: ours stands)."""
-    for prog, who in ((base, "the base's"), (ours, "our"), (theirs, "their")):
-        if _text_before_blocks(prog):
+    b = _blocks(base)
+    o, t = _side_blocks(base, ours), _side_blocks(base, theirs)
+    for prog, blocks, who in ((base, b, "the base's"), (ours, o, "our"), (theirs, t, "their")):
+        if _text_before_blocks(prog, blocks):
             raise Cannot(f"{who} log has text before its first block: merge by hand")
-    b, o, t = _blocks(base), _blocks(ours), _blocks(theirs)
     o_ext, o_new = _after_base(b, o, "our")
     t_ext, t_new = _after_base(b, t, "their")
     b_iv, o_iv, t_iv = (p.data.get("interview") for p in (base, ours, theirs))
@@ -628,11 +667,10 @@ def _closing(line: str) -> bool:
     return key == "frontier after round" or (key in CLOSING and value == "none")
 
 
-def _text_before_blocks(prog: Progress) -> bool:
+def _text_before_blocks(prog: Progress, blocks: list[LogBlock]) -> bool:
     sec = prog.sections[LOG]
-    lines = _plain(prog)[sec.heading_line + 1:sec.end]
-    blocks = _blocks(prog)
-    head = lines[:blocks[0].start] if blocks else lines
+    first = sec.heading_line + 1
+    head = _plain(prog)[first:min(first + blocks[0].start, sec.end) if blocks else sec.end]
     return any(line.strip() for line in head)
 
 
