@@ -91,7 +91,7 @@ def merge_progress(base_text: str, ours_text: str, theirs_text: str, path: str) 
     except Cannot as exc:
         return Merged.cannot(str(exc))
     finally:  # the versions' parts are read once per merge (a 1,000-round file is ~1 MB)
-        for cached in (_plain, _nodes, _blocks):
+        for cached in (_plain, _nodes, _blocks, _tree_text):
             cached.cache_clear()
 
 
@@ -161,6 +161,7 @@ def _side_blocks(base: Progress, side: Progress) -> list[LogBlock]:
     return out
 
 
+@functools.cache
 def _tree_text(prog: Progress) -> str:
     start, end = prog.section_offsets(prog.sections[TREE])
     return prog.tf.text[start:end]
