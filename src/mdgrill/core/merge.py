@@ -91,15 +91,15 @@ def merge_progress(base_text: str, ours_text: str, theirs_text: str, path: str) 
     except Cannot as exc:
         return Merged.cannot(str(exc))
     finally:  # the versions' parts are read once per merge (a 1,000-round file is ~1 MB)
-        for cached in (_plain, _nodes, _blocks, _tree_text):
+        for cached in (_section_lines, _nodes, _blocks, _tree_text):
             cached.cache_clear()
 
 
-@functools.cache
-def _plain(prog: Progress) -> list[str]:
-    """The version's lines without their line ends (as `content` gives, in one split)."""
-    text = prog.tf.text
-    parts = text.split("\n")
+def _split(text: str, start: int, end: int) -> list[str]:
+    """The lines of text[start:end] (`start` begins a line; `end` ends one, or the text)
+    without their line ends, as `content` gives them, in one split: a CR before a LF is
+    dropped when the file has one, not from a last line without a LF."""
+    parts = text[start:end].split("\n")
     last = parts.pop()  # what follows the last line end: "" or a line without one
     if "\r" in text:
         parts = [p[:-1] if p.endswith("\r") else p for p in parts]
@@ -109,11 +109,17 @@ def _plain(prog: Progress) -> list[str]:
 
 
 @functools.cache
+def _section_lines(prog: Progress, key: str) -> list[str]:
+    """The lines of a section's content (after its heading line), split once per version:
+    only the sections a merge reads are split, not a 1 MB file three times over."""
+    return _split(prog.tf.text, *prog.section_offsets(prog.sections[key]))
+
+
+@functools.cache
 def _blocks(prog: Progress) -> list[LogBlock]:
     """The log's blocks (as `restore.log_blocks` reads them, from the lines split once)."""
-    sec = prog.sections[LOG]
-    first = sec.heading_line + 1
-    body = _plain(prog)[first:sec.end]
+    first = prog.sections[LOG].heading_line + 1
+    body = _section_lines(prog, LOG)
     out = []
     for block in prog.blocks:
         lines = body[block.line - first:block.end - first]
@@ -123,42 +129,43 @@ def _blocks(prog: Progress) -> list[LogBlock]:
     return out
 
 
-def _side_blocks(base: Progress, side: Progress) -> list[LogBlock]:
-    """A side's log blocks. A log is append-only: where the side's log begins with the
-    base's, up to the heading of the base's last block, the blocks before that one are the
-    base's (the same text reads the same), and only the rest is read, by the reader itself
-    (that heading on, under the section's own heading): 1,000 recorded rounds are not read
-    again for each side. Anything else reads the side's whole log."""
+def _side_blocks(base: Progress, side: Progress) -> tuple[list[LogBlock], int]:
+    """A side's log blocks, and where the first one's heading starts in its text (-1: no
+    block). A log is append-only: where the side's log begins with the base's, up to the
+    heading of the base's last block, the blocks before that one are the base's (the same
+    text reads the same), and only the rest is read, by the reader itself (that heading on,
+    under the section's own heading): 1,000 recorded rounds are not read again for each
+    side. Anything else reads the side's whole log."""
     found = base.blocks
-    if not found:
-        return _blocks(side)
     b_sec, s_sec = base.sections[LOG], side.sections[LOG]
     b_start = base.section_offsets(b_sec)[0]
     s_start, s_end = side.section_offsets(s_sec)
-    last = found[-1]
     text = side.tf.text
-    at = s_start + last.offset - b_start  # where the base's last block would stand
-    if at >= s_end or not text.startswith(base.tf.text[b_start:last.offset], s_start):
-        return _blocks(side)
+    last = found[-1] if found else None
+    at = s_start + last.offset - b_start if last is not None else s_end  # where it would be
+    if last is None or at >= s_end or \
+            not text.startswith(base.tf.text[b_start:last.offset], s_start):
+        return _blocks(side), side.blocks[0].offset if side.blocks else -1
     heading = next(h for h in side.skeleton if h.line == s_sec.heading_line)
     try:
         rest = Progress(TextFile(text[heading.offset:s_start] + text[at:s_end]), side.path)
     except InputError:
-        return _blocks(side)
-    parts = rest.blocks if LOG in rest.sections else []
+        rest = None
+    parts = rest.blocks if rest is not None and LOG in rest.sections else []
     if not parts or parts[0].line != 1:  # the side changed that block's heading
-        return _blocks(side)
-    shift = s_sec.start + last.line - b_sec.start - 1  # a line of `rest` -> of the side
-    lines = _plain(side)
+        return _blocks(side), side.blocks[0].offset if side.blocks else -1
+    at_line = s_sec.start + last.line - b_sec.start  # the side's line at `at`
+    lines = _split(text, at, s_end)
     first = s_sec.heading_line + 1
     out = _blocks(base)[:-1]
     for i, part in enumerate(parts):
-        line = part.line + shift
-        chunk = lines[line:parts[i + 1].line + shift if i + 1 < len(parts) else s_sec.end]
+        line = part.line - 1 + at_line
+        stop = parts[i + 1].line - 1 + at_line if i + 1 < len(parts) else s_sec.end
+        chunk = lines[line - at_line:stop - at_line]
         while chunk and not chunk[-1].strip():
             chunk.pop()
         out.append(LogBlock(part.title, chunk, line, line - first))
-    return out
+    return out, s_start + found[0].offset - b_start
 
 
 @functools.cache
@@ -202,46 +209,65 @@ def _top_key(line: str) -> str | None:
 class _Skeleton:
     """One version's lines with the parts a finer rule merges (the tree, the log, the record,
     the seal) standing as one placeholder line each: everything else (the title, the goal,
-    the person's own sections and front matter, comments) is merged line by line."""
+    the person's own sections and front matter, comments) is merged line by line. The tree
+    and the log are not split into lines here: each stands as its text (lines and LFs), or,
+    in a file with CRs, as its lines."""
 
     def __init__(self, prog: Progress) -> None:
-        lines = _plain(prog)
+        text = prog.tf.text
         self.parts: dict[str, list[str]] = {}
-        spans = {}
-        for key in (TREE, LOG):
-            sec = prog.sections[key]
-            spans[sec.heading_line + 1] = (min(sec.end, len(lines)), key)
-        fm_last = prog.body_line - 1  # the closing `---`
         self.lines: list[str] = []
+        spans = sorted((prog.section_offsets(prog.sections[key]), key) for key in (TREE, LOG))
+        pos = 0
+        for (start, end), key in spans:
+            self._add(_split(text, pos, start), pos == 0, prog.body_line - 1)
+            pos = start
+            if start < len(text):  # a heading that ends the file has no line after it
+                self._section(text, start, end, key)
+                pos = end
+        self._add(_split(text, pos, len(text)), pos == 0, prog.body_line - 1)
+
+    def _add(self, lines: list[str], top: bool, fm_last: int) -> None:
+        """Lines outside the tree and the log; at the top of the file (`top`) the record and
+        the seal in the front matter (which ends at line `fm_last`) stand as placeholders."""
         i = 0
         while i < len(lines):
-            top = _top_key(lines[i]) if 0 < i < fm_last else None
-            if top is not None and top in COMPUTED_KEYS:
-                j = i + 1
-                while j < fm_last and lines[j][:1] in (" ", "\t", "-") and \
-                        not lines[j].startswith("---"):
-                    j += 1
-                end, key = j, top
-            elif i in spans:  # the section's own lines; blank lines around them stay here
-                end, key = spans.pop(i)
-                while i < end and not lines[i].strip():
-                    self.lines.append(lines[i])
-                    i += 1
-                tail = end
-                while tail > i and not lines[tail - 1].strip():
-                    tail -= 1
-                self.parts[key] = lines[i:tail]
-                self.lines.append(PLACE + key)
-                self.lines.extend(lines[tail:end])
-                i = end
-                continue
-            else:
+            key = _top_key(lines[i]) if top and 0 < i < fm_last else None
+            if key is None or key not in COMPUTED_KEYS:
                 self.lines.append(lines[i])
                 i += 1
                 continue
-            self.parts[key] = lines[i:end]
+            j = i + 1
+            while j < fm_last and lines[j][:1] in (" ", "\t", "-") and \
+                    not lines[j].startswith("---"):
+                j += 1
+            self.parts[key] = lines[i:j]
             self.lines.append(PLACE + key)
-            i = end
+            i = j
+
+    def _section(self, text: str, start: int, end: int, key: str) -> None:
+        """The section's own lines as the part `key`; blank lines around them stay here."""
+        first = start  # where its first line with more than blanks starts
+        while first < end and text[first].isspace():
+            first += 1
+        if first == end:
+            self.lines.extend(_split(text, start, end))
+            self.parts[key] = []
+            self.lines.append(PLACE + key)
+            return
+        first = text.rfind("\n", start, first) + 1 or start
+        stop = end  # just after its last character that is not a blank
+        while text[stop - 1].isspace():
+            stop -= 1
+        stop = text.find("\n", stop, end)
+        stop = end if stop < 0 else stop + 1  # where the lines after it start
+        self.lines.extend(_split(text, start, first))
+        if "\r" in text:
+            self.parts[key] = _split(text, first, stop)
+        else:  # the lines as one text, joined as the merged text joins them
+            self.parts[key] = [text[first:stop - 1 if text[stop - 1:stop] == "\n" else stop]]
+        self.lines.append(PLACE + key)
+        self.lines.extend(_split(text, stop, end))
 
 
 def _unite(ours: list[str], theirs: list[str]) -> bool:
@@ -405,10 +431,11 @@ def _sealed_apart(text: str, path: str, record: dict[str, object] | None, sealin
 @functools.cache
 def _nodes(prog: Progress) -> dict[str, list[str]]:
     """Node ID -> its lines (heading first, no trailing blank lines), in the tree's order."""
-    lines = _plain(prog)
+    lines = _section_lines(prog, TREE)
+    first = prog.sections[TREE].heading_line + 1
     out: dict[str, list[str]] = {}
     for node in prog.nodes:
-        chunk = lines[node.line:min(node.end, len(lines))]
+        chunk = lines[node.line - first:node.end - first]
         while chunk and not chunk[-1].strip():
             chunk.pop()
         if node.id in out:
@@ -423,8 +450,7 @@ def _tree(base: Progress, ours: Progress, theirs: Progress, result: Merged,
     if _tree_text(theirs) == _tree_text(base):
         return None
     if _tree_text(ours) == _tree_text(base):  # theirs, as it is (blank lines around aside)
-        sec = theirs.sections[TREE]
-        lines = _plain(theirs)[sec.heading_line + 1:sec.end]
+        lines = _section_lines(theirs, TREE)[:]
         while lines and not lines[-1].strip():
             lines.pop()
         return lines[next((i for i, line in enumerate(lines) if line.strip()), len(lines)):]
@@ -471,7 +497,7 @@ def _intro(prog: Progress) -> list[str]:
     """The tree section's lines above its first node."""
     sec = prog.sections[TREE]
     first_node = min((n.line for n in prog.nodes), default=sec.end)
-    intro = _plain(prog)[sec.heading_line + 1:first_node]
+    intro = _section_lines(prog, TREE)[:first_node - sec.heading_line - 1]
     while intro and not intro[-1].strip():
         intro.pop()
     while intro and not intro[0].strip():
@@ -587,9 +613,11 @@ def _log(base: Progress, ours: Progress, theirs: Progress, result: Merged,
     """The merged log's lines (None: ours stands), how many blocks they are, and the record
     (None: ours stands)."""
     b = _blocks(base)
-    o, t = _side_blocks(base, ours), _side_blocks(base, theirs)
-    for prog, blocks, who in ((base, b, "the base's"), (ours, o, "our"), (theirs, t, "their")):
-        if _text_before_blocks(prog, blocks):
+    (o, o_first), (t, t_first) = _side_blocks(base, ours), _side_blocks(base, theirs)
+    b_first = base.blocks[0].offset if base.blocks else -1
+    for prog, first, who in ((base, b_first, "the base's"), (ours, o_first, "our"),
+                             (theirs, t_first, "their")):
+        if _text_before_blocks(prog, first):
             raise Cannot(f"{who} log has text before its first block: merge by hand")
     o_ext, o_new = _after_base(b, o, "our")
     t_ext, t_new = _after_base(b, t, "their")
@@ -668,11 +696,12 @@ def _closing(line: str) -> bool:
     return key == "frontier after round" or (key in CLOSING and value == "none")
 
 
-def _text_before_blocks(prog: Progress, blocks: list[LogBlock]) -> bool:
-    sec = prog.sections[LOG]
-    first = sec.heading_line + 1
-    head = _plain(prog)[first:min(first + blocks[0].start, sec.end) if blocks else sec.end]
-    return any(line.strip() for line in head)
+def _text_before_blocks(prog: Progress, first: int) -> bool:
+    """Whether a line above the log's first block (whose heading starts at `first`; -1: the
+    log has none) holds more than blanks."""
+    start, end = prog.section_offsets(prog.sections[LOG])
+    head = prog.tf.text[start:end if first < 0 else first]
+    return bool(head) and not head.isspace()
 
 
 def _renumber(before: list[LogBlock], theirs: list[LogBlock], base: list[LogBlock],
