@@ -44,7 +44,7 @@ from mdgrill.formats.progress import (
     classify_block,
     log_digest,
 )
-from mdgrill.formats.textfile import TextFile
+from mdgrill.formats.textfile import TextFile, content_lines
 from mdgrill.model.tree import new_node_id, split_decision
 
 if TYPE_CHECKING:
@@ -95,24 +95,11 @@ def merge_progress(base_text: str, ours_text: str, theirs_text: str, path: str) 
             cached.cache_clear()
 
 
-def _split(text: str, start: int, end: int) -> list[str]:
-    """The lines of text[start:end] (`start` begins a line; `end` ends one, or the text)
-    without their line ends, as `content` gives them, in one split: a CR before a LF is
-    dropped when the file has one, not from a last line without a LF."""
-    parts = text[start:end].split("\n")
-    last = parts.pop()  # what follows the last line end: "" or a line without one
-    if "\r" in text:
-        parts = [p[:-1] if p.endswith("\r") else p for p in parts]
-    if last:
-        parts.append(last)
-    return parts
-
-
 @functools.cache
 def _section_lines(prog: Progress, key: str) -> list[str]:
     """The lines of a section's content (after its heading line), split once per version:
     only the sections a merge reads are split, not a 1 MB file three times over."""
-    return _split(prog.tf.text, *prog.section_offsets(prog.sections[key]))
+    return content_lines(prog.tf.text, *prog.section_offsets(prog.sections[key]))
 
 
 @functools.cache
@@ -155,7 +142,7 @@ def _side_blocks(base: Progress, side: Progress) -> tuple[list[LogBlock], int]:
     if not parts or parts[0].line != 1:  # the side changed that block's heading
         return _blocks(side), side.blocks[0].offset if side.blocks else -1
     at_line = s_sec.start + last.line - b_sec.start  # the side's line at `at`
-    lines = _split(text, at, s_end)
+    lines = content_lines(text, at, s_end)
     first = s_sec.heading_line + 1
     out = _blocks(base)[:-1]
     for i, part in enumerate(parts):
@@ -220,12 +207,12 @@ class _Skeleton:
         spans = sorted((prog.section_offsets(prog.sections[key]), key) for key in (TREE, LOG))
         pos = 0
         for (start, end), key in spans:
-            self._add(_split(text, pos, start), pos == 0, prog.body_line - 1)
+            self._add(content_lines(text, pos, start), pos == 0, prog.body_line - 1)
             pos = start
             if start < len(text):  # a heading that ends the file has no line after it
                 self._section(text, start, end, key)
                 pos = end
-        self._add(_split(text, pos, len(text)), pos == 0, prog.body_line - 1)
+        self._add(content_lines(text, pos, len(text)), pos == 0, prog.body_line - 1)
 
     def _add(self, lines: list[str], top: bool, fm_last: int) -> None:
         """Lines outside the tree and the log; at the top of the file (`top`) the record and
@@ -251,7 +238,7 @@ class _Skeleton:
         while first < end and text[first].isspace():
             first += 1
         if first == end:
-            self.lines.extend(_split(text, start, end))
+            self.lines.extend(content_lines(text, start, end))
             self.parts[key] = []
             self.lines.append(PLACE + key)
             return
@@ -261,13 +248,13 @@ class _Skeleton:
             stop -= 1
         stop = text.find("\n", stop, end)
         stop = end if stop < 0 else stop + 1  # where the lines after it start
-        self.lines.extend(_split(text, start, first))
+        self.lines.extend(content_lines(text, start, first))
         if "\r" in text:
-            self.parts[key] = _split(text, first, stop)
+            self.parts[key] = content_lines(text, first, stop)
         else:  # the lines as one text, joined as the merged text joins them
             self.parts[key] = [text[first:stop - 1 if text[stop - 1:stop] == "\n" else stop]]
         self.lines.append(PLACE + key)
-        self.lines.extend(_split(text, stop, end))
+        self.lines.extend(content_lines(text, stop, end))
 
 
 def _unite(ours: list[str], theirs: list[str]) -> bool:
@@ -654,7 +641,7 @@ def _log(base: Progress, ours: Progress, theirs: Progress, result: Merged,
     ext = o_ext + extra
     renumbered = _renumber(b + o_new, t_new, b)
     lines = _lines(b, ext, o_new + renumbered)
-    first = len(_lines(b, [], []))  # the first line either side added
+    first = _line_count(b)  # the first line either side added
     record = _record(b_iv, o_iv, t_iv, renumbered, lines[first:])
     _conflicts(o_ext + [line for block in o_new for line in block.lines],
                t_ext + [line for block in renumbered for line in block.lines],
@@ -709,9 +696,12 @@ def _renumber(before: list[LogBlock], theirs: list[LogBlock], base: list[LogBloc
     """Their new rounds numbered on from ours (their round N becomes ours' last + N - the
     base's last, per phase)."""
     out = []
+    shifts: dict[str | None, int] = {}  # per phase: the two counts read each log whole
     for block in theirs:
         _, phase, number = _kind(block)
-        shift = _last_round(before, phase) - _last_round(base, phase)
+        if phase not in shifts:
+            shifts[phase] = _last_round(before, phase) - _last_round(base, phase)
+        shift = shifts[phase]
         if number is None or shift == 0:
             out.append(block)
             continue
@@ -727,12 +717,24 @@ def _lines(base: list[LogBlock], ext: list[str], new: list[LogBlock]) -> list[st
     for i, block in enumerate(base):
         if out:
             out.append("")
-        out.extend(block.lines + (ext if i == len(base) - 1 else []))
+        out.extend(block.lines)
+        if i == len(base) - 1:
+            out.extend(ext)
     for block in new:
         if out:
             out.append("")
         out.extend(block.lines)
     return out
+
+
+def _line_count(blocks: list[LogBlock]) -> int:
+    """len(_lines(blocks, [], [])), without making them."""
+    count = 0
+    for block in blocks:
+        if count:
+            count += 1
+        count += len(block.lines)
+    return count
 
 
 def _answer_unit_of(line: str, answered: dict[str, tuple[str, int]]) -> bool:
@@ -854,5 +856,5 @@ def resolution(merged: Merged, worktree: str, path: str) -> str | None:
     except InputError:
         return None  # markers left, or a front matter that does not read
     change = Change()
-    change.updates["log"] = {"blocks": len(prog.blocks), "sha256": log_digest(prog.log_text())}
+    change.updates["log"] = {"blocks": len(prog.blocks), "sha256": prog.log_sha256()}
     return apply_change(prog, change)
