@@ -10,7 +10,9 @@ child's CPU (user + system). Children run as on an installed machine (byte-compi
 see bench_git.py). For scale, the same run times `python -c pass` and, in this process, the
 validation of the merged result that merge-file must do (its CPU). With `--baseline-rev`,
 mdgrill's `src/` at that revision (see bench_git.py) runs the same merge, interleaved, as the
-before. Budget: median <= 0.15 s.
+before. With `--instructions`, each is also run once under valgrind's cachegrind, which
+counts the instructions it executes: a figure the load of a shared machine does not move.
+Budget: median <= 0.15 s.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import argparse
 import contextlib
 import io
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -66,11 +69,24 @@ def _validation_cpu(merged: bytes, runs: int) -> float:
     return statistics.median(times)
 
 
+def _instructions(argv: list[str], cwd: str, env: dict[str, str]) -> int:
+    """The instructions one run of `argv` executes, as valgrind's cachegrind counts them."""
+    proc = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                           "--cachegrind-out-file=/dev/null", *argv], cwd=cwd, env=env,
+                          capture_output=True, text=True, check=True)
+    found = re.search(r"I\s+refs:\s+([0-9,]+)", proc.stderr)
+    if found is None:
+        raise SystemExit(f"no instruction count from valgrind: {proc.stderr[-500:]}")
+    return int(found.group(1).replace(",", ""))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--baseline-rev", default=None,
                     help="time also mdgrill's src/ at this revision, as the before")
+    ap.add_argument("--instructions", action="store_true",
+                    help="count the instructions of one run of each (needs valgrind)")
     opts = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="mdgrill-bench-merge-")
     try:
@@ -124,6 +140,15 @@ def main() -> int:
         print(f"  of which at least: `python -c pass` CPU {ms(floor)}, validating the merged "
               f"result (in process) CPU {ms(_validation_cpu(merged, opts.runs))}")
         print(f"  git merge-file      median {ms(statistics.median(gits))}  (same files)")
+        if opts.instructions:
+            runs = [("mdgrill merge-file", CHILD_ENV), ("python -c pass", CHILD_ENV)]
+            if opts.baseline_rev is not None:
+                runs.insert(1, (f"at {opts.baseline_rev}", old_env))
+            for label, env in runs:
+                shutil.copyfile(ours, work)
+                argv = [sys.executable, "-c", "pass"] if label.startswith("python") else merge
+                print(f"  {label:<19} {_instructions(argv, tmp, env) / 1e6:,.1f} M instructions "
+                      "(cachegrind)")
         verdict = "ok" if median <= BUDGET else "OVER BUDGET"
         print(f"  budget {ms(BUDGET)}: {verdict}")
         return 0 if median <= BUDGET else 1

@@ -594,3 +594,51 @@ def test_a_block_after_the_base_s_last_round_starts_no_new_count(spec: Spec) -> 
     assert log.index("Amended") < log.index("Round 2\n") < log.index("- Decisions: D2 -> B") \
         < log.index("Round 3\n") < log.index("- Decisions: D3 -> A")
     assert "Round 4" not in log
+
+
+# -- the shortcuts a 1,000-round merge takes give what reading everything gives (issue 37.5) --
+
+
+def crlf(texts: tuple[str, str, str]) -> tuple[str, str, str]:
+    return texts[0].replace("\n", "\r\n"), texts[1].replace("\n", "\r\n"), \
+        texts[2].replace("\n", "\r\n")
+
+
+def test_a_merge_of_crlf_versions_is_the_lf_merge_with_crlf(spec: Spec) -> None:
+    """The skeleton keeps a CRLF file's tree and log as lines (an LF file's as text): the
+    same merge either way, every line ending as the file's do, the seal the same."""
+    texts = versions(spec, both(round2(("D2", "B")), edit("# A\n", "# A\n\nOurs: online\n")),
+                     both(round2(("D3", "A")), edit("## Goal\n", "## Goal\n\nTheirs\n")))
+    lf, crlf_merge = merge(texts), merge(crlf(texts))
+    assert lf.text is not None and not lf.in_conflict
+    assert crlf_merge.text == lf.text.replace("\n", "\r\n")
+    assert "Ours: online" in lf.text and "Theirs" in lf.text and sealed(lf.text)
+    assert crlf_merge.notes == lf.notes
+
+
+def test_a_fence_one_side_left_open_hides_the_round_the_other_added(spec: Spec) -> None:
+    """Our side appended an unclosed code fence to the open round, theirs opened round 2: in
+    the merged file the fence hides round 2's heading, so the seal the merge would write
+    from its own count of blocks does not hold; the merge seals what a reader of the merged
+    file reads (one block) and is then refused as any merge `validate` rejects."""
+    texts = versions(spec, edit("- Decisions: D1 -> All\n", "- Decisions: D1 -> All\n```\n"),
+                     round2(("D2", "B")))
+    m = merge(texts)
+    assert m.text is None
+    assert m.reason.startswith("the merged file would not validate (")
+
+
+def test_a_side_whose_log_keeps_the_base_s_blocks_but_not_its_last_heading(spec: Spec) -> None:
+    """A side's log is read from the base's last block on only when that block's heading is
+    still there: a side that changed it is read whole, and refused as a changed block."""
+    heading = "### Requirements Grill - Round 1"
+    start = Path(spec.progress).read_text(encoding="utf-8")
+    texts = versions(spec, round2(("D2", "B")), edit(heading, heading + " (edited)"))
+    m = merge(texts)
+    assert m.text is None
+    assert m.reason.startswith("their version changed the recorded block `Requirements Grill")
+    Path(spec.progress).write_text(start, encoding="utf-8")
+    texts = versions(spec, round2(("D2", "B")), edit("\n" + heading, "\n\n\n" + heading))
+    m = merge(texts)  # blank lines before a block are not its text: the same merge
+    assert m.text is not None and "- Decisions: D2 -> B" in m.text and sealed(m.text)
+    assert "\n\n\n" + heading in m.text

@@ -25,12 +25,16 @@ place: nothing of either side is dropped.
 from __future__ import annotations
 
 import functools
+import gc
 import re
+from typing import TYPE_CHECKING
 
 from mdgrill.core.merge_lines import Clash, LineMerge, markers, merge_lines
 from mdgrill.core.restore import LogBlock
 from mdgrill.errors import InputError
+from mdgrill.formats import frontmatter as frontmatter_io
 from mdgrill.formats.frontmatter.block import top_key
+from mdgrill.formats.markdown import refuse_conflict
 from mdgrill.formats.progress import (
     LOG,
     TREE,
@@ -40,8 +44,11 @@ from mdgrill.formats.progress import (
     classify_block,
     log_digest,
 )
-from mdgrill.formats.textfile import TextFile
+from mdgrill.formats.textfile import TextFile, content_lines
 from mdgrill.model.tree import new_node_id, split_decision
+
+if TYPE_CHECKING:
+    from mdgrill.diagnostics import Diagnostic
 
 NEW_SEQUENCE = frozenset({"confirmed", "skipped", "bypassed", "reset", "reopened"})
 _ROUND_NUMBER = re.compile(r"(Grill - Round )([0-9]+)")
@@ -84,29 +91,22 @@ def merge_progress(base_text: str, ours_text: str, theirs_text: str, path: str) 
     except Cannot as exc:
         return Merged.cannot(str(exc))
     finally:  # the versions' parts are read once per merge (a 1,000-round file is ~1 MB)
-        for cached in (_plain, _nodes, _blocks):
+        for cached in (_section_lines, _nodes, _blocks, _tree_text):
             cached.cache_clear()
 
 
 @functools.cache
-def _plain(prog: Progress) -> list[str]:
-    """The version's lines without their line ends (as `content` gives, in one split)."""
-    text = prog.tf.text
-    parts = text.split("\n")
-    last = parts.pop()  # what follows the last line end: "" or a line without one
-    if "\r" in text:
-        parts = [p[:-1] if p.endswith("\r") else p for p in parts]
-    if last:
-        parts.append(last)
-    return parts
+def _section_lines(prog: Progress, key: str) -> list[str]:
+    """The lines of a section's content (after its heading line), split once per version:
+    only the sections a merge reads are split, not a 1 MB file three times over."""
+    return content_lines(prog.tf.text, *prog.section_offsets(prog.sections[key]))
 
 
 @functools.cache
 def _blocks(prog: Progress) -> list[LogBlock]:
     """The log's blocks (as `restore.log_blocks` reads them, from the lines split once)."""
-    sec = prog.sections[LOG]
-    first = sec.heading_line + 1
-    body = _plain(prog)[first:sec.end]
+    first = prog.sections[LOG].heading_line + 1
+    body = _section_lines(prog, LOG)
     out = []
     for block in prog.blocks:
         lines = body[block.line - first:block.end - first]
@@ -116,6 +116,46 @@ def _blocks(prog: Progress) -> list[LogBlock]:
     return out
 
 
+def _side_blocks(base: Progress, side: Progress) -> tuple[list[LogBlock], int]:
+    """A side's log blocks, and where the first one's heading starts in its text (-1: no
+    block). A log is append-only: where the side's log begins with the base's, up to the
+    heading of the base's last block, the blocks before that one are the base's (the same
+    text reads the same), and only the rest is read, by the reader itself (that heading on,
+    under the section's own heading): 1,000 recorded rounds are not read again for each
+    side. Anything else reads the side's whole log."""
+    found = base.blocks
+    b_sec, s_sec = base.sections[LOG], side.sections[LOG]
+    b_start = base.section_offsets(b_sec)[0]
+    s_start, s_end = side.section_offsets(s_sec)
+    text = side.tf.text
+    last = found[-1] if found else None
+    at = s_start + last.offset - b_start if last is not None else s_end  # where it would be
+    if last is None or at >= s_end or \
+            not text.startswith(base.tf.text[b_start:last.offset], s_start):
+        return _blocks(side), side.blocks[0].offset if side.blocks else -1
+    heading = next(h for h in side.skeleton if h.line == s_sec.heading_line)
+    try:
+        rest = Progress(TextFile(text[heading.offset:s_start] + text[at:s_end]), side.path)
+    except InputError:
+        rest = None
+    parts = rest.blocks if rest is not None and LOG in rest.sections else []
+    if not parts or parts[0].line != 1:  # the side changed that block's heading
+        return _blocks(side), side.blocks[0].offset if side.blocks else -1
+    at_line = s_sec.start + last.line - b_sec.start  # the side's line at `at`
+    lines = content_lines(text, at, s_end)
+    first = s_sec.heading_line + 1
+    out = _blocks(base)[:-1]
+    for i, part in enumerate(parts):
+        line = part.line - 1 + at_line
+        stop = parts[i + 1].line - 1 + at_line if i + 1 < len(parts) else s_sec.end
+        chunk = lines[line - at_line:stop - at_line]
+        while chunk and not chunk[-1].strip():
+            chunk.pop()
+        out.append(LogBlock(part.title, chunk, line, line - first))
+    return out, s_start + found[0].offset - b_start
+
+
+@functools.cache
 def _tree_text(prog: Progress) -> str:
     start, end = prog.section_offsets(prog.sections[TREE])
     return prog.tf.text[start:end]
@@ -156,46 +196,65 @@ def _top_key(line: str) -> str | None:
 class _Skeleton:
     """One version's lines with the parts a finer rule merges (the tree, the log, the record,
     the seal) standing as one placeholder line each: everything else (the title, the goal,
-    the person's own sections and front matter, comments) is merged line by line."""
+    the person's own sections and front matter, comments) is merged line by line. The tree
+    and the log are not split into lines here: each stands as its text (lines and LFs), or,
+    in a file with CRs, as its lines."""
 
     def __init__(self, prog: Progress) -> None:
-        lines = _plain(prog)
+        text = prog.tf.text
         self.parts: dict[str, list[str]] = {}
-        spans = {}
-        for key in (TREE, LOG):
-            sec = prog.sections[key]
-            spans[sec.heading_line + 1] = (min(sec.end, len(lines)), key)
-        fm_last = prog.body_line - 1  # the closing `---`
         self.lines: list[str] = []
+        spans = sorted((prog.section_offsets(prog.sections[key]), key) for key in (TREE, LOG))
+        pos = 0
+        for (start, end), key in spans:
+            self._add(content_lines(text, pos, start), pos == 0, prog.body_line - 1)
+            pos = start
+            if start < len(text):  # a heading that ends the file has no line after it
+                self._section(text, start, end, key)
+                pos = end
+        self._add(content_lines(text, pos, len(text)), pos == 0, prog.body_line - 1)
+
+    def _add(self, lines: list[str], top: bool, fm_last: int) -> None:
+        """Lines outside the tree and the log; at the top of the file (`top`) the record and
+        the seal in the front matter (which ends at line `fm_last`) stand as placeholders."""
         i = 0
         while i < len(lines):
-            top = _top_key(lines[i]) if 0 < i < fm_last else None
-            if top is not None and top in COMPUTED_KEYS:
-                j = i + 1
-                while j < fm_last and lines[j][:1] in (" ", "\t", "-") and \
-                        not lines[j].startswith("---"):
-                    j += 1
-                end, key = j, top
-            elif i in spans:  # the section's own lines; blank lines around them stay here
-                end, key = spans.pop(i)
-                while i < end and not lines[i].strip():
-                    self.lines.append(lines[i])
-                    i += 1
-                tail = end
-                while tail > i and not lines[tail - 1].strip():
-                    tail -= 1
-                self.parts[key] = lines[i:tail]
-                self.lines.append(PLACE + key)
-                self.lines.extend(lines[tail:end])
-                i = end
-                continue
-            else:
+            key = _top_key(lines[i]) if top and 0 < i < fm_last else None
+            if key is None or key not in COMPUTED_KEYS:
                 self.lines.append(lines[i])
                 i += 1
                 continue
-            self.parts[key] = lines[i:end]
+            j = i + 1
+            while j < fm_last and lines[j][:1] in (" ", "\t", "-") and \
+                    not lines[j].startswith("---"):
+                j += 1
+            self.parts[key] = lines[i:j]
             self.lines.append(PLACE + key)
-            i = end
+            i = j
+
+    def _section(self, text: str, start: int, end: int, key: str) -> None:
+        """The section's own lines as the part `key`; blank lines around them stay here."""
+        first = start  # where its first line with more than blanks starts
+        while first < end and text[first].isspace():
+            first += 1
+        if first == end:
+            self.lines.extend(content_lines(text, start, end))
+            self.parts[key] = []
+            self.lines.append(PLACE + key)
+            return
+        first = text.rfind("\n", start, first) + 1 or start
+        stop = end  # just after its last character that is not a blank
+        while text[stop - 1].isspace():
+            stop -= 1
+        stop = text.find("\n", stop, end)
+        stop = end if stop < 0 else stop + 1  # where the lines after it start
+        self.lines.extend(content_lines(text, start, first))
+        if "\r" in text:
+            self.parts[key] = content_lines(text, first, stop)
+        else:  # the lines as one text, joined as the merged text joins them
+            self.parts[key] = [text[first:stop - 1 if text[stop - 1:stop] == "\n" else stop]]
+        self.lines.append(PLACE + key)
+        self.lines.extend(content_lines(text, stop, end))
 
 
 def _unite(ours: list[str], theirs: list[str]) -> bool:
@@ -241,7 +300,7 @@ def _merge(base_text: str, ours_text: str, theirs_text: str, path: str) -> Merge
                             renames.items())
     sides = [_Skeleton(p) for p in (base, ours, theirs)]
     tree = _tree(base, ours, theirs, result, clashes)
-    log, record = _log(base, ours, theirs, result)
+    log, blocks, record = _log(base, ours, theirs, result)
     merged = merge_lines(sides[0].lines, sides[1].lines, sides[2].lines, unite=_unite)
     body = False
     heading = "the title"
@@ -266,31 +325,91 @@ def _merge(base_text: str, ours_text: str, theirs_text: str, path: str) -> Merge
             out += next(s.parts[key] for s in (sides[1], sides[2], sides[0]) if key in s.parts)
     nl = ours.tf.newline
     text = nl.join(out) + (nl if ours_text.endswith(("\n", "\r")) else "")
+    checked = None if result.in_conflict else _sealed(text, path, record, log, blocks)
+    if checked is not None:
+        text, errors = checked
+    else:  # conflicts, or a text the one parse could not vouch for: parsed, sealed, checked
+        text, errors = _sealed_apart(text, path, record, log is not None, result)
+        if result.in_conflict:
+            result.text = _with_markers(text, result)
+            return result
+    result.text = text
+    if errors:
+        return Merged.cannot(f"the merged file would not validate ({errors[0].code}: "
+                             f"{errors[0].message})")
+    return result
+
+
+def _sealed(text: str, path: str, record: dict[str, object] | None, log: list[str] | None,
+            blocks: int) -> tuple[str, list[Diagnostic]] | None:
+    """The merged text with its record and seal written, and its errors, from one parse:
+    the seal is worked out from the merged log's own lines (`blocks` blocks), and the check's
+    parse of the sealed text confirms it, as the count and digest a parse of `text` gives
+    (its body is the same), which is what `_sealed_apart` seals with. None when the parse
+    does not confirm it or a step does not read: then `_sealed_apart`, whose outcome this is
+    in every other case (a 1,000-round file parsed once less, 5% of a merge)."""
+    from mdgrill.checks.spec import validate_progress_parsed
+
+    tf = TextFile(text)
+    try:
+        refuse_conflict(text, path)  # what reading the whole merged text refuses first
+        fm = frontmatter_io.split(tf, path)
+        if fm is None:
+            return None
+        head = text[:fm.end_offset]
+        digest = log_digest("\n".join(log)) if log is not None else ""
+        updates = _updates(record, None if log is None else (blocks, digest))
+        if updates:  # only the front matter changes: its own lines are parsed to change it
+            change = Change()
+            change.updates.update(updates)
+            head = apply_change(Progress(TextFile(head, newline=tf.newline), path), change)
+    except InputError:
+        return None
+    sealed = head + text[fm.end_offset:]
+    collecting = gc.isenabled()
+    gc.disable()  # as validate_progress_bytes: the parse holds no cycle, freed before gc is on
+    try:
+        found, prog = validate_progress_parsed(sealed.encode("utf-8"), path)
+        confirmed = prog is not None and prog.fm is not None and \
+            prog.fm.end_offset == len(head) and \
+            (log is None or (len(prog.blocks) == blocks and prog.log_sha256() == digest))
+        del prog
+    finally:
+        if collecting:
+            gc.enable()
+    return (sealed, [d for d in found if d.severity == "error"]) if confirmed else None
+
+
+def _updates(record: dict[str, object] | None, seal: tuple[int, str] | None,
+             ) -> dict[str, object]:
+    """The front matter keys a merge writes: the record, and the log's seal."""
+    updates: dict[str, object] = {}
+    if record is not None:
+        updates["interview"] = record
+    if seal is not None:
+        updates["log"] = {"blocks": seal[0], "sha256": seal[1]}
+    return updates
+
+
+def _sealed_apart(text: str, path: str, record: dict[str, object] | None, sealing: bool,
+                  result: Merged) -> tuple[str, list[Diagnostic]]:
+    """The merged text with its record and seal written from a parse of it, and (unless it
+    is in conflict) its errors from a second parse."""
     try:
         prog = Progress(TextFile(text), path)
     except InputError as exc:
         raise Cannot(f"the merged file does not read ({exc.code}: {exc.message})") from None
-    updates: dict[str, object] = {}
-    if record is not None:
-        updates["interview"] = record
-    if log is not None:
-        updates["log"] = {"blocks": len(prog.blocks), "sha256": log_digest(prog.log_text())}
+    updates = _updates(record, (len(prog.blocks), prog.log_sha256()) if sealing else None)
     if updates:
         change = Change()
         change.updates.update(updates)
         text = apply_change(prog, change)
     if result.in_conflict:
-        result.text = _with_markers(text, result)
-        return result
-    result.text = text
+        return text, []
     from mdgrill.checks.spec import validate_progress_bytes
 
-    errors = [d for d in validate_progress_bytes(text.encode("utf-8"), path)
-              if d.severity == "error"]
-    if errors:
-        return Merged.cannot(f"the merged file would not validate ({errors[0].code}: "
-                             f"{errors[0].message})")
-    return result
+    return text, [d for d in validate_progress_bytes(text.encode("utf-8"), path)
+                  if d.severity == "error"]
 
 
 # -- the design tree --------------------------------------------------------------------------
@@ -299,10 +418,11 @@ def _merge(base_text: str, ours_text: str, theirs_text: str, path: str) -> Merge
 @functools.cache
 def _nodes(prog: Progress) -> dict[str, list[str]]:
     """Node ID -> its lines (heading first, no trailing blank lines), in the tree's order."""
-    lines = _plain(prog)
+    lines = _section_lines(prog, TREE)
+    first = prog.sections[TREE].heading_line + 1
     out: dict[str, list[str]] = {}
     for node in prog.nodes:
-        chunk = lines[node.line:min(node.end, len(lines))]
+        chunk = lines[node.line - first:node.end - first]
         while chunk and not chunk[-1].strip():
             chunk.pop()
         if node.id in out:
@@ -317,8 +437,7 @@ def _tree(base: Progress, ours: Progress, theirs: Progress, result: Merged,
     if _tree_text(theirs) == _tree_text(base):
         return None
     if _tree_text(ours) == _tree_text(base):  # theirs, as it is (blank lines around aside)
-        sec = theirs.sections[TREE]
-        lines = _plain(theirs)[sec.heading_line + 1:sec.end]
+        lines = _section_lines(theirs, TREE)[:]
         while lines and not lines[-1].strip():
             lines.pop()
         return lines[next((i for i, line in enumerate(lines) if line.strip()), len(lines)):]
@@ -365,7 +484,7 @@ def _intro(prog: Progress) -> list[str]:
     """The tree section's lines above its first node."""
     sec = prog.sections[TREE]
     first_node = min((n.line for n in prog.nodes), default=sec.end)
-    intro = _plain(prog)[sec.heading_line + 1:first_node]
+    intro = _section_lines(prog, TREE)[:first_node - sec.heading_line - 1]
     while intro and not intro[-1].strip():
         intro.pop()
     while intro and not intro[0].strip():
@@ -477,12 +596,16 @@ def _answers(lines: list[str]) -> dict[str, tuple[str, int]]:
 
 
 def _log(base: Progress, ours: Progress, theirs: Progress, result: Merged,
-         ) -> tuple[list[str] | None, dict[str, object] | None]:
-    """The merged log's lines (None: ours stands) and the record (None: ours stands)."""
-    for prog, who in ((base, "the base's"), (ours, "our"), (theirs, "their")):
-        if _text_before_blocks(prog):
+         ) -> tuple[list[str] | None, int, dict[str, object] | None]:
+    """The merged log's lines (None: ours stands), how many blocks they are, and the record
+    (None: ours stands)."""
+    b = _blocks(base)
+    (o, o_first), (t, t_first) = _side_blocks(base, ours), _side_blocks(base, theirs)
+    b_first = base.blocks[0].offset if base.blocks else -1
+    for prog, first, who in ((base, b_first, "the base's"), (ours, o_first, "our"),
+                             (theirs, t_first, "their")):
+        if _text_before_blocks(prog, first):
             raise Cannot(f"{who} log has text before its first block: merge by hand")
-    b, o, t = _blocks(base), _blocks(ours), _blocks(theirs)
     o_ext, o_new = _after_base(b, o, "our")
     t_ext, t_new = _after_base(b, t, "their")
     b_iv, o_iv, t_iv = (p.data.get("interview") for p in (base, ours, theirs))
@@ -490,11 +613,12 @@ def _log(base: Progress, ours: Progress, theirs: Progress, result: Merged,
         if t_iv not in (b_iv, o_iv):
             raise Cannot("the interview record was changed on both sides, but only ours "
                           "recorded anything")
-        return None, None
+        return None, 0, None
     if not o_ext and not o_new:
-        return _lines(b, t_ext, t_new), t_iv if isinstance(t_iv, dict) else None
+        return _lines(b, t_ext, t_new), len(b) + len(t_new), \
+            t_iv if isinstance(t_iv, dict) else None
     if not o_ext and not t_ext and all(_kind(x)[0] in _BINDING for x in o_new + t_new):
-        return _bindings_only(b, o_new, t_new, o_iv, t_iv, result), None
+        return (*_bindings_only(b, o_new, t_new, o_iv, t_iv, result), None)
     for block in o_new + t_new:
         if _kind(block)[0] != "round":
             raise Cannot(f"`{block.title}` was recorded on one side while the other side "
@@ -517,21 +641,21 @@ def _log(base: Progress, ours: Progress, theirs: Progress, result: Merged,
     ext = o_ext + extra
     renumbered = _renumber(b + o_new, t_new, b)
     lines = _lines(b, ext, o_new + renumbered)
-    first = len(_lines(b, [], []))  # the first line either side added
+    first = _line_count(b)  # the first line either side added
     record = _record(b_iv, o_iv, t_iv, renumbered, lines[first:])
     _conflicts(o_ext + [line for block in o_new for line in block.lines],
                t_ext + [line for block in renumbered for line in block.lines],
                lines, first, result)
     if renumbered:
         result.notes.append(f"their {len(renumbered)} new round(s) follow ours, renumbered")
-    return lines, record
+    return lines, len(b) + len(o_new) + len(renumbered), record
 
 
 _BINDING = frozenset({"bound", "reaffirmed"})
 
 
 def _bindings_only(b: list[LogBlock], o_new: list[LogBlock], t_new: list[LogBlock],
-                   o_iv: object, t_iv: object, result: Merged) -> list[str]:
+                   o_iv: object, t_iv: object, result: Merged) -> tuple[list[str], int]:
     """Both sides only bound decisions to code (or reaffirmed them): notes about the code,
     not steps of the interview, so both are kept, ours first (theirs win where both bound
     the same target again, as a later block does)."""
@@ -541,7 +665,7 @@ def _bindings_only(b: list[LogBlock], o_new: list[LogBlock], t_new: list[LogBloc
     theirs = [x for x in t_new if (x.title, tuple(x.lines)) not in ours]
     result.notes.append(f"bindings recorded on both sides: their {len(theirs)} block(s) "
                         "follow ours")
-    return _lines(b, [], o_new + theirs)
+    return _lines(b, [], o_new + theirs), len(b) + len(o_new) + len(theirs)
 
 
 CLOSING = ("facts resolved", "decisions", "out of scope", "domain language",
@@ -559,12 +683,12 @@ def _closing(line: str) -> bool:
     return key == "frontier after round" or (key in CLOSING and value == "none")
 
 
-def _text_before_blocks(prog: Progress) -> bool:
-    sec = prog.sections[LOG]
-    lines = _plain(prog)[sec.heading_line + 1:sec.end]
-    blocks = _blocks(prog)
-    head = lines[:blocks[0].start] if blocks else lines
-    return any(line.strip() for line in head)
+def _text_before_blocks(prog: Progress, first: int) -> bool:
+    """Whether a line above the log's first block (whose heading starts at `first`; -1: the
+    log has none) holds more than blanks."""
+    start, end = prog.section_offsets(prog.sections[LOG])
+    head = prog.tf.text[start:end if first < 0 else first]
+    return bool(head) and not head.isspace()
 
 
 def _renumber(before: list[LogBlock], theirs: list[LogBlock], base: list[LogBlock],
@@ -572,9 +696,12 @@ def _renumber(before: list[LogBlock], theirs: list[LogBlock], base: list[LogBloc
     """Their new rounds numbered on from ours (their round N becomes ours' last + N - the
     base's last, per phase)."""
     out = []
+    shifts: dict[str | None, int] = {}  # per phase: the two counts read each log whole
     for block in theirs:
         _, phase, number = _kind(block)
-        shift = _last_round(before, phase) - _last_round(base, phase)
+        if phase not in shifts:
+            shifts[phase] = _last_round(before, phase) - _last_round(base, phase)
+        shift = shifts[phase]
         if number is None or shift == 0:
             out.append(block)
             continue
@@ -590,12 +717,24 @@ def _lines(base: list[LogBlock], ext: list[str], new: list[LogBlock]) -> list[st
     for i, block in enumerate(base):
         if out:
             out.append("")
-        out.extend(block.lines + (ext if i == len(base) - 1 else []))
+        out.extend(block.lines)
+        if i == len(base) - 1:
+            out.extend(ext)
     for block in new:
         if out:
             out.append("")
         out.extend(block.lines)
     return out
+
+
+def _line_count(blocks: list[LogBlock]) -> int:
+    """len(_lines(blocks, [], [])), without making them."""
+    count = 0
+    for block in blocks:
+        if count:
+            count += 1
+        count += len(block.lines)
+    return count
 
 
 def _answer_unit_of(line: str, answered: dict[str, tuple[str, int]]) -> bool:
@@ -717,5 +856,5 @@ def resolution(merged: Merged, worktree: str, path: str) -> str | None:
     except InputError:
         return None  # markers left, or a front matter that does not read
     change = Change()
-    change.updates["log"] = {"blocks": len(prog.blocks), "sha256": log_digest(prog.log_text())}
+    change.updates["log"] = {"blocks": len(prog.blocks), "sha256": prog.log_sha256()}
     return apply_change(prog, change)

@@ -11,7 +11,6 @@ addition, and nothing either side wrote is dropped.
 from __future__ import annotations
 
 from collections.abc import Callable
-from difflib import SequenceMatcher
 from typing import NamedTuple
 
 
@@ -43,6 +42,13 @@ def merge_lines(base: list[str], ours: list[str], theirs: list[str],
                 unite: Callable[[list[str], list[str]], bool] | None = None) -> LineMerge:
     """`unite(ours, theirs)` says whether two additions at one place may stand one after the
     other (default: always); when it says no they clash."""
+    # what the runs below give when a side changed nothing, or both changed the same (each
+    # stretch between the runs then has o == t, t == b or o == b), without diffing: a
+    # spec's front matter and prose, and most nodes, are the same on the three sides
+    if ours == theirs or theirs == base:
+        return LineMerge(list(ours))
+    if ours == base:
+        return LineMerge(list(theirs))
     parts: list[str | Clash] = []
     zb = zo = zt = 0
     for b0, b1, o0, o1, t0, t1 in _sync(base, ours, theirs):
@@ -66,6 +72,8 @@ def markers(clash: Clash) -> list[str]:
 
 
 def _matches(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
+    from difflib import SequenceMatcher  # imported when two sides changed: a merge-file's start
+
     return [(m.a, m.b, m.size) for m in SequenceMatcher(None, a, b, autojunk=False)
             .get_matching_blocks() if m.size]
 

@@ -21,7 +21,7 @@ from mdgrill.core.merge import PLACE, Cannot, Merged
 from mdgrill.core.merge_lines import markers, merge_lines
 from mdgrill.errors import InputError
 from mdgrill.formats.glossary import parse_glossary
-from mdgrill.formats.textfile import TextFile, content
+from mdgrill.formats.textfile import TextFile, content_lines
 
 _AVOID = re.compile(r"\s*_Avoid_:\s*")  # the rest of the line is its words (no `(.*)$` tail)
 
@@ -30,12 +30,13 @@ class _Side:
     """One version: its lines, and each term's entry (lines) and section, by name."""
 
     def __init__(self, text: str, path: str, who: str) -> None:
+        tf = TextFile(text)
         try:
-            glossary = parse_glossary(TextFile(text), path)
+            glossary = parse_glossary(tf, path)
         except InputError as exc:
             raise Cannot(f"{who} version does not read ({exc.code})") from None
-        self.newline = TextFile(text).newline
-        self.lines = [content(line) for line in TextFile(text).lines]
+        self.newline = tf.newline
+        self.lines = content_lines(text)
         self.entries: dict[str, list[str]] = {}
         self.group: dict[str, str | None] = {}
         self.span: dict[str, tuple[int, int]] = {}
@@ -152,8 +153,7 @@ def _united_avoid(b: list[str] | None, o: list[str], t: list[str]) -> list[str] 
 def merge_by_line(base_text: str, ours_text: str, theirs_text: str, path: str) -> Merged:
     """A line-by-line merge (a CONTEXT-MAP.md, or a glossary whose prose both sides edited):
     additions at one place kept from both, lines changed two ways in markers."""
-    sides = [[content(line) for line in TextFile(t).lines] for t in
-             (base_text, ours_text, theirs_text)]
+    sides = [content_lines(t) for t in (base_text, ours_text, theirs_text)]
     merged = merge_lines(sides[0], sides[1], sides[2])
     result = Merged(None)
     out: list[str] = []

@@ -95,6 +95,19 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
+def content_lines(text: str, start: int = 0, end: int | None = None) -> list[str]:
+    """The lines of text[start:end] without their line ends: what `content` gives for each
+    of `split_lines`, in one split (`start` begins a line; `end` ends one, or the text)."""
+    chunk = text[start:end]
+    parts = chunk.split("\n")
+    last = parts.pop()  # what follows the last line end: "" or a line without one
+    if "\r" in chunk:
+        parts = [p[:-1] if p.endswith("\r") else p for p in parts]
+    if last:
+        parts.append(last)
+    return parts
+
+
 def content(line: str) -> str:
     """A line without its line end."""
     if line.endswith("\n"):

@@ -11,9 +11,7 @@ from mdgrill.cli.verbs import Outcome, Verb
 from mdgrill.core.merge import Merged, merge_progress, resolution
 from mdgrill.errors import InputError
 from mdgrill.formats.textfile import TextFile, decode
-from mdgrill.git.discovery import find_root, in_repository
 from mdgrill.shell import store
-from mdgrill.shell.session import display
 
 # typing costs every verb 3 ms to import; type checkers treat this name as true
 TYPE_CHECKING = False
@@ -44,6 +42,9 @@ def _merge_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _repository(args: argparse.Namespace) -> str:
+    from mdgrill.git.discovery import in_repository
+    from mdgrill.shell.session import display
+
     root = store.repository(args.root or os.getcwd(), args.root)
     if not in_repository(root):
         raise InputError("NOT_A_REPOSITORY", f"{display(root)} is not inside a git repository")
@@ -102,6 +103,7 @@ def _merge_file(args: argparse.Namespace) -> Outcome:
         _write(args.ours, merged.text, bom)
         return _outcome(args.path, merged)
     # what mdgrill cannot merge is left to a person as git would have left it
+    from mdgrill.git.discovery import find_root
     from mdgrill.git.vcs.merging import git_merge_file
 
     root = find_root(os.path.dirname(os.path.abspath(args.ours)))
