@@ -331,3 +331,24 @@ def test_dashes_as_an_answer_are_read_as_text_not_a_crash(mdgrill: Run, tmp_path
     assert code in (2, 3) and json.loads(out)["error"]["code"] != "INTERNAL"
     code, out, _ = mdgrill("--json", "answer", str(spec), "--tool-result=--")
     assert code == 2 and json.loads(out)["error"]["code"] == "NOT_FOUND", out
+
+
+def test_a_reply_refused_whole_carries_its_error_code(mdgrill: Run, tmp_path: Path) -> None:
+    # every `--json` failure names its code in `error` (docs/contract.md); a reply whose
+    # every answer the gate refused printed `ok: false` with none (found by the MCP fuzz test)
+    spec = tmp_path / "spec"
+    assert mdgrill("init", str(spec), "--goal", "Sign in")[0] == 0
+    assert mdgrill("node", "add", str(spec), "D1", "--title", "How?", "--option", "Password",
+                   "--option", "Magic link", "--recommend", "2")[0] == 0
+    assert mdgrill("begin-interview", str(spec), "--phase", "requirements",
+                   "--interview-id", "r1")[0] == 0
+    assert mdgrill("ask", str(spec))[0] == 0
+    reply = tmp_path / "reply.txt"
+    reply.write_text("--\n", encoding="utf-8")
+    before = (spec / ".progress.md").read_bytes()
+    code, out, _ = mdgrill("--json", "answer", str(spec), "--tool-result", str(reply))
+    result = json.loads(out)
+    assert code == 3 and result["ok"] is False and result["recorded"] == {}
+    assert result["error"]["code"] == "CONTROL_ONLY_ANSWER"
+    assert result["refused"]["D1"]["code"] == "CONTROL_ONLY_ANSWER"
+    assert (spec / ".progress.md").read_bytes() == before

@@ -56,6 +56,13 @@ class Recorded:
             "written": bool(self.recorded)}
         if self.error is not None:
             out["error"] = self.error
+        elif self.refused and not self.recorded:
+            # every answer refused: the failure names its code in `error`, as every failure
+            # of `--json` does (docs/contract.md), the first refusal's
+            first, why = next(iter(self.refused.items()))
+            out["error"] = {"code": why["code"],
+                            "message": f"the gate refused every answer given, each named "
+                                       f"in `refused`; {first}: {why['message']}"}
         return out
 
 

@@ -136,7 +136,8 @@ class Answered(Result):
     def exit_code(self) -> int:
         """2 when part of the reply that held content was not recorded (REPLY_UNREAD), 3
         when the gate refused every answer it gave, else 0."""
-        if "error" in self.data:
+        error = self.data.get("error")
+        if isinstance(error, dict) and error.get("code") == "REPLY_UNREAD":
             return 2
         return 0 if self.recorded or not self.refused else 3
 
