@@ -81,6 +81,9 @@ _FLUSH_FIRST_TOP = re.compile(_FLUSH_BODY % "#(?!##)#?")
 _MARKUP = r" {0,3}(?:```|~~~|<!--)"
 _UNPLAIN_NL = re.compile(rf"\n(?:{_MARKUP}| {{1,3}}#)")
 _UNPLAIN_FIRST = re.compile(rf"{_MARKUP}| {{1,3}}#")
+# _UNPLAIN_NL's second half: in a text with no backtick, tilde or `<` (found at memchr speed)
+# it is all that can match, and alone it is scanned three times faster
+_INDENTED_HASH = re.compile(r"\n {1,3}#")
 
 
 def heading_text(after_hashes: str) -> str:
@@ -104,8 +107,12 @@ def is_plain(text: str, start: int = 0, end: int | None = None) -> bool:
     """Whether no line in [start, end) opens a fence or a comment or has an indented `#`:
     then every heading line starts with `\\n#` (`start` begins a line)."""
     end = len(text) if end is None else end
-    return _UNPLAIN_FIRST.match(text, start, end) is None and \
-        _UNPLAIN_NL.search(text, start, end) is None
+    if _UNPLAIN_FIRST.match(text, start, end) is not None:
+        return False
+    find = text.find
+    unplain = _INDENTED_HASH if find("`", start, end) < 0 and find("~", start, end) < 0 and \
+        find("<", start, end) < 0 else _UNPLAIN_NL
+    return unplain.search(text, start, end) is None
 
 
 def scan_headings(text: str, start: int = 0, first_line: int = 0,
