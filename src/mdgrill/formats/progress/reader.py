@@ -91,7 +91,10 @@ class Progress:
         self._log_hash: object = None
         self._log_text: str | None = None
         self._read_part = part_reader(tf.text)
-        self._node_index: dict[str, Node] | None = None
+        # the node index: each node heading's parts, the nodes made one by one, by ID
+        self._heads: list[tuple[str, str, int, int, int, int]] | None = None
+        self._made: dict[int, Node] = {}
+        self._node_index: dict[str, int] | None = None
 
     def section_of(self, title: str) -> Section:
         """The known section a `##` heading with this title stands for."""
@@ -334,19 +337,47 @@ class Progress:
 
     # -- the design tree -------------------------------------------------------------------
 
+    def _node_heads(self) -> list[tuple[str, str, int, int, int, int]]:
+        """(ID, title as written, line, end, offset, stop) of each node heading of the tree,
+        from its `###` parts (read once): what a node is made of, before it is made."""
+        heads = self._heads
+        if heads is None:
+            match = NODE_HEADING.match
+            heads = self._heads = []
+            append = heads.append
+            for title, line, end, offset, stop in self._section_parts(TREE):
+                m = match(title)
+                if m is not None:
+                    node_id, rest = m.groups()
+                    append((node_id, rest, line, end, offset, stop))
+        return heads
+
+    def _make_node(self, head: tuple[str, str, int, int, int, int]) -> Node:
+        node_id, rest, line, end, offset, stop = head
+        node = Node(node_id, rest.strip(), line, end, offset)
+        node.stop, node._read = stop, self._read_part
+        return node
+
     @property
     def nodes(self) -> list[Node]:
         """The tree's nodes, from its headings; each reads its bullets on first use."""
         if self._nodes is None:
-            self._nodes = []
-            match = NODE_HEADING.match
-            for title, line, end, offset, stop in self._section_parts(TREE):
-                m = match(title)
-                if m is not None:
-                    node = Node(m.group(1), m.group(2).strip(), line, end, offset)
-                    node.stop, node._read = stop, self._read_part
-                    self._nodes.append(node)
+            made, make = self._made, self._make_node
+            heads = self._node_heads()
+            self._nodes = [made[i] if i in made else make(head)
+                           for i, head in enumerate(heads)] if made else \
+                [make(head) for head in heads]
         return self._nodes
+
+    def node_at(self, index: int) -> Node:
+        """The tree's `index`th node (of `node_ids()`), made on first use: a frontier of
+        10,000 settled nodes makes the few open ones. The same object `nodes` holds."""
+        if self._nodes is not None:
+            return self._nodes[index]
+        node = self._made.get(index)
+        if node is None:
+            node = self._made[index] = self._make_node(self._node_heads()[index])
+        return node
 
     def node_headings_without_id(self) -> list[Section]:
         return [Section(title, 3, line, line + 1, end)
@@ -355,18 +386,16 @@ class Progress:
 
     def node_ids(self) -> list[str]:
         """The tree's node IDs (read from the headings alone)."""
-        if self._nodes is not None:
-            return [n.id for n in self._nodes]
-        match = NODE_HEADING.match
-        return [m.group(1) for title, _, _, _, _ in self._section_parts(TREE)
-                if (m := match(title)) is not None]
+        return [head[0] for head in self._node_heads()]
 
     def node(self, node_id: str) -> Node | None:
         """The first node with this ID (an index built on first use: a status of 1,000
-        pending decisions asks for each)."""
+        pending decisions asks for each; only the nodes asked for are made)."""
         if self._node_index is None:
-            self._node_index = {n.id: n for n in reversed(self.nodes)}
-        return self._node_index.get(node_id)
+            heads = self._node_heads()
+            self._node_index = {heads[i][0]: i for i in range(len(heads) - 1, -1, -1)}
+        index = self._node_index.get(node_id)
+        return None if index is None else self.node_at(index)
 
 
 def _take_bullets(mine: Sequence[Block | Node], theirs: Sequence[Block | Node], text: str,
