@@ -182,9 +182,11 @@ def _flush_headings(text: str, start: int, first_line: int, top_only: bool,
         line += count("\n", last, pos)
         last = pos
         hashes, after = m.groups()
-        body = after.strip(" \t\r")
-        # heading_text's own steps, its call saved for the many headings with no closing `#`
-        body = heading_text(after) if body[-1:] == "#" else body.strip()
+        # heading_text's result, its call saved for the many headings with no closing `#`:
+        # with none, it is the text stripped (of " \t\r", then of every blank: at once)
+        body = after.strip()
+        if body[-1:] == "#":
+            body = heading_text(after)
         append(Heading(len(hashes), body, line, pos))
     return headings
 

@@ -3,6 +3,7 @@ entries and the log's hash when asked for)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from hashlib import sha256
 
@@ -91,8 +92,11 @@ class Progress:
         self._log_hash: object = None
         self._log_text: str | None = None
         self._read_part = part_reader(tf.text)
-        # the node index: each node heading's parts, the nodes made one by one, by ID
-        self._heads: list[tuple[str, str, int, int, int, int]] | None = None
+        # the node index: the tree's `###` titles read as node headings, the nodes' IDs and
+        # parts, the nodes made one by one (by their place among the nodes), by ID
+        self._matches: list[re.Match[str] | None] | None = None
+        self._ids: list[str] | None = None
+        self._places: list[int] | None = None
         self._made: dict[int, Node] = {}
         self._node_index: dict[str, int] | None = None
 
@@ -337,24 +341,31 @@ class Progress:
 
     # -- the design tree -------------------------------------------------------------------
 
-    def _node_heads(self) -> list[tuple[str, str, int, int, int, int]]:
-        """(ID, title as written, line, end, offset, stop) of each node heading of the tree,
-        from its `###` parts (read once): what a node is made of, before it is made."""
-        heads = self._heads
-        if heads is None:
+    def _node_matches(self) -> list[re.Match[str] | None]:
+        """NODE_HEADING's match of each `###` part's title in the tree (None: not a node),
+        read once: the node index is made of them, and a node is made from its own."""
+        matches = self._matches
+        if matches is None:
             match = NODE_HEADING.match
-            heads = self._heads = []
-            append = heads.append
-            for title, line, end, offset, stop in self._section_parts(TREE):
-                m = match(title)
-                if m is not None:
-                    node_id, rest = m.groups()
-                    append((node_id, rest, line, end, offset, stop))
-        return heads
+            matches = self._matches = [match(part[0]) for part in self._section_parts(TREE)]
+        return matches
 
-    def _make_node(self, head: tuple[str, str, int, int, int, int]) -> Node:
-        node_id, rest, line, end, offset, stop = head
-        node = Node(node_id, rest.strip(), line, end, offset)
+    def _node_ids(self) -> list[str]:
+        if self._ids is None:
+            self._ids = [m.group(1) for m in self._node_matches() if m is not None]
+        return self._ids
+
+    def _node_places(self) -> list[int]:
+        """Which of the tree's `###` parts is each node."""
+        if self._places is None:
+            self._places = [i for i, m in enumerate(self._node_matches()) if m is not None]
+        return self._places
+
+    def _make_node(self, place: int) -> Node:
+        title, line, end, offset, stop = self._section_parts(TREE)[place]
+        m = self._node_matches()[place]
+        assert m is not None
+        node = Node(m.group(1), m.group(2).strip(), line, end, offset)
         node.stop, node._read = stop, self._read_part
         return node
 
@@ -363,10 +374,10 @@ class Progress:
         """The tree's nodes, from its headings; each reads its bullets on first use."""
         if self._nodes is None:
             made, make = self._made, self._make_node
-            heads = self._node_heads()
-            self._nodes = [made[i] if i in made else make(head)
-                           for i, head in enumerate(heads)] if made else \
-                [make(head) for head in heads]
+            places = self._node_places()
+            self._nodes = [made[i] if i in made else make(place)
+                           for i, place in enumerate(places)] if made else \
+                [make(place) for place in places]
         return self._nodes
 
     def node_at(self, index: int) -> Node:
@@ -376,24 +387,25 @@ class Progress:
             return self._nodes[index]
         node = self._made.get(index)
         if node is None:
-            node = self._made[index] = self._make_node(self._node_heads()[index])
+            node = self._made[index] = self._make_node(self._node_places()[index])
         return node
 
     def node_headings_without_id(self) -> list[Section]:
         return [Section(title, 3, line, line + 1, end)
-                for title, line, end, _, _ in self._section_parts(TREE)
-                if NODE_HEADING.match(title) is None]
+                for (title, line, end, _, _), m in zip(self._section_parts(TREE),
+                                                       self._node_matches(), strict=True)
+                if m is None]
 
     def node_ids(self) -> list[str]:
         """The tree's node IDs (read from the headings alone)."""
-        return [head[0] for head in self._node_heads()]
+        return list(self._node_ids())
 
     def node(self, node_id: str) -> Node | None:
         """The first node with this ID (an index built on first use: a status of 1,000
         pending decisions asks for each; only the nodes asked for are made)."""
         if self._node_index is None:
-            heads = self._node_heads()
-            self._node_index = {heads[i][0]: i for i in range(len(heads) - 1, -1, -1)}
+            ids = self._node_ids()
+            self._node_index = {ids[i]: i for i in range(len(ids) - 1, -1, -1)}
         index = self._node_index.get(node_id)
         return None if index is None else self.node_at(index)
 
