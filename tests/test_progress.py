@@ -206,6 +206,9 @@ def test_node_index_and_frontier_agree_with_every_node(lines: list[str], section
         assert lazy.node_at(index) is node
         assert asked[node.id] is next(n for n in nodes if n.id == node.id)
     assert lazy.node("D9") is None
+    fresh = Progress(TextFile(text), "p")  # an ID the tree's text lacks, asked first
+    assert fresh.node("D9") is None
+    assert [fresh.node(i) for i in ids] == [fresh.nodes[ids.index(i)] for i in ids]
 
 
 def test_user_section_kept_byte_for_byte() -> None:

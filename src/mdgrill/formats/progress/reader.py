@@ -99,6 +99,7 @@ class Progress:
         self._places: list[int] | None = None
         self._made: dict[int, Node] = {}
         self._node_index: dict[str, int] | None = None
+        self._probed = False  # whether `node` looked for an ID in the tree's text
 
     def section_of(self, title: str) -> Section:
         """The known section a `##` heading with this title stands for."""
@@ -404,6 +405,15 @@ class Progress:
         """The first node with this ID (an index built on first use: a status of 1,000
         pending decisions asks for each; only the nodes asked for are made)."""
         if self._node_index is None:
+            sec = self.sections.get(TREE)
+            if sec is None:
+                return None
+            if not self._probed:  # once: many IDs asked for are read from the index
+                self._probed = True
+                if self.tf.text.find(node_id, *self._section_offsets(sec)) < 0:
+                    # a heading holds its node's ID: where the tree's text does not, no
+                    # heading needs reading (a decision kept outside a 10,000-node tree)
+                    return None
             ids = self._node_ids()
             self._node_index = {ids[i]: i for i in range(len(ids) - 1, -1, -1)}
         index = self._node_index.get(node_id)
