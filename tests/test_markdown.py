@@ -7,7 +7,7 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from mdgrill.formats.markdown import scan_headings, sections
+from mdgrill.formats.markdown import is_plain, scan_headings, sections
 
 
 def reference(text: str) -> list[tuple[int, str, int]]:
@@ -48,6 +48,23 @@ frags = st.sampled_from([
     "```", "```py", "``` `x`", "~~~", "~~~~", "````", "  ```", "    ```", "<!--", "-->",
     "<!-- x -->", "text", "", "   # indented", "    # code", "### ###", "- # item", "## é 😀",
 ])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.one_of(frags, st.sampled_from(["a ` b", "~", "<p>", " #", "  #x", "   #",
+                                                 "\t#", "x #"])), max_size=12),
+       st.sampled_from(["\n", "\r\n"]))
+def test_plain_is_no_line_opening_markup(lines: list[str], nl: str) -> None:
+    """`is_plain` (which skips the whole pattern when no backtick, tilde or `<` occurs) is
+    the line-by-line rule: no line opens a fence or a comment or indents a `#`."""
+    text = nl.join(lines)
+    unplain = re.compile(r" {0,3}(?:```|~~~|<!--)| {1,3}#")
+    assert is_plain(text) == (not any(unplain.match(line) for line in text.split("\n")))
+    # from an offset that begins a line, to an end inside the text
+    if len(lines) > 2:
+        start = len(lines[0]) + len(nl)
+        end = start + len(lines[1])
+        assert is_plain(text, start, end) == (unplain.match(text[start:end]) is None)
 
 
 @settings(max_examples=500, deadline=None)

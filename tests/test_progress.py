@@ -20,7 +20,7 @@ from mdgrill.formats.progress import (
     read_progress,
 )
 from mdgrill.formats.textfile import TextFile, decode
-from mdgrill.model.tree import read_ledger
+from mdgrill.model.tree import compute_frontier, read_ledger, spec_frontier
 from mdgrill.shell.session import check_loaded
 
 BASE = """---
@@ -168,6 +168,47 @@ def test_model_attributes_never_raise(lines: list[str]) -> None:
     read_ledger(blocks)
     prog.last_block()
     prog.log_text()
+
+
+tree_fragments = st.sampled_from([
+    "## Design Tree", "## Interview Responses", "### D1: x", "### D2: y", "### D1: again",
+    "### D3: z", "### not a node", "- Depends on: D1", "- Depends on: D2, D3",
+    "- Spawned by: D1", "- Investigating: a lookup", "- Section: s1", "```", "<!--", "-->",
+    "### Requirements Grill - Round 1", "- Decisions: D1 -> a", "- Out of scope: D3",
+    "### Requirements Grill - Revised", "- Reopened: D1",
+])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(tree_fragments, max_size=25), st.booleans())
+def test_node_index_and_frontier_agree_with_every_node(lines: list[str], sections: bool,
+                                                       ) -> None:
+    """The node index makes a node only when asked for it (`node`, `node_at`, a frontier's
+    open nodes), and what it makes is what `nodes` holds: the same object, the same
+    frontier as one computed over every node."""
+    text = ("---\nrequired_sections: [s1]\n---\n" if sections else "") + "\n".join(lines)
+    try:
+        lazy, full = Progress(TextFile(text), "p"), Progress(TextFile(text), "p")
+    except MdgrillError:
+        return
+    for group in (False, True):
+        got = spec_frontier(lazy, group)
+        want = compute_frontier(full.nodes, read_ledger(full.blocks),
+                                [str(s) for s in full.data.get("required_sections") or []]
+                                if isinstance(full.data.get("required_sections"), list)
+                                else [], group)
+        assert (got.to_json(), got.statuses) == (want.to_json(), want.statuses)
+    ids = lazy.node_ids()
+    assert ids == [n.id for n in full.nodes]
+    asked = {i: lazy.node(i) for i in ids}  # made before `nodes` is read
+    nodes = lazy.nodes
+    for index, node in enumerate(nodes):
+        assert lazy.node_at(index) is node
+        assert asked[node.id] is next(n for n in nodes if n.id == node.id)
+    assert lazy.node("D9") is None
+    fresh = Progress(TextFile(text), "p")  # an ID the tree's text lacks, asked first
+    assert fresh.node("D9") is None
+    assert [fresh.node(i) for i in ids] == [fresh.nodes[ids.index(i)] for i in ids]
 
 
 def test_user_section_kept_byte_for_byte() -> None:

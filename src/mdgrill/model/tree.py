@@ -5,12 +5,12 @@ from __future__ import annotations
 from weakref import WeakKeyDictionary
 
 from mdgrill.formats.progress import LOG, Block, Node, Progress, split_ids
-from mdgrill.formats.schema import is_id
+from mdgrill.formats.schema import ID_RE, is_id
 
 # typing's import costs every verb 3 ms; type checkers treat this name as true
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Collection, Sequence
+    from collections.abc import Callable, Collection, Sequence
     from typing import TypedDict
 
     class FrontierView(TypedDict):
@@ -90,13 +90,16 @@ class Settled:
         self.out_of_scope = out_of_scope
 
     def status(self, node: Node) -> str:
-        if node.id in self.out_of_scope:
+        return self.settled_status(node.id) or (INVESTIGATING if node.investigating else OPEN)
+
+    def settled_status(self, node_id: str) -> str | None:
+        """RESOLVED or OUT_OF_SCOPE, as the log settled this ID; None while it is open (its
+        node's bullets tell whether it is being investigated)."""
+        if node_id in self.out_of_scope:
             return OUT_OF_SCOPE
-        if node.id in self.answered:
+        if node_id in self.answered:
             return RESOLVED
-        if node.investigating:
-            return INVESTIGATING
-        return OPEN
+        return None
 
 
 class Ledger(Settled):
@@ -142,25 +145,45 @@ _LEDGER_KEYS = frozenset({"decisions", "facts resolved", "out of scope", "amende
 
 
 def _read_round(ledger: Ledger, block: Block) -> None:
+    # `_settle`'s steps written out, and `split_decision`'s first arrow tried here: this
+    # runs once per answer of the log (10,000 of them at 10,000 decisions)
+    answers, lines, order = ledger.answers, ledger._lines, ledger.order
+    out_of_scope = ledger.out_of_scope
+    id_match = ID_RE.match
     for entry in block.entries:
         key = entry.key_lower
         if key not in _LEDGER_KEYS:
             continue
         if key == "decisions":
-            pair = split_decision(entry.value)
-            if pair is not None and is_id(pair[0]):
-                _settle(ledger, pair[0], pair[1], entry.line)
+            left, sep, right = entry.value.partition(" -> ")
+            if sep:
+                node_id, answer = left.strip(), right.strip()
+            else:
+                pair = split_decision(entry.value)
+                if pair is None:
+                    continue
+                node_id, answer = pair
         elif key == "facts resolved":
-            node_id = fact_id(entry.value)
-            if node_id is not None:
-                _settle(ledger, node_id, entry.value, entry.line)
+            found = fact_id(entry.value)
+            if found is None:
+                continue
+            node_id, answer = found, entry.value
         elif key == "out of scope":
             for node_id in split_ids(entry.value):
-                if is_id(node_id):
-                    ledger.out_of_scope.add(node_id)
-                    ledger.answers.pop(node_id, None)
-        elif key == "amended":
+                if id_match(node_id) is not None:
+                    out_of_scope.add(node_id)
+                    answers.pop(node_id, None)
+            continue
+        else:
             _amend(ledger, entry.value)
+            continue
+        if id_match(node_id) is None:
+            continue
+        if node_id not in lines:  # an ID answered before has its line (kept when reopened)
+            order.append(node_id)
+        answers[node_id] = answer
+        lines[node_id] = entry.line
+        out_of_scope.discard(node_id)
 
 
 def _read_amended(ledger: Ledger, block: Block) -> None:
@@ -256,8 +279,20 @@ def compute_frontier(nodes: Sequence[Node], ledger: Settled,
                      required_sections: list[str], group_by_section: bool = False) -> Frontier:
     """The frontier of a tree. A settled node's bullets are read only for its section, and
     only when sections are required: with 10,000 nodes answered, the few open ones are read."""
+    return _frontier([n.id for n in nodes], nodes.__getitem__, ledger, required_sections,
+                     group_by_section)
+
+
+def _frontier(ids: Sequence[str], node_at: Callable[[int], Node], ledger: Settled,
+              required_sections: list[str], group_by_section: bool) -> Frontier:
+    """`compute_frontier` of the nodes with these IDs, `node_at(i)` the `i`th: a settled
+    node is not asked for unless sections are required (then for its section)."""
     result = Frontier()
-    statuses = {n.id: ledger.status(n) for n in nodes}
+    settled_status = ledger.settled_status
+    statuses: dict[str, str] = {}
+    for index, node_id in enumerate(ids):
+        statuses[node_id] = settled_status(node_id) or \
+            (INVESTIGATING if node_at(index).investigating else OPEN)
     result.statuses = statuses
     settled = {RESOLVED, OUT_OF_SCOPE}
 
@@ -265,9 +300,10 @@ def compute_frontier(nodes: Sequence[Node], ledger: Settled,
         return statuses.get(node_id) in settled or node_id in ledger.answered \
             or node_id in ledger.out_of_scope
 
-    if len(statuses) != len(nodes):  # a duplicated ID (an error of its own) is listed once
-        nodes = list({n.id: n for n in reversed(nodes)}.values())[::-1]
-    unsettled = [n for n in nodes if statuses[n.id] not in settled]
+    # a duplicated ID (an error of its own) is listed once: its first node, where its last is
+    places: Sequence[int] = range(len(ids)) if len(statuses) == len(ids) else \
+        list({ids[i]: i for i in reversed(range(len(ids)))}.values())[::-1]
+    unsettled = [node_at(i) for i in places if statuses[ids[i]] not in settled]
     ready: list[Node] = []
     for node in unsettled:
         status = statuses[node.id]
@@ -290,8 +326,8 @@ def compute_frontier(nodes: Sequence[Node], ledger: Settled,
         groups: dict[str, list[str]] = {}
         for node in ready:
             groups.setdefault(node.section or "", []).append(node.id)
-        for ids in groups.values():
-            result.batches.extend(_chunks(ids))
+        for group in groups.values():
+            result.batches.extend(_chunks(group))
     else:
         result.batches = _chunks(result.frontier)
     for node in unsettled:
@@ -299,8 +335,8 @@ def compute_frontier(nodes: Sequence[Node], ledger: Settled,
         if parent is not None and statuses.get(parent) == RESOLVED:
             result.open_subthreads.setdefault(parent, []).append(node.id)
     if required_sections:
-        resolved_sections = {(n.section or "").strip().lower() for n in nodes
-                             if statuses[n.id] == RESOLVED}
+        resolved_sections = {(node_at(i).section or "").strip().lower() for i in places
+                             if statuses[ids[i]] == RESOLVED}
         result.unresolved_sections = [s for s in required_sections
                                       if s.strip().lower() not in resolved_sections]
     # The elicitation skill's "Ready to build?" question is due once every required section
@@ -319,8 +355,9 @@ def required_sections(data: dict[str, object]) -> list[str]:
 def spec_frontier(prog: Progress, group_by_section: bool = False,
                   ledger: Settled | None = None) -> Frontier:
     """A spec's frontier: its tree's nodes, its log's ledger, its required sections."""
-    return compute_frontier(prog.nodes, ledger if ledger is not None else settled_of(prog),
-                            required_sections(prog.data), group_by_section)
+    return _frontier(prog.node_ids(), prog.node_at,
+                     ledger if ledger is not None else settled_of(prog),
+                     required_sections(prog.data), group_by_section)
 
 
 def frontier_ids(prog: Progress) -> list[str]:

@@ -85,7 +85,8 @@ def _render_key(key: str) -> str:
 
 def render_flow(value: object) -> str:
     if isinstance(value, list):
-        if value and all(type(v) is str and v for v in value):
+        # every item a non-empty str, asked of 10,000 IDs at C speed
+        if value and {*map(type, value)} == {str} and all(value):
             joined = "[" + ", ".join(value) + "]"
             # an item holding ", " would read back as two: the count rules that out
             if WORD_LIST.match(joined) and joined.count(", ") == len(value) - 1 and \

@@ -67,15 +67,29 @@ def _check_size(value: dict[str, object], lines: list[str], base: int, path: str
         node, depth = stack.pop()
         count += 1
         if depth > MAX_DEPTH or count > MAX_NODES:
-            line = _deepest_line(lines) if depth > MAX_DEPTH else len(lines)
-            raise InputError("MALFORMED_FILE", f"{path}:{base + line}:1: the front matter nests "
-                             f"deeper than {MAX_DEPTH} levels or holds more than "
-                             f"{MAX_NODES:,} values: simplify it", path=path, line=base + line)
+            _too_big(lines, base, path, depth)
         if isinstance(node, dict):
             count += len(node)  # the keys
             stack.extend((v, depth + 1) for v in node.values())
         elif isinstance(node, list):
-            stack.extend((v, depth + 1) for v in node)
+            if node and {*map(type, node)} <= _SCALARS:
+                # a list of scalars (`asked` holds 10,000 IDs): its items would be the next
+                # ones popped, each adding one, so they are counted at once
+                count += len(node)
+                if depth + 1 > MAX_DEPTH or count > MAX_NODES:
+                    _too_big(lines, base, path, depth + 1)
+            else:
+                stack.extend((v, depth + 1) for v in node)
+
+
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
+def _too_big(lines: list[str], base: int, path: str, depth: int) -> None:
+    line = _deepest_line(lines) if depth > MAX_DEPTH else len(lines)
+    raise InputError("MALFORMED_FILE", f"{path}:{base + line}:1: the front matter nests "
+                     f"deeper than {MAX_DEPTH} levels or holds more than "
+                     f"{MAX_NODES:,} values: simplify it", path=path, line=base + line)
 
 
 def _deepest_line(lines: list[str]) -> int:

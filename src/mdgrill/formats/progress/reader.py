@@ -40,6 +40,7 @@ from mdgrill.formats.textfile import TextFile
 # as true
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable, Iterable, Sequence
 
 
@@ -96,7 +97,14 @@ class Progress:
         self._log_hash: object = None
         self._log_text: str | None = None
         self._read_part = part_reader(tf.text)
-        self._node_index: dict[str, Node] | None = None
+        # the node index: the tree's `###` titles read as node headings, the nodes' IDs and
+        # parts, the nodes made one by one (by their place among the nodes), by ID
+        self._matches: list[re.Match[str] | None] | None = None
+        self._ids: list[str] | None = None
+        self._places: list[int] | None = None
+        self._made: dict[int, Node] = {}
+        self._node_index: dict[str, int] | None = None
+        self._probed = False  # whether `node` looked for an ID in the tree's text
 
     def section_of(self, title: str) -> Section:
         """The known section a `##` heading with this title stands for."""
@@ -339,39 +347,82 @@ class Progress:
 
     # -- the design tree -------------------------------------------------------------------
 
+    def _node_matches(self) -> list[re.Match[str] | None]:
+        """NODE_HEADING's match of each `###` part's title in the tree (None: not a node),
+        read once: the node index is made of them, and a node is made from its own."""
+        matches = self._matches
+        if matches is None:
+            match = NODE_HEADING.match
+            matches = self._matches = [match(part[0]) for part in self._section_parts(TREE)]
+        return matches
+
+    def _node_ids(self) -> list[str]:
+        if self._ids is None:
+            self._ids = [m.group(1) for m in self._node_matches() if m is not None]
+        return self._ids
+
+    def _node_places(self) -> list[int]:
+        """Which of the tree's `###` parts is each node."""
+        if self._places is None:
+            self._places = [i for i, m in enumerate(self._node_matches()) if m is not None]
+        return self._places
+
+    def _make_node(self, place: int) -> Node:
+        title, line, end, offset, stop = self._section_parts(TREE)[place]
+        m = self._node_matches()[place]
+        assert m is not None
+        node = Node(m.group(1), m.group(2).strip(), line, end, offset)
+        node.stop, node._read = stop, self._read_part
+        return node
+
     @property
     def nodes(self) -> list[Node]:
         """The tree's nodes, from its headings; each reads its bullets on first use."""
         if self._nodes is None:
-            self._nodes = []
-            match = NODE_HEADING.match
-            for title, line, end, offset, stop in self._section_parts(TREE):
-                m = match(title)
-                if m is not None:
-                    node = Node(m.group(1), m.group(2).strip(), line, end, offset)
-                    node.stop, node._read = stop, self._read_part
-                    self._nodes.append(node)
+            made, make = self._made, self._make_node
+            places = self._node_places()
+            self._nodes = [made[i] if i in made else make(place)
+                           for i, place in enumerate(places)] if made else \
+                [make(place) for place in places]
         return self._nodes
+
+    def node_at(self, index: int) -> Node:
+        """The tree's `index`th node (of `node_ids()`), made on first use: a frontier of
+        10,000 settled nodes makes the few open ones. The same object `nodes` holds."""
+        if self._nodes is not None:
+            return self._nodes[index]
+        node = self._made.get(index)
+        if node is None:
+            node = self._made[index] = self._make_node(self._node_places()[index])
+        return node
 
     def node_headings_without_id(self) -> list[Section]:
         return [Section(title, 3, line, line + 1, end)
-                for title, line, end, _, _ in self._section_parts(TREE)
-                if NODE_HEADING.match(title) is None]
+                for (title, line, end, _, _), m in zip(self._section_parts(TREE),
+                                                       self._node_matches(), strict=True)
+                if m is None]
 
     def node_ids(self) -> list[str]:
         """The tree's node IDs (read from the headings alone)."""
-        if self._nodes is not None:
-            return [n.id for n in self._nodes]
-        match = NODE_HEADING.match
-        return [m.group(1) for title, _, _, _, _ in self._section_parts(TREE)
-                if (m := match(title)) is not None]
+        return list(self._node_ids())
 
     def node(self, node_id: str) -> Node | None:
         """The first node with this ID (an index built on first use: a status of 1,000
-        pending decisions asks for each)."""
+        pending decisions asks for each; only the nodes asked for are made)."""
         if self._node_index is None:
-            self._node_index = {n.id: n for n in reversed(self.nodes)}
-        return self._node_index.get(node_id)
+            sec = self.sections.get(TREE)
+            if sec is None:
+                return None
+            if not self._probed:  # once: many IDs asked for are read from the index
+                self._probed = True
+                if self.tf.text.find(node_id, *self._section_offsets(sec)) < 0:
+                    # a heading holds its node's ID: where the tree's text does not, no
+                    # heading needs reading (a decision kept outside a 10,000-node tree)
+                    return None
+            ids = self._node_ids()
+            self._node_index = {ids[i]: i for i in range(len(ids) - 1, -1, -1)}
+        index = self._node_index.get(node_id)
+        return None if index is None else self.node_at(index)
 
 
 def _take_bullets(mine: Sequence[Block | Node], theirs: Sequence[Block | Node], text: str,
