@@ -32,8 +32,11 @@ LEGACY_HEADING = re.compile(r"(?P<phase>[A-Za-z]+) Interview(?: \(from [^)]*\))?
 # can be read one way only (a class holding the blank, then `[ \t]*`, was quadratic on a
 # bullet of 100 KB of spaces with no colon)
 # (No possessive quantifiers: Python 3.10, which mdgrill supports, has none.)
-_KEY = (r"[-*+][ \t]+(?:\*\*)?([A-Za-z][A-Za-z0-9/_-]*(?: +[A-Za-z0-9/_-]+)*)(?:\*\*)?"
-        r"[ \t]*:(?:\*\*)?")
+# The optional `**` is written `(?:\*\*|)`, not `(?:\*\*)?`: the same choices tried in the
+# same order, but a branch where the engine would run its general repeat (a sixth of the
+# tokenizing pass, three times a bullet).
+_KEY = (r"[-*+][ \t]+(?:\*\*|)([A-Za-z][A-Za-z0-9/_-]*(?: +[A-Za-z0-9/_-]+)*)(?:\*\*|)"
+        r"[ \t]*:(?:\*\*|)")
 BULLET = re.compile(_KEY + r"(?:[ \t]+(.*))?\Z")
 SUB_BULLET = re.compile(r"([ \t]+)[-*+][ \t]+(.*)\Z")
 # The grammar of a line under a `###` heading, as one pattern so a part is read in one
@@ -65,9 +68,12 @@ class Entry:
 
     __slots__ = ("key", "key_lower", "value", "line", "children")
 
-    def __init__(self, key: str, value: str, line: int) -> None:
+    def __init__(self, key: str, value: str, line: int, key_lower: str | None = None) -> None:
+        """`key_lower`: `key.lower()` when the caller has it (a file's few distinct keys,
+        lowered once each instead of once a bullet)."""
         self.key = key
-        self.key_lower = key.lower()  # keys are read case-insensitively: lowered once
+        # keys are read case-insensitively: lowered once
+        self.key_lower = key.lower() if key_lower is None else key_lower
         self.value = value
         self.line = line
         # nested bullets / continuation lines: a list once there is one (most entries have
@@ -161,7 +167,7 @@ class Option:
 class Node(Bulleted):
     """A design tree node `### <ID>: <title>` and its bullets."""
 
-    __slots__ = ("id", "title", "line", "end", "offset", "stop", "_options")
+    __slots__ = ("id", "title", "line", "end", "offset", "stop", "_options", "_refs")
 
     def __init__(self, node_id: str, title: str, line: int, end: int, offset: int = -1) -> None:
         # Bulleted's three fields set here, not by a call: a 10,000-node tree makes as many
@@ -175,9 +181,11 @@ class Node(Bulleted):
         self.offset = offset  # where its heading line starts in the text (-1: not known)
         self.stop = -1  # where its text stops (set by the reader that made it)
         self._options: list[Option] | None = None
+        self._refs: tuple[tuple[str, ...], str | None] | None = None
 
     def _forget(self) -> None:
         self._options = None
+        self._refs = None
 
     @property
     def options(self) -> list[Option]:
@@ -204,12 +212,30 @@ class Node(Bulleted):
 
     @property
     def depends_on(self) -> list[str]:
-        return split_ids(self.first("Depends on"))
+        """The IDs of its first `Depends on` entry."""
+        return list(self.references()[0])
 
     @property
     def spawned_by(self) -> str | None:
-        ids = split_ids(self.first("Spawned by"))
-        return ids[0] if ids else None
+        """The first ID of its first `Spawned by` entry."""
+        return self.references()[1]
+
+    def references(self) -> tuple[tuple[str, ...], str | None]:
+        """(`depends_on`, `spawned_by`), read in one scan of its entries on first use: the
+        checks, the loop search and the frontier each ask for them."""
+        refs = self._refs
+        if refs is None:
+            depends = spawned = None
+            for entry in self.entries:
+                key = entry.key_lower
+                if key == "depends on":
+                    if depends is None:
+                        depends = entry.value
+                elif key == "spawned by" and spawned is None:
+                    spawned = entry.value
+            parents = split_ids(spawned)
+            refs = self._refs = (tuple(split_ids(depends)), parents[0] if parents else None)
+        return refs
 
     @property
     def investigating(self) -> str | None:
