@@ -28,14 +28,18 @@ BLOCK_HEADING = re.compile(
 LEGACY_HEADING = re.compile(r"(?P<phase>[A-Za-z]+) Interview(?: \(from [^)]*\))?\Z")
 # Greedy groups, trimmed by the caller: a lazy `(.*?)[ \t]*\Z` backtracks once per character
 # (the key can only differ by trailing spaces, since neither `:` nor `*` may be in it).
-# a key's words are separated by blanks that a word follows, so the blanks before the colon
-# can be read one way only (a class holding the blank, then `[ \t]*`, was quadratic on a
-# bullet of 100 KB of spaces with no colon)
+# A key is a letter, then letters, digits, `/_-` and spaces, not ending in a space: read as
+# one class (the engine's single-character loop, not its general repeat of `(?: +word)*`,
+# which cost a third of the tokenizing pass), its trailing spaces given back one by one to
+# the lookbehind. The blanks before the colon are read one way only, so a bullet of 100 KB
+# of spaces and no colon stays linear (each position inside the spaces fails the lookbehind
+# at once; a class holding the blank, then `[ \t]*`, with no lookbehind, was quadratic).
 # (No possessive quantifiers: Python 3.10, which mdgrill supports, has none.)
 # The optional `**` is written `(?:\*\*|)`, not `(?:\*\*)?`: the same choices tried in the
-# same order, but a branch where the engine would run its general repeat (a sixth of the
-# tokenizing pass, three times a bullet).
-_KEY = (r"[-*+][ \t]+(?:\*\*|)([A-Za-z][A-Za-z0-9/_-]*(?: +[A-Za-z0-9/_-]+)*)(?:\*\*|)"
+# same order, as a branch instead of the engine's general repeat.
+# `tests/test_grammar.py` holds that these read every line as the plainer spelling
+# (`(?:\*\*)?`, `(?: +[A-Za-z0-9/_-]+)*`, an optional value) reads it.
+_KEY = (r"[-*+][ \t]+(?:\*\*|)([A-Za-z][A-Za-z0-9/_ -]*(?<! ))(?:\*\*|)"
         r"[ \t]*:(?:\*\*|)")
 BULLET = re.compile(_KEY + r"(?:[ \t]+(.*))?\Z")
 SUB_BULLET = re.compile(r"([ \t]+)[-*+][ \t]+(.*)\Z")
@@ -45,7 +49,7 @@ SUB_BULLET = re.compile(r"([ \t]+)[-*+][ \t]+(.*)\Z")
 # character (SUB_BULLET for a nested bullet).
 # Each match ends after its line's LF (or at the end), so the next begins a line: no `^`
 # with re.M, which the engine tries at every position.
-BULLET_LINE = re.compile(rf"(?:{_KEY}(?:[ \t]+([^\n]*))?(?![^\n])|([^\n]*))\n?")
+BULLET_LINE = re.compile(rf"(?:{_KEY}(?:[ \t]+([^\n]*)|(?![^\n]))|([^\n]*))\n?")
 
 TRANSITION_WORDS = {
     "awaiting confirmation": "awaiting", "confirmed": "confirmed", "revised": "revised",
