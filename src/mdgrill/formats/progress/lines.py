@@ -194,11 +194,14 @@ class Node(Bulleted):
     @property
     def options(self) -> list[Option]:
         """The nested bullets of its `Options:` entries, the `(Recommended)` one marked."""
-        if self._options is None:
-            self._options = [Option(text, "(recommended)" in text.lower(), line)
-                             for entry in self.entries if entry.key_lower == "options"
-                             for text, line in entry.children]
-        return self._options
+        options = self._options
+        if options is None:
+            options = self._options = []
+            for entry in self.entries:
+                if entry.key_lower == "options":
+                    for text, line in entry.children:
+                        options.append(Option(text, "(recommended)" in text.lower(), line))
+        return options
 
     def first(self, key: str) -> str | None:
         """The value of the node's first `key` entry (keys read case-insensitively). Read
