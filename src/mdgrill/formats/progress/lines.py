@@ -68,7 +68,9 @@ ARTIFACT_WORDS = {
 
 
 class Entry:
-    """One `- Key: value` bullet of a node or a block, with its 0-based line."""
+    """One `- Key: value` bullet of a node or a block, with its 0-based line. (`blocks.
+    read_parts` sets these same fields without calling `__init__`: a field added here is
+    added there.)"""
 
     __slots__ = ("key", "key_lower", "value", "line", "children")
 
@@ -160,6 +162,9 @@ class Block(Bulleted):
 
 
 class Option:
+    """A nested bullet of a node's `Options:` entry (`Node.options` sets these same fields
+    without calling `__init__`: a field added here is added there)."""
+
     __slots__ = ("text", "recommended", "line")
 
     def __init__(self, text: str, recommended: bool, line: int) -> None:
@@ -197,10 +202,15 @@ class Node(Bulleted):
         options = self._options
         if options is None:
             options = self._options = []
+            make = object.__new__  # as Option.__init__ makes one, without its frame
             for entry in self.entries:
                 if entry.key_lower == "options":
                     for text, line in entry.children:
-                        options.append(Option(text, "(recommended)" in text.lower(), line))
+                        option = make(Option)
+                        option.text = text
+                        option.recommended = "(recommended)" in text.lower()
+                        option.line = line
+                        options.append(option)
         return options
 
     def first(self, key: str) -> str | None:
