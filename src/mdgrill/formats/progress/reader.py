@@ -345,8 +345,11 @@ class Progress:
         return self._nodes
 
     def node_headings_without_id(self) -> list[Section]:
+        parts = self._section_parts(TREE)
+        if self._nodes is not None and len(self._nodes) == len(parts):
+            return []  # every heading made a node: each had an ID
         return [Section(title, 3, line, line + 1, end)
-                for title, line, end, _, _ in self._section_parts(TREE)
+                for title, line, end, _, _ in parts
                 if NODE_HEADING.match(title) is None]
 
     def node_ids(self) -> list[str]:
