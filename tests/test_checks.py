@@ -561,3 +561,46 @@ def test_a_sealed_log_is_trusted_for_structure_but_not_for_numbering(tmp_path: P
                        line_of(text, "### Requirements Grill - Round 3"))]
     unsealed = {c for _, c, _ in codes(check(tmp_path, progress("", log, digest=False)))}
     assert {"ROUND_NO_ASKED", "ROUND_NUMBER"} <= unsealed
+
+
+def _looped(tree: list[tuple[str, list[str], str | None]]) -> list[str]:
+    """The IDs in a loop (and those the loop waits on), by removing the nodes nothing waits
+    on until none is left: the plain search, run on every tree."""
+    first: dict[str, tuple[list[str], str | None]] = {}
+    for node_id, deps, parent in tree:
+        first.setdefault(node_id, (deps, parent))
+    edges = {n: [r for r in [*deps, *([parent] if parent else [])] if r in first]
+             for n, (deps, parent) in first.items()}
+    waited = {n: 0 for n in edges}
+    for refs in edges.values():
+        for ref in refs:
+            waited[ref] += 1
+    free = [n for n, count in waited.items() if count == 0]
+    while free:
+        for ref in edges[free.pop()]:
+            waited[ref] -= 1
+            if waited[ref] == 0:
+                free.append(ref)
+    return list(dict.fromkeys(n for n, _, _ in tree if waited[n] > 0))
+
+
+POOL = ["D1", "D2", "D3", "D4", "D5"]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.sampled_from(POOL), st.lists(st.sampled_from([*POOL, "D9"]),
+                                                          max_size=3),
+                          st.one_of(st.none(), st.sampled_from(POOL))), max_size=6))
+def test_a_loop_is_found_in_any_order_of_the_nodes(
+        tree: list[tuple[str, list[str], str | None]]) -> None:
+    # a tree written top down (every node waiting on nodes above it) has no loop to search
+    # for; any other order is searched: both say what the plain search says
+    text = progress("".join(
+        f"### {node_id}: Q\n- Depends on: {', '.join(deps) or 'none'}\n"
+        + (f"- Spawned by: {parent}\n" if parent else "") + "\n"
+        for node_id, deps, parent in tree))
+    said = [d for d in validate_progress_bytes(text.encode(), "p.md")
+            if d.code == "DEPENDENCY_CYCLE"]
+    looped = _looped(tree)
+    assert [d.message.split(" depend on each other")[0] for d in said] == \
+        ([", ".join(looped)] if looped else [])

@@ -160,3 +160,32 @@ def test_fast_paths_agree_on_real_files() -> None:
         except MdgrillError:
             continue
         _same(path.read_bytes().decode("utf-8-sig"))
+
+
+def test_a_bullet_read_in_a_section_is_the_entry_its_constructor_makes() -> None:
+    # read_parts makes each Entry field by field, without its `__init__` (a frame a bullet):
+    # every field __init__ sets is set, to the same value
+    from mdgrill.formats.progress import Entry
+
+    text = ("---\nmdgrill: 1\n---\n# T\n\n## Design Tree\n### D1: Q\n- Depends on: none\n"
+            "- **Options**:\n  - A (Recommended)\n  - B\n\n## Interview Responses\n"
+            "### Requirements Grill - Round 1\n- Asked: D1\n- DECISIONS: D1 -> A  \n")
+    prog = Progress(TextFile(text), "p.md")
+    prog.read_all_bullets()
+    entries = [e for part in [*prog.nodes, *prog.blocks] for e in part.entries]
+    assert [(e.key, e.value) for e in entries] == [
+        ("Depends on", "none"), ("Options", ""), ("Asked", "D1"), ("DECISIONS", "D1 -> A")]
+    for read in entries:
+        made = Entry(read.key, read.value, read.line)
+        made.children = read.children
+        assert {f: getattr(read, f) for f in Entry.__slots__} == \
+            {f: getattr(made, f) for f in Entry.__slots__}
+    assert entries[1].children == [("A (Recommended)", 9), ("B", 10)]
+    assert entries[0].children == ()
+    from mdgrill.formats.progress import Option
+
+    for read_option in prog.nodes[0].options:
+        made_option = Option(read_option.text, read_option.recommended, read_option.line)
+        assert {f: getattr(read_option, f) for f in Option.__slots__} == \
+            {f: getattr(made_option, f) for f in Option.__slots__}
+    assert [o.recommended for o in prog.nodes[0].options] == [True, False]

@@ -162,3 +162,55 @@ def test_a_round_that_lacks_a_closing_key_is_an_error_in_a_file_of_any_size() ->
         said = _said(text.encode(), tree_at, log_at)
         assert [d[3] for d in said if d[2] == "error"] == ["ROUND_INCOMPLETE"], said
         assert re.search("lacks `Domain language:`", said[0][4]) is not None
+
+
+# The bullet grammar in its plainest spelling: `**` optional, a key's words separated by
+# spaces, an optional value. `formats.progress.lines` spells it for speed (a class with a
+# lookbehind, branches); this holds that both read every line alike.
+_PLAIN_KEY = (r"[-*+][ \t]+(?:\*\*)?([A-Za-z][A-Za-z0-9/_-]*(?: +[A-Za-z0-9/_-]+)*)(?:\*\*)?"
+              r"[ \t]*:(?:\*\*)?")
+PLAIN_BULLET_LINE = re.compile(rf"(?:{_PLAIN_KEY}(?:[ \t]+([^\n]*))?(?![^\n])|([^\n]*))\n?")
+PLAIN_BULLET = re.compile(_PLAIN_KEY + r"(?:[ \t]+(.*))?\Z")
+BLANKS = st.sampled_from(["", " ", "  ", "\t", " \t"])
+STARS = st.sampled_from(["", "**", "*"])
+KEY_TEXT = st.sampled_from(["Key", "Out of scope", "Out  of", "x-1/y_2", "9a", "a ", "A b ",
+                            "é", "", "K:ey", "Ke y"])
+VALUE_TEXT = st.sampled_from(["", "v", "D1 -> yes", " ", "**x", ":", "a: b", "\t"])
+
+
+@st.composite
+def bullet_lines(draw: st.DrawFn) -> str:
+    """Lines near a `- Key: value` bullet (each slot of it drawn, some of them wrong), or
+    any short text of the characters that matter."""
+    if draw(st.integers(0, 4)) == 0:
+        return draw(st.text(alphabet="-*+ \t:aK1/_", max_size=12))
+    return "".join([draw(st.sampled_from(["-", "*", "+", " -", "x"])), draw(BLANKS),
+                    draw(STARS), draw(KEY_TEXT), draw(STARS), draw(BLANKS),
+                    draw(st.sampled_from([":", "", "::"])), draw(STARS), draw(BLANKS),
+                    draw(VALUE_TEXT)])
+
+
+@settings(max_examples=3000, deadline=None, derandomize=True)
+@given(st.lists(bullet_lines(), min_size=1, max_size=4),
+       st.sampled_from(["\n", "\r\n"]), st.booleans())
+def test_the_bullet_pattern_reads_as_its_plain_spelling(lines: list[str], nl: str,
+                                                        last: bool) -> None:
+    from mdgrill.formats.progress import BULLET, BULLET_LINE
+
+    text = nl.join(lines) + (nl if last else "")
+    assert BULLET_LINE.findall(text) == PLAIN_BULLET_LINE.findall(text)
+    for line in text.split("\n"):
+        got, plain = BULLET.match(line), PLAIN_BULLET.match(line)
+        assert (got and got.groups()) == (plain and plain.groups())
+
+
+def test_the_bullet_pattern_stays_linear_on_a_line_of_blanks() -> None:
+    import time
+
+    from mdgrill.formats.progress import BULLET, BULLET_LINE
+
+    for line in ("- A" + " " * 100_000 + "x", "- A" + " x" * 50_000, "- A" + " " * 100_000):
+        start = time.process_time()
+        BULLET_LINE.findall(line)
+        BULLET.match(line)
+        assert time.process_time() - start < 0.5, line[:20]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from mdgrill.checks.spec.keys import (
     BLOCK_KEYS,
     BLOCK_KEYS_LOWER,
@@ -15,6 +17,7 @@ from mdgrill.model.interview import first_round
 from mdgrill.model.tree import split_decision
 
 _ROUND_KEYS = BLOCK_KEYS_LOWER["round"]
+_KEY_LOWER = attrgetter("key_lower")  # an entry's key, read in C: no frame a round
 _CLOSING_LOWER = frozenset(k.lower() for k in CLOSING_KEYS)
 
 # ---------------------------------------------------------------------------------------
@@ -31,7 +34,7 @@ def check_blocks(prog: Progress) -> list[Diagnostic]:
     """
     path = prog.path
     blocks = prog.blocks
-    out = _check_headings(path, [(b.kind, b.phase, b.round, b.title, b.line) for b in blocks])
+    out = _check_headings(path, blocks)
     if prog.log_seal() is True:  # as mdgrill wrote them
         return out
     for index, block in enumerate(blocks):
@@ -45,8 +48,7 @@ def check_blocks(prog: Progress) -> list[Diagnostic]:
     return out
 
 
-def _check_headings(path: str,
-                    heads: list[tuple[str, str | None, int | None, str, int]]) -> list[Diagnostic]:
+def _check_headings(path: str, blocks: list[Block]) -> list[Diagnostic]:
     """What a block's heading alone can get wrong: its kind, and the numbering of rounds
     (1, 2, 3… per phase; a Confirmed, Skipped, Bypassed or Reopened block starts a new count;
     after a Reset the count goes on, or, in logs written before it did, starts again)."""
@@ -56,13 +58,14 @@ def _check_headings(path: str,
     # written before it did, from 1
     carried: dict[str, int] = {}
     ours = False  # an mdgrill block came before: notes above the first are history
-    for kind, phase, number, title, line in heads:
+    for block in blocks:
+        kind, phase, number = block.kind, block.phase, block.round
         if kind == "unknown" and not ours:
             continue  # an imported log's own notes (smart-ralph's `### Grill-Me Source`, …)
         ours = ours or kind in BLOCK_KEYS
         if kind == "unknown" or (kind in BLOCK_KEYS and phase is None):
-            out.append(warning(path, line + 1, "UNKNOWN_BLOCK",
-                               f"`### {title}` is not a block mdgrill knows: rounds are "
+            out.append(warning(path, block.line + 1, "UNKNOWN_BLOCK",
+                               f"`### {block.title}` is not a block mdgrill knows: rounds are "
                                "`### <Phase> Grill - Round <N>`, transitions `### <Phase> Grill "
                                "- Awaiting Confirmation|Confirmed|Revised|Skipped|Bypassed`; "
                                "move other notes out of Interview Responses"))
@@ -72,7 +75,7 @@ def _check_headings(path: str,
                     number == last_round.get(phase, 0) + 1 or number == (went_on or -1) + 1):
                 last_round[phase] = number  # the next round, as nearly always: nothing to say
             else:
-                out.extend(_check_round_number(path, phase, number, line, last_round))
+                out.extend(_check_round_number(path, phase, number, block.line, last_round))
         elif kind in NEW_SEQUENCE and phase is not None:
             before = last_round.pop(phase, None)
             # a Skipped block awaits approval, and a `revise` then goes on with the same
@@ -93,8 +96,7 @@ def next_round(blocks: list[Block], phase: str) -> int:
 def _check_round(path: str, block: Block, next_kind: str | None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     entries = block.entries
-    keys = [e.key_lower for e in entries]
-    present = set(keys)
+    present = set(map(_KEY_LOWER, entries))
     if "asked" not in present:
         # smart-ralph's rounds have no Asked line; read them, but say what mdgrill expects
         out.append(warning(path, block.line + 1, "ROUND_NO_ASKED",
@@ -102,7 +104,7 @@ def _check_round(path: str, block: Block, next_kind: str | None) -> list[Diagnos
                            "round; mdgrill's rounds open with `- Asked: <IDs>` "
                            "(`mdgrill open-frontier` writes it)"))
         return out
-    if keys[0] != "asked":
+    if entries[0].key_lower != "asked":
         first = entries[0]
         out.append(error(path, first.line + 1, "ROUND_STRUCTURE",
                          f"round {block.round} must open with its `- Asked:` line, but its first "
@@ -121,13 +123,14 @@ def _check_round(path: str, block: Block, next_kind: str | None) -> list[Diagnos
     if "decisions" in present:
         for entry in entries:
             # no arrow of split_decision's in it (a test in C; split_decision is None then)
+            if entry.key_lower != "decisions":
+                continue
             value = entry.value
-            if entry.key_lower == "decisions" and "->" not in value and "→" not in value \
-                    and value.strip().lower() != "none":
+            if "->" not in value and "→" not in value and value.strip().lower() != "none":
                 out.append(warning(path, entry.line + 1, "DECISION_FORMAT",
                                    f"`Decisions: {value}` has no `->`: write one decision per "
                                    "line as `<ID> -> <answer>`"))
-    if block.stray:
+    if block._stray:  # read with the entries above
         out.extend(_stray(path, block))
     return out
 

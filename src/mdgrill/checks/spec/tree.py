@@ -139,13 +139,21 @@ def _check_options(path: str, node: Node, line: int, inline: str) -> list[Diagno
         out.append(error(path, line + 1, "NODE_OPTIONS",
                          f"{node.id} has {len(options)} option(s){how}: a node offers "
                          f"{MIN_OPTIONS} to {MAX_OPTIONS} options"))
-    recommended = [o for o in options if o.recommended]
-    if len(recommended) > 1:
-        out.append(error(path, recommended[1].line + 1, "NODE_RECOMMENDED",
-                         f"{node.id} marks {len(recommended)} options `(Recommended)`: keep the "
+    marked = 0  # how many are marked `(Recommended)`, and the first two of them
+    first = second = None
+    for option in options:
+        if option.recommended:
+            marked += 1
+            if first is None:
+                first = option
+            elif second is None:
+                second = option
+    if second is not None:
+        out.append(error(path, second.line + 1, "NODE_RECOMMENDED",
+                         f"{node.id} marks {marked} options `(Recommended)`: keep the "
                          "mark on one option only"))
-    elif recommended and recommended[0] is not options[0]:
-        out.append(error(path, recommended[0].line + 1, "NODE_RECOMMENDED",
+    elif first is not None and first is not options[0]:
+        out.append(error(path, first.line + 1, "NODE_RECOMMENDED",
                          f"{node.id}'s `(Recommended)` option is not listed first: move it to "
                          "the top of the options"))
     return out
@@ -155,10 +163,22 @@ def _cycles(path: str, nodes: list[Node], known: dict[str, Node],
             waits: Callable[[Node], list[str]] = prerequisites) -> list[Diagnostic]:
     """Nodes that wait on each other forever (Depends on / Spawned by forming a loop);
     `waits`: what a node waits on (`prerequisites`, or what a memo kept of it)."""
-    edges: dict[str, list[str]] = {}
-    for node_id, node in known.items():
-        refs = waits(node)
-        edges[node_id] = [r for r in refs if r in known]
+    # Where each ID first stands: while every node waits only on nodes above it, as a tree
+    # written top down does, there is no loop to look for (the file's order is then a
+    # topological one), and the search below is not run.
+    place = {node_id: at for at, node_id in enumerate(known)}
+    upward = True
+    for here, node in enumerate(known.values()):
+        for ref in waits(node):
+            at = place.get(ref)
+            if at is not None and at >= here:
+                upward = False
+                break
+        if not upward:
+            break
+    if upward:
+        return []
+    edges = {node_id: [r for r in waits(node) if r in known] for node_id, node in known.items()}
     indegree = dict.fromkeys(edges, 0)
     for refs in edges.values():
         for ref in refs:

@@ -3,6 +3,7 @@ log's normalized text and digest."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from hashlib import sha256
 
 from mdgrill.formats.progress.lines import (
@@ -13,7 +14,9 @@ from mdgrill.formats.progress.lines import (
     SUB_BULLET,
     TRANSITION_WORDS,
     Block,
+    Bulleted,
     Entry,
+    Node,
 )
 from mdgrill.formats.schema import HEADING_WORD, PHASE_OF_WORD
 
@@ -56,15 +59,83 @@ def bullets(tokens: list[tuple[str, str, str]],
     """The bullets of a part from its lines' tokens (the first is line `first_line`), with
     their nested bullets and continuation lines; every other non-blank line is stray. A
     blank line does not end the entry above it: a nested bullet after one still belongs."""
-    entries: list[Entry] = []
-    append = entries.append
-    stray: list[tuple[int, str]] = []
+    span = _Span(first_line - 1, first_line + len(tokens))
+    read_parts(tokens, first_line, (span,))
+    assert span._entries is not None
+    return span._entries, span._stray
+
+
+class _Span(Bulleted):
+    """The lines [line + 1, end) of a part, for `bullets`."""
+
+    __slots__ = ("line", "end")
+
+    def __init__(self, line: int, end: int) -> None:
+        self._entries = None
+        self._stray = []
+        self._read = None
+        self.line = line
+        self.end = end
+
+
+# A file's keys, lowered once each (a few distinct ones in 100,000 bullets); bounded, so a
+# file of made-up keys cannot grow it (those are lowered one by one).
+_LOWERED: dict[str, str] = {}
+
+
+def _lower(key: str) -> str:
+    low = key.lower()
+    if len(_LOWERED) < 512:
+        _LOWERED[key] = low
+    return low
+
+
+INFINITY = float("inf")
+
+
+def read_parts(tokens: list[tuple[str, str, str]], base: int,
+               parts: Iterable[Block | Node | _Span]) -> None:
+    """Set the entries and stray lines of each part (in order of their lines, none inside
+    another) from the tokens of the lines they lie in, the first of which is line `base`:
+    a part's bullets are its lines [part.line + 1, part.end). One loop over the lines, so a
+    section of 10,000 parts costs no call per part."""
+    queue = iter(parts)
+    part = next(queue, None)
+    bound: float = part.line + 1 if part is not None else INFINITY  # where the next part opens
+    opening = True
+    entries: list[Entry] | None = None  # the open part's, None between parts
+    append = stray = None
     current: Entry | None = None
     sub_match = SUB_BULLET.match
-    for line, (key, value, other) in enumerate(tokens, first_line):
+    lowered = _LOWERED
+    # Each bullet's Entry is made here field by field, as Entry.__init__ would make it: the
+    # call of an `__init__` costs a frame per bullet, a quarter of making 100,000 of them
+    make = object.__new__
+    for line, (key, value, other) in enumerate(tokens, base):
+        while line >= bound:  # a part opens or closes here (twice a part: not in the loop's way)
+            assert part is not None
+            if opening:
+                entries = part._entries = []
+                stray = part._stray = []
+                append = entries.append
+                current = None
+                bound, opening = part.end, False
+            else:
+                entries = None
+                part = next(queue, None)
+                bound = part.line + 1 if part is not None else INFINITY
+                opening = True
+        if entries is None:
+            continue
         if key:  # the pattern's key has no blank at either end
-            current = Entry(key, value.strip(), line)
-            append(current)
+            low = lowered.get(key)
+            current = make(Entry)
+            current.key = key
+            current.key_lower = low if low is not None else _lower(key)
+            current.value = value.strip()
+            current.line = line
+            current.children = ()
+            append(current)  # type: ignore[misc]
         elif not other or other.isspace():
             continue
         elif current is not None and other[0] in " \t>":
@@ -77,8 +148,12 @@ def bullets(tokens: list[tuple[str, str, str]],
                 current.children = [child]
         else:
             current = None
-            stray.append((line, other))
-    return entries, stray
+            stray.append((line, other))  # type: ignore[union-attr]
+    # the parts whose lines the tokens did not reach hold none
+    if part is not None and opening:
+        part._entries, part._stray = [], []
+    for part in queue:
+        part._entries, part._stray = [], []
 
 
 def parse_bullets(lines: list[str], start: int, end: int,

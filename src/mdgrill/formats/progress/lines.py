@@ -32,12 +32,19 @@ BLOCK_HEADING = re.compile(
 LEGACY_HEADING = re.compile(r"(?P<phase>[A-Za-z]+) Interview(?: \(from [^)]*\))?\Z")
 # Greedy groups, trimmed by the caller: a lazy `(.*?)[ \t]*\Z` backtracks once per character
 # (the key can only differ by trailing spaces, since neither `:` nor `*` may be in it).
-# a key's words are separated by blanks that a word follows, so the blanks before the colon
-# can be read one way only (a class holding the blank, then `[ \t]*`, was quadratic on a
-# bullet of 100 KB of spaces with no colon)
+# A key is a letter, then letters, digits, `/_-` and spaces, not ending in a space: read as
+# one class (the engine's single-character loop, not its general repeat of `(?: +word)*`,
+# which cost a third of the tokenizing pass), its trailing spaces given back one by one to
+# the lookbehind. The blanks before the colon are read one way only, so a bullet of 100 KB
+# of spaces and no colon stays linear (each position inside the spaces fails the lookbehind
+# at once; a class holding the blank, then `[ \t]*`, with no lookbehind, was quadratic).
 # (No possessive quantifiers: Python 3.10, which mdgrill supports, has none.)
-_KEY = (r"[-*+][ \t]+(?:\*\*)?([A-Za-z][A-Za-z0-9/_-]*(?: +[A-Za-z0-9/_-]+)*)(?:\*\*)?"
-        r"[ \t]*:(?:\*\*)?")
+# The optional `**` is written `(?:\*\*|)`, not `(?:\*\*)?`: the same choices tried in the
+# same order, as a branch instead of the engine's general repeat.
+# `tests/test_grammar.py` holds that these read every line as the plainer spelling
+# (`(?:\*\*)?`, `(?: +[A-Za-z0-9/_-]+)*`, an optional value) reads it.
+_KEY = (r"[-*+][ \t]+(?:\*\*|)([A-Za-z][A-Za-z0-9/_ -]*(?<! ))(?:\*\*|)"
+        r"[ \t]*:(?:\*\*|)")
 BULLET = re.compile(_KEY + r"(?:[ \t]+(.*))?\Z")
 SUB_BULLET = re.compile(r"([ \t]+)[-*+][ \t]+(.*)\Z")
 # The grammar of a line under a `###` heading, as one pattern so a part is read in one
@@ -46,7 +53,7 @@ SUB_BULLET = re.compile(r"([ \t]+)[-*+][ \t]+(.*)\Z")
 # character (SUB_BULLET for a nested bullet).
 # Each match ends after its line's LF (or at the end), so the next begins a line: no `^`
 # with re.M, which the engine tries at every position.
-BULLET_LINE = re.compile(rf"(?:{_KEY}(?:[ \t]+([^\n]*))?(?![^\n])|([^\n]*))\n?")
+BULLET_LINE = re.compile(rf"(?:{_KEY}(?:[ \t]+([^\n]*)|(?![^\n]))|([^\n]*))\n?")
 
 TRANSITION_WORDS = {
     "awaiting confirmation": "awaiting", "confirmed": "confirmed", "revised": "revised",
@@ -65,13 +72,18 @@ ARTIFACT_WORDS = {
 
 
 class Entry:
-    """One `- Key: value` bullet of a node or a block, with its 0-based line."""
+    """One `- Key: value` bullet of a node or a block, with its 0-based line. (`blocks.
+    read_parts` sets these same fields without calling `__init__`: a field added here is
+    added there.)"""
 
     __slots__ = ("key", "key_lower", "value", "line", "children")
 
-    def __init__(self, key: str, value: str, line: int) -> None:
+    def __init__(self, key: str, value: str, line: int, key_lower: str | None = None) -> None:
+        """`key_lower`: `key.lower()` when the caller has it (a file's few distinct keys,
+        lowered once each instead of once a bullet)."""
         self.key = key
-        self.key_lower = key.lower()  # keys are read case-insensitively: lowered once
+        # keys are read case-insensitively: lowered once
+        self.key_lower = key.lower() if key_lower is None else key_lower
         self.value = value
         self.line = line
         # nested bullets / continuation lines: a list once there is one (most entries have
@@ -154,6 +166,9 @@ class Block(Bulleted):
 
 
 class Option:
+    """A nested bullet of a node's `Options:` entry (`Node.options` sets these same fields
+    without calling `__init__`: a field added here is added there)."""
+
     __slots__ = ("text", "recommended", "line")
 
     def __init__(self, text: str, recommended: bool, line: int) -> None:
@@ -165,7 +180,7 @@ class Option:
 class Node(Bulleted):
     """A design tree node `### <ID>: <title>` and its bullets."""
 
-    __slots__ = ("id", "title", "line", "end", "offset", "stop", "_options")
+    __slots__ = ("id", "title", "line", "end", "offset", "stop", "_options", "_refs")
 
     def __init__(self, node_id: str, title: str, line: int, end: int, offset: int = -1) -> None:
         # Bulleted's three fields set here, not by a call: a 10,000-node tree makes as many
@@ -179,18 +194,28 @@ class Node(Bulleted):
         self.offset = offset  # where its heading line starts in the text (-1: not known)
         self.stop = -1  # where its text stops (set by the reader that made it)
         self._options: list[Option] | None = None
+        self._refs: tuple[tuple[str, ...], str | None] | None = None
 
     def _forget(self) -> None:
         self._options = None
+        self._refs = None
 
     @property
     def options(self) -> list[Option]:
         """The nested bullets of its `Options:` entries, the `(Recommended)` one marked."""
-        if self._options is None:
-            self._options = [Option(text, "(recommended)" in text.lower(), line)
-                             for entry in self.entries if entry.key_lower == "options"
-                             for text, line in entry.children]
-        return self._options
+        options = self._options
+        if options is None:
+            options = self._options = []
+            make = object.__new__  # as Option.__init__ makes one, without its frame
+            for entry in self.entries:
+                if entry.key_lower == "options":
+                    for text, line in entry.children:
+                        option = make(Option)
+                        option.text = text
+                        option.recommended = "(recommended)" in text.lower()
+                        option.line = line
+                        options.append(option)
+        return options
 
     def first(self, key: str) -> str | None:
         """The value of the node's first `key` entry (keys read case-insensitively). Read
@@ -208,12 +233,30 @@ class Node(Bulleted):
 
     @property
     def depends_on(self) -> list[str]:
-        return split_ids(self.first("Depends on"))
+        """The IDs of its first `Depends on` entry."""
+        return list(self.references()[0])
 
     @property
     def spawned_by(self) -> str | None:
-        ids = split_ids(self.first("Spawned by"))
-        return ids[0] if ids else None
+        """The first ID of its first `Spawned by` entry."""
+        return self.references()[1]
+
+    def references(self) -> tuple[tuple[str, ...], str | None]:
+        """(`depends_on`, `spawned_by`), read in one scan of its entries on first use: the
+        checks, the loop search and the frontier each ask for them."""
+        refs = self._refs
+        if refs is None:
+            depends = spawned = None
+            for entry in self.entries:
+                key = entry.key_lower
+                if key == "depends on":
+                    if depends is None:
+                        depends = entry.value
+                elif key == "spawned by" and spawned is None:
+                    spawned = entry.value
+            parents = split_ids(spawned)
+            refs = self._refs = (tuple(split_ids(depends)), parents[0] if parents else None)
+        return refs
 
     @property
     def investigating(self) -> str | None:

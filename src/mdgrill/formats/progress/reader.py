@@ -17,12 +17,12 @@ from mdgrill.formats.markdown import (
     sections,
 )
 from mdgrill.formats.progress.blocks import (
-    bullets,
     classify_block,
     lf_line_ends,
     line_tokens,
     normalize_log,
     read_bullets,
+    read_parts,
 )
 from mdgrill.formats.progress.lines import (
     KNOWN_SECTIONS,
@@ -301,12 +301,8 @@ class Progress:
         if sec is None or not unread:
             return
         start, end = self._section_offsets(sec)
-        tokens = line_tokens(self.tf.text, start, end)
-        base = sec.start
-        for part in unread:
-            # straight into the slots: nothing was worked out from entries never read
-            part._entries, part._stray = bullets(
-                tokens[part.line + 1 - base:part.end - base], part.line + 1)
+        # straight into the slots: nothing was worked out from entries never read
+        read_parts(line_tokens(self.tf.text, start, end), sec.start, unread)
 
     def reuse_bullets(self, earlier: Progress) -> int:
         """Take from `earlier` (a parse of an earlier version of the same text) what did not
@@ -397,9 +393,11 @@ class Progress:
         return node
 
     def node_headings_without_id(self) -> list[Section]:
+        parts = self._section_parts(TREE)
+        if self._nodes is not None and len(self._nodes) == len(parts):
+            return []  # every heading made a node: each had an ID
         return [Section(title, 3, line, line + 1, end)
-                for (title, line, end, _, _), m in zip(self._section_parts(TREE),
-                                                       self._node_matches(), strict=True)
+                for (title, line, end, _, _), m in zip(parts, self._node_matches(), strict=True)
                 if m is None]
 
     def node_ids(self) -> list[str]:
@@ -454,6 +452,7 @@ def _take_bullets(mine: Sequence[Block | Node], theirs: Sequence[Block | Node], 
         if isinstance(part, Node) and isinstance(prior, Node):
             # the options hold lines: read again where the node moved
             part._options = prior._options if not moved else None
+            part._refs = prior._refs
         taken += 1
     if len(unread) * 2 < len(mine):
         for part in unread:
