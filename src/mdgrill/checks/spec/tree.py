@@ -84,7 +84,7 @@ def _asked_without_options(prog: Progress) -> list[Diagnostic]:
         return []
     out: list[Diagnostic] = []
     for node_id in dict.fromkeys(str(i) for i in pending):
-        node = prog.node(node_id) if node_id in prog.node_ids() else None
+        node = prog.node(node_id)
         if node is None:
             continue
         if node.options:

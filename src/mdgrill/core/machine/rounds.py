@@ -196,7 +196,7 @@ def _answer_text(prog: Progress, decision_id: str, answer: str) -> str:
     """What a reply records: the option it names, or the recommended option it accepts (the
     user's words beside it), or the user's own words; refused if it answers nothing."""
     # node_ids() reads only headings: a decision kept outside the tree costs no node parse
-    node = prog.node(decision_id) if decision_id in prog.node_ids() else None
+    node = prog.node(decision_id)
     options, recommended = node.choices() if node is not None else ([], None)
     reply = classify(answer, options, recommended)
     words = single_line(answer, "--answer")
@@ -333,7 +333,7 @@ def _require_same_meaning(prog: Progress, decision_id: str, old: str, text: str,
                           other: bool) -> None:
     """`amend` corrects wording: an amendment that picks another option, or turns an option
     into the user's own words (or back), changes what was decided, which is a `revise`."""
-    node = prog.node(decision_id) if decision_id in prog.node_ids() else None
+    node = prog.node(decision_id)
     options, recommended = node.choices() if node is not None else ([], None)
     if not options:
         return  # nothing to hold the words to: any rewording stays a rewording
