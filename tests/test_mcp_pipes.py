@@ -95,10 +95,17 @@ class Wire:
         self.lines: queue.Queue[bytes] = queue.Queue()
         if self.proc.stdout is not None and reading:  # else the caller reads stdout itself
             threading.Thread(target=self._read, args=(self.proc.stdout,), daemon=True).start()
+        self.errors: list[bytes] = []  # stderr, read all along: a full pipe would stop it
+        self._errors = threading.Thread(target=self._keep, args=(self.proc.stderr,),
+                                        daemon=True)
+        self._errors.start()
 
     def _read(self, out: io.BufferedReader) -> None:
         for line in out:
             self.lines.put(line)
+
+    def _keep(self, err: io.BufferedReader) -> None:
+        self.errors.extend(err)
 
     def send(self, data: bytes, answers: int) -> list[bytes]:
         assert self.proc.stdin is not None
@@ -108,10 +115,11 @@ class Wire:
 
     def end(self) -> tuple[int, str]:
         """Close stdin: the server ends (its exit status, its stderr)."""
-        assert self.proc.stdin is not None and self.proc.stderr is not None
+        assert self.proc.stdin is not None
         self.proc.stdin.close()
         code = self.proc.wait(timeout=60)
-        return code, self.proc.stderr.read().decode("utf-8", "replace")
+        self._errors.join(timeout=60)
+        return code, b"".join(self.errors).decode("utf-8", "replace")
 
 
 def request(id_: int, method: str, params: dict[str, object] | None = None) -> bytes:
