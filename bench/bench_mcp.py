@@ -24,9 +24,12 @@ session alone and says so. Its state file is seeded with the collecting intervie
 `begin-interview` would write (that verb also wants a recorded skill load, which is not what
 is timed here). Both run on the interpreter of the timed mdgrill's venv.
 
-Wall-clock medians: a tool call's time is the round trip to another process (its CPU time is
-not ours to read), and the loop's floor is two fsynced writes per decision. The machine is
-shared, so every figure is taken in turns with its baseline and printed beside it.
+Wall-clock medians: a tool call's time is the round trip to another process, and the loop's
+floor is two fsynced writes per decision. The machine is shared, so every figure is taken in
+turns with its baseline and printed beside it, and beside each its CPU time, which the load
+does not add to: a CLI call's and phase_gate.py's from getrusage (the waited-for children), a
+tool call's as this process's (the client's) plus the server's (all its threads, to the
+nanosecond, from Linux's /proc/<pid>/task/*/schedstat; NaN elsewhere).
 """
 
 from __future__ import annotations
@@ -34,7 +37,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -81,36 +86,79 @@ def checked(reply: Any) -> dict[str, Any]:
     return answer
 
 
+def children() -> set[int]:
+    """This process's child processes (Linux; empty elsewhere)."""
+    found: set[int] = set()
+    try:
+        for task in os.listdir(f"/proc/{os.getpid()}/task"):
+            with open(f"/proc/{os.getpid()}/task/{task}/children", encoding="ascii") as handle:
+                found.update(int(pid) for pid in handle.read().split())
+    except OSError:
+        pass
+    return found
+
+
+def cpu_of(pid: int | None) -> float:
+    """Seconds the process `pid` has run on a CPU, all its threads, to the nanosecond (Linux's
+    schedstat); NaN where that cannot be read."""
+    if pid is None:
+        return math.nan
+    total = 0
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/schedstat", encoding="ascii") as handle:
+                total += int(handle.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return math.nan
+    return total / 1e9
+
+
+def children_cpu() -> float:
+    """Seconds of CPU of the waited-for child processes (the CLI calls, phase_gate.py)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 async def session_run(mdgrill: str, env: dict[str, str], repo: str, job: Any) -> Any:
+    """`job(session, pid)` on a new server session (`pid`: the server process, or None)."""
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
     params = StdioServerParameters(command=mdgrill, args=["mcp"], env=env, cwd=repo)
+    before = children()
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
-        return await job(session)
+        new = children() - before
+        return await job(session, new.pop() if len(new) == 1 else None)
 
 
-def writes_and_reads(tmp: str, mdgrill: str, env: dict[str, str],
-                     calls: int) -> dict[str, list[float]]:
-    """Parts 1 and 2: per-call times of the CLI and of the tools, taking turns."""
+def writes_and_reads(tmp: str, mdgrill: str, env: dict[str, str], calls: int,
+                     ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Parts 1 and 2: per-call times of the CLI and of the tools, taking turns; and the CPU
+    seconds of each call (the CLI process's; the client's and the server's)."""
     repo = new_repo(tmp, "calls", mdgrill, env)
     open_ids(repo, mdgrill, env, [f"D{i}" for i in range(1, 2 * calls + 1)])
     times: dict[str, list[float]] = {k: [] for k in (
         "cli record-answer", "mcp record-answer", "cli open-frontier", "mcp open-frontier",
         "mcp status", "mcp frontier", "mcp ledger")}
+    cpu: dict[str, list[float]] = {k: [] for k in times}
 
     def cli(*argv: str) -> float:
-        started = time.perf_counter()
+        started, used = time.perf_counter(), children_cpu()
         subprocess.run([mdgrill, *argv], cwd=repo, env=env, check=True, capture_output=True)
+        cpu[f"cli {argv[0]}"].append(children_cpu() - used)
         return time.perf_counter() - started
 
-    async def job(session: Any) -> None:
+    async def job(session: Any, pid: int | None) -> None:
         async def tool(name: str, arguments: dict[str, object]) -> float:
-            started = time.perf_counter()
+            started, mine, theirs = time.perf_counter(), time.process_time(), cpu_of(pid)
             checked(await session.call_tool(name, arguments))
-            return time.perf_counter() - started
+            spent = time.perf_counter() - started
+            cpu[f"mcp {name.replace('_', '-')}"].append(
+                time.process_time() - mine + cpu_of(pid) - theirs)
+            return spent
         await tool("status", {"spec": SPEC})  # the server's first call imports what it uses
+        cpu["mcp status"].clear()
         for i in range(calls):
             times["cli record-answer"].append(cli(
                 "record-answer", SPEC, "--decision-id", f"D{2 * i + 1}", "--answer", f"a {i}"))
@@ -123,7 +171,7 @@ def writes_and_reads(tmp: str, mdgrill: str, env: dict[str, str],
             for read in ("status", "frontier", "ledger"):
                 times[f"mcp {read}"].append(await tool(read, {"spec": SPEC}))
     asyncio.run(session_run(mdgrill, env, repo, job))
-    return times
+    return times, cpu
 
 
 def in_process(tmp: str, mdgrill: str, env: dict[str, str],
@@ -177,11 +225,13 @@ def seed_phase_gate(folder: str) -> str:
 
 
 def the_loop(tmp: str, mdgrill: str, python: str, env: dict[str, str], decisions: int,
-             phase_gate: str | None) -> tuple[float, float | None]:
-    """Part 3: seconds for the whole loop through one session, and through phase_gate."""
+             phase_gate: str | None) -> tuple[dict[str, float], dict[str, float]]:
+    """Part 3: seconds for the whole loop through one session, and through phase_gate; and
+    the CPU seconds each took (the client's and the server's; the processes')."""
     repo = new_repo(tmp, "loop", mdgrill, env)
     state = seed_phase_gate(os.path.join(tmp, "ralph")) if phase_gate else None
     spent = {"mcp": 0.0, "phase_gate": 0.0}
+    cpu = {"mcp": 0.0, "phase_gate": 0.0}
 
     def gate(*argv: str) -> None:
         assert phase_gate is not None and state is not None
@@ -190,22 +240,28 @@ def the_loop(tmp: str, mdgrill: str, python: str, env: dict[str, str], decisions
         if proc.returncode != 0:
             raise SystemExit(f"phase_gate.py {argv[0]} failed: {proc.stderr.strip()}")
 
-    async def job(session: Any) -> None:
+    async def job(session: Any, pid: int | None) -> None:
+        # the server's CPU over the whole loop: what it does after an answer has gone (while
+        # phase_gate.py runs) is its work too, and it is idle otherwise
+        server_before = cpu_of(pid)
         for n in range(1, decisions + 1):
             decision = f"D{n}"
-            started = time.perf_counter()
+            started, mine = time.perf_counter(), time.process_time()
             checked(await session.call_tool("open_frontier", {
                 "spec": SPEC, "round": n, "decision_id": [decision]}))
             checked(await session.call_tool("record_answer", {
                 "spec": SPEC, "decision_id": decision, "answer": f"answer {n}"}))
             spent["mcp"] += time.perf_counter() - started
+            cpu["mcp"] += time.process_time() - mine
             if phase_gate:
-                started = time.perf_counter()
+                started, used = time.perf_counter(), children_cpu()
                 gate("open-frontier", "--round", str(n), "--decision-id", decision)
                 gate("record-answer", "--decision-id", decision, "--answer", f"answer {n}")
                 spent["phase_gate"] += time.perf_counter() - started
+                cpu["phase_gate"] += children_cpu() - used
+        cpu["mcp"] += cpu_of(pid) - server_before
     asyncio.run(session_run(mdgrill, env, repo, job))
-    return spent["mcp"], spent["phase_gate"] if phase_gate else None
+    return spent, cpu
 
 
 def lend_the_sdk(python: str) -> None:
@@ -243,32 +299,41 @@ def main() -> int:
                "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "b@example.com"}
         print(f"mdgrill: {mdgrill}\nwall-clock medians, taking turns with each baseline; "
               f"load average {os.getloadavg()[0]:.1f} at the start")
-        times = writes_and_reads(tmp, mdgrill, env, opts.calls)
-        loop_mcp, loop_gate = the_loop(tmp, mdgrill, python, env, opts.decisions, phase_gate)
+        times, cpu = writes_and_reads(tmp, mdgrill, env, opts.calls)
+        loop, loop_cpu = the_loop(tmp, mdgrill, python, env, opts.decisions, phase_gate)
         inside = in_process(tmp, mdgrill, env, opts.calls)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     med = {k: statistics.median(v) * 1000 for k, v in times.items()}
+    # CPU a call: the median of each call's CPU seconds (the client's and the server's for a
+    # tool, the process's for the CLI): what the machine's load does not add to
+    cpu_med = {k: statistics.median(v) * 1000 if v else math.nan for k, v in cpu.items()}
     print(f"\n1. writes ({opts.calls} calls each; target: a tool call <= 1/10 of the CLI's)")
     for verb in ("record-answer", "open-frontier"):
         cli, mcp = med[f"cli {verb}"], med[f"mcp {verb}"]
+        cli_cpu, mcp_cpu = cpu_med[f"cli {verb}"], cpu_med[f"mcp {verb}"]
         print(f"   {verb}: CLI {cli:.1f} ms, MCP tool {mcp:.1f} ms (p95 "
               f"{sorted(times[f'mcp {verb}'])[int(0.95 * opts.calls)] * 1000:.1f}): "
-              f"{mcp / cli:.3f} of the CLI ({'met' if mcp <= cli / 10 else 'NOT met'})")
+              f"{mcp / cli:.3f} of the CLI ({'met' if mcp <= cli / 10 else 'NOT met'}); CPU "
+              f"{mcp_cpu:.1f} ms (client and server) against the CLI's {cli_cpu:.1f}: "
+              f"{mcp_cpu / cli_cpu:.3f}")
     print(f"2. reads ({opts.calls} calls each; target <= 5 ms)")
     for read in ("status", "frontier", "ledger"):
         value = med[f"mcp {read}"]
-        print(f"   {read}: {value:.1f} ms ({'met' if value <= 5 else 'NOT met'})")
+        print(f"   {read}: {value:.1f} ms ({'met' if value <= 5 else 'NOT met'}); CPU "
+              f"{cpu_med[f'mcp {read}']:.1f} ms (client and server)")
     print(f"3. the loop, {opts.decisions} decisions (open it in the next round, record its "
-          f"answer): one MCP session {loop_mcp:.2f} s ({loop_mcp / opts.decisions * 1000:.1f} "
-          "ms a decision)")
-    if loop_gate is None:
+          f"answer): one MCP session {loop['mcp']:.2f} s ({loop['mcp'] / opts.decisions * 1000:.1f}"
+          f" ms a decision; CPU {loop_cpu['mcp']:.2f} s, client and server)")
+    if not phase_gate:
         print("   phase_gate.py: not timed (name it with --phase-gate or MDGRILL_PHASE_GATE)")
     else:
-        ratio = loop_gate / loop_mcp
-        print(f"   phase_gate.py processes {loop_gate:.2f} s: the session is {ratio:.1f}x "
-              f"faster (target >= 12x: {'met' if ratio >= 12 else 'NOT met'})")
+        ratio = loop["phase_gate"] / loop["mcp"]
+        print(f"   phase_gate.py processes {loop['phase_gate']:.2f} s: the session is "
+              f"{ratio:.1f}x faster (target >= 12x: {'met' if ratio >= 12 else 'NOT met'}); "
+              f"CPU {loop_cpu['phase_gate']:.2f} s: "
+              f"{loop_cpu['phase_gate'] / loop_cpu['mcp']:.1f}x less in the session")
     print("4. inside one process, through the SDK's tool manager (no transport, no client): "
           + ", ".join(f"{name} {statistics.median(v) * 1000:.2f} ms"
                       for name, v in inside.items()))

@@ -161,9 +161,15 @@ def _answered(server: Server, name: str, arguments: dict[str, object]) -> None:
         return
     assert isinstance(payload, dict) and "ok" in payload, (name, payload)
     if payload["ok"] is False:
-        code = payload["error"]["code"]
-        assert code != "INTERNAL", (name, {k: str(v)[:40] for k, v in arguments.items()},
-                                    payload)
+        if "error" in payload:  # a refusal or bad input
+            codes = [payload["error"]["code"]]
+        elif name == "answer":  # nothing recorded: why, decision by decision, as the CLI says
+            codes = [refusal["code"] for refusal in payload["refused"].values()]
+        else:  # validate: the problems it found
+            assert name == "validate", (name, payload)
+            codes = [found["code"] for found in payload["diagnostics"]]
+        assert "INTERNAL" not in codes, (name, {k: str(v)[:40] for k, v in arguments.items()},
+                                         payload)
 
 
 # -- paths outside the repository ------------------------------------------------------------

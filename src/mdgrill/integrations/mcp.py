@@ -110,23 +110,20 @@ def failure(exc: BaseException) -> dict[str, object]:
 
 
 def guarded(tool: Tool) -> Tool:
-    """`tool`, answering every exception as a tool result, so no call stops the server."""
-    if inspect.iscoroutinefunction(tool):
-        @functools.wraps(tool)
-        async def run_async(*args: Any, **kwargs: Any) -> dict[str, object]:
-            try:
-                _refuse_nul([*args, kwargs])
-                result: dict[str, object] = await tool(*args, **kwargs)
-                return result
-            except Exception as exc:  # every failure is the call's answer
-                return failure(exc)
-        return run_async  # type: ignore[return-value]
+    """`tool`, answering every exception as a tool result, so no call stops the server.
 
+    The guard is a coroutine function even for a plain tool: the SDK would run a plain one on
+    a worker thread, a wake-up of another thread per call (issue 37, goal 2); on the event
+    loop, calls run one at a time, in the order they came."""
     @functools.wraps(tool)
-    def run(*args: Any, **kwargs: Any) -> dict[str, object]:
+    async def run(*args: Any, **kwargs: Any) -> dict[str, object]:
         try:
             _refuse_nul([*args, kwargs])
-            result: dict[str, object] = tool(*args, **kwargs)
+            result: dict[str, object]
+            if inspect.iscoroutinefunction(tool):
+                result = await tool(*args, **kwargs)
+            else:
+                result = tool(*args, **kwargs)
             return result
         except Exception as exc:  # every failure is the call's answer
             return failure(exc)
@@ -389,8 +386,10 @@ def server(root: str | None = None) -> MCPServer:
 
     if MCPServer is None:
         raise ImportError("mcp")
+    from mdgrill.integrations.pipes import PipeServer
+
     ws = Workspace(find_root(root or os.getcwd()))
-    app = MCPServer("mdgrill", instructions=INSTRUCTIONS)
+    app = PipeServer("mdgrill", instructions=INSTRUCTIONS)
     for tool in tools(ws):
         app.add_tool(tool)
 

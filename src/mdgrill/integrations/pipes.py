@@ -1,0 +1,167 @@
+"""The MCP server's stdin and stdout on asyncio's own pipe transports (issue 37, goal 2).
+
+The SDK's `stdio_server()` reads and writes the standard streams through `anyio.wrap_file`:
+a worker thread for every line read and two for every line written (write, flush), each a
+wake-up of another thread that the scheduler of a loaded machine can keep waiting. Here the
+event loop reads and writes the pipes itself, and the SDK's own `stdio_server()` does the rest
+(framing, validation, serialization), handed these two objects in place of its wrapped files;
+so the JSON-RPC on the wire is the SDK's, byte for byte.
+
+As the SDK does, the wire is moved to private descriptors while the server runs: fd 0 reads
+the null device and fd 1 writes to stderr, so a stray print or a child's output never lands
+between two messages; both are restored on the way out. Stdin or stdout that is not a pipe or
+a socket (a file, a terminal) is left to the SDK (`pipes()` yields None).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import stat
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.stdio import stdio_server
+
+# the pipe's chunk: asyncio stops reading ahead at twice this much unread
+CHUNK = 1 << 16
+
+
+def _is_pipe(fd: int) -> bool:
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+class LineReader:
+    """Stdin's lines as text, as the SDK's wrapped text file yields them: decoded as UTF-8
+    with bad bytes replaced, split at `\\n`, `\\r\\n` and a lone `\\r` (universal newlines),
+    each ending in `\\n` but the last one when the input ends without one."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._reader = reader
+        self._lines: list[str] = []
+        self._rest = b""
+        self._ended = False
+
+    def __aiter__(self) -> LineReader:
+        return self
+
+    async def __anext__(self) -> str:
+        while not self._lines:
+            if self._ended:
+                raise StopAsyncIteration
+            chunk = await self._reader.read(CHUNK)
+            if chunk:
+                *whole, self._rest = (self._rest + chunk).split(b"\n")
+                for raw in whole:
+                    self._add(raw, "\n")
+            else:
+                self._ended = True
+                if self._rest:
+                    self._add(self._rest, "")
+                self._rest = b""
+        return self._lines.pop(0)
+
+    def _add(self, raw: bytes, end: str) -> None:
+        if b"\r" in raw:  # `\r\n` is one line end, a lone `\r` another
+            if raw.endswith(b"\r"):
+                raw, end = raw[:-1], "\n"
+            *lone, raw = raw.split(b"\r")
+            self._lines.extend(part.decode("utf-8", "replace") + "\n" for part in lone)
+        self._lines.append(raw.decode("utf-8", "replace") + end)
+
+
+class LineWriter:
+    """Stdout, taking the SDK's text lines: each written at once, `flush` waits while the
+    pipe is full. A client that has gone (a broken pipe) takes nothing more: the lines are
+    dropped, and the server ends at the end of its input, as it does without one."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._writer = writer
+        self._gone = False
+
+    async def write(self, text: str) -> None:
+        if not self._gone:
+            try:
+                self._writer.write(text.encode("utf-8"))
+            except (ConnectionError, RuntimeError):  # closing or closed: the client left
+                self._gone = True
+
+    async def flush(self) -> None:
+        if not self._gone:
+            try:
+                await self._writer.drain()
+            except ConnectionError:
+                self._gone = True
+
+
+@asynccontextmanager
+async def pipes() -> AsyncIterator[tuple[LineReader, LineWriter] | None]:
+    """Stdin and stdout as a line reader and writer on the event loop, or None when either
+    is not a pipe or a socket."""
+    if not (_is_pipe(0) and _is_pipe(1)):
+        yield None
+        return
+    loop = asyncio.get_running_loop()
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    blocking = os.get_blocking(wire_in), os.get_blocking(wire_out)
+    diverted = False
+    try:
+        null = os.open(os.devnull, os.O_RDONLY)
+        try:
+            os.dup2(null, 0)
+        finally:
+            os.close(null)
+        os.dup2(2, 1)
+        diverted = True
+        reader = asyncio.StreamReader(limit=CHUNK)
+        read_transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader),
+            os.fdopen(wire_in, "rb", buffering=0, closefd=False))
+        write_transport, protocol = await loop.connect_write_pipe(
+            lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()),
+            os.fdopen(wire_out, "wb", buffering=0, closefd=False))
+        # `flush` returns once the pipe has taken every byte, as the SDK's flush does
+        write_transport.set_write_buffer_limits(high=0)
+        writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
+        try:
+            yield LineReader(reader), LineWriter(writer)
+        finally:
+            read_transport.close()
+            write_transport.close()
+            await asyncio.sleep(0)  # let the transports let go of the descriptors
+    finally:  # the wire back on fd 0 and 1, as it was (on the way out, nothing to raise)
+        with suppress(OSError):
+            if diverted:
+                os.dup2(wire_in, 0)
+                os.dup2(wire_out, 1)
+        for fd, was_blocking in zip((wire_in, wire_out), blocking, strict=True):
+            with suppress(OSError):
+                os.set_blocking(fd, was_blocking)
+            with suppress(OSError):
+                os.close(fd)
+
+
+class PipeServer(MCPServer):
+    """The SDK's server, serving stdio on `pipes()` where it can (`mdgrill mcp` runs it)."""
+
+    async def run_stdio_async(self) -> None:
+        # What start-up made (the SDK's models and schemas, ~90,000 objects) lives as long as
+        # the server: frozen, the cycle collector's full passes (75-270 ms each, now and then
+        # in the middle of a call) no longer walk it. What the calls make is collected as ever.
+        gc.freeze()
+        async with pipes() as wire:
+            if wire is None:  # a file or a terminal: the SDK's own wrapped files
+                await super().run_stdio_async()
+                return
+            # the SDK's framing on these lines; its files and descriptors stay untouched
+            async with stdio_server(*wire) as (read, write):  # type: ignore[arg-type]
+                # `Server.run` is the SDK's serving loop; MCPServer keeps its Server private
+                # (the SDK's in-memory transport reaches it the same way)
+                lowlevel = self._lowlevel_server
+                await lowlevel.run(read, write, lowlevel.create_initialization_options())
