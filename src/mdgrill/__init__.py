@@ -10,6 +10,7 @@ Everything else is private to its module.
 from __future__ import annotations
 
 from mdgrill.errors import GateRefusal, InputError, MdgrillError
+from mdgrill.lazy import lazy_names
 
 # `typing` costs 3 ms to import and a part of mdgrill (the glossary reader) may be all a
 # user imports; type checkers treat this name as true
@@ -80,16 +81,4 @@ _LAZY = {"Spec": "mdgrill.api", "Result": "mdgrill.services.result",
          **dict.fromkeys(RESULTS, "mdgrill.services.result")}
 
 
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mdgrill' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, __all__)

@@ -7,6 +7,8 @@ nodes) once, so the cost stays linear in the file's size. A file that cannot be 
 
 from __future__ import annotations
 
+from mdgrill.lazy import lazy_names
+
 # `from mdgrill.checks.spec import X` loads X's module on first use, not all five: a verb
 # that checks the front matter alone does not pay for the tree's and the glossary's checks.
 # Type checkers treat this name as true and read the names from the imports below.
@@ -107,14 +109,5 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mdgrill.checks.spec' has no attribute {name!r}")
-    value = getattr(__import__(f"mdgrill.checks.spec.{module}", fromlist=(name,)), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_names(__name__, {name: f"{__name__}.{module}" for name, module
+                                                 in _LAZY.items()}, __all__)

@@ -6,6 +6,8 @@ state kept in `.progress.md`; each transition also says what the log gains.
 
 from __future__ import annotations
 
+from mdgrill.lazy import lazy_names
+
 # `from mdgrill.core import machine` (or `from mdgrill.core.machine import X`) loads the
 # module of each name on first use, not all four: begin-interview does not pay for the
 # rounds' reply classifier, nor record-answer for the closing transitions. Type checkers
@@ -118,14 +120,5 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mdgrill.core.machine' has no attribute {name!r}")
-    value = getattr(__import__(f"mdgrill.core.machine.{module}", fromlist=(name,)), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_names(__name__, {name: f"{__name__}.{module}" for name, module
+                                                 in _LAZY.items()}, __all__)
