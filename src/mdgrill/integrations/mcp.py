@@ -386,10 +386,10 @@ def server(root: str | None = None) -> MCPServer:
 
     if MCPServer is None:
         raise ImportError("mcp")
-    from mdgrill.integrations.pipes import PipeServer
+    from mdgrill.integrations.pipes import pipe_server
 
     ws = Workspace(find_root(root or os.getcwd()))
-    app = PipeServer("mdgrill", instructions=INSTRUCTIONS)
+    app = pipe_server("mdgrill", instructions=INSTRUCTIONS)
     for tool in tools(ws):
         app.add_tool(tool)
 

@@ -22,8 +22,10 @@ import stat
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 
-from mcp.server.mcpserver import MCPServer
-from mcp.server.stdio import stdio_server
+# typing costs 3 ms to import; type checkers treat this name as true
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
 
 # the pipe's chunk: asyncio stops reading ahead at twice this much unread
 CHUNK = 1 << 16
@@ -147,21 +149,28 @@ async def pipes() -> AsyncIterator[tuple[LineReader, LineWriter] | None]:
                 os.close(fd)
 
 
-class PipeServer(MCPServer):
-    """The SDK's server, serving stdio on `pipes()` where it can (`mdgrill mcp` runs it)."""
+def pipe_server(name: str, *, instructions: str) -> MCPServer:
+    """The SDK's server, serving stdio on `pipes()` where it can (`mdgrill mcp` runs it).
+    The SDK is imported here, not when this module loads: it is the `[mcp]` extra, and its
+    stdio module imports `fcntl`, which Windows has not (tests/test_portability.py)."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.stdio import stdio_server
 
-    async def run_stdio_async(self) -> None:
-        # What start-up made (the SDK's models and schemas, ~90,000 objects) lives as long as
-        # the server: frozen, the cycle collector's full passes (75-270 ms each, now and then
-        # in the middle of a call) no longer walk it. What the calls make is collected as ever.
-        gc.freeze()
-        async with pipes() as wire:
-            if wire is None:  # a file or a terminal: the SDK's own wrapped files
-                await super().run_stdio_async()
-                return
-            # the SDK's framing on these lines; its files and descriptors stay untouched
-            async with stdio_server(*wire) as (read, write):  # type: ignore[arg-type]
-                # `Server.run` is the SDK's serving loop; MCPServer keeps its Server private
-                # (the SDK's in-memory transport reaches it the same way)
-                lowlevel = self._lowlevel_server
-                await lowlevel.run(read, write, lowlevel.create_initialization_options())
+    class PipeServer(MCPServer):
+        async def run_stdio_async(self) -> None:
+            # What start-up made (the SDK's models and schemas, ~90,000 objects) lives as long as
+            # the server: frozen, the cycle collector's full passes (75-270 ms each, now and then
+            # in the middle of a call) no longer walk it. What the calls make is collected as ever.
+            gc.freeze()
+            async with pipes() as wire:
+                if wire is None:  # a file or a terminal: the SDK's own wrapped files
+                    await super().run_stdio_async()
+                    return
+                # the SDK's framing on these lines; its files and descriptors stay untouched
+                async with stdio_server(*wire) as (read, write):  # type: ignore[arg-type]
+                    # `Server.run` is the SDK's serving loop; MCPServer keeps its Server private
+                    # (the SDK's in-memory transport reaches it the same way)
+                    lowlevel = self._lowlevel_server
+                    await lowlevel.run(read, write, lowlevel.create_initialization_options())
+
+    return PipeServer(name, instructions=instructions)
