@@ -43,6 +43,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import genspec  # noqa: E402
+from processes import children  # noqa: E402
 
 EXAMPLES = HERE.parent / "examples" / "specs"
 BUDGET_MS = 500.0
@@ -150,18 +151,6 @@ def in_process(uri: str, text: str, script: list[Edit]) -> None:
 
 
 # -- over stdio ---------------------------------------------------------------------------
-
-
-def children() -> set[int]:
-    """This process's child processes (Linux; empty elsewhere)."""
-    found: set[int] = set()
-    try:
-        for task in os.listdir(f"/proc/{os.getpid()}/task"):
-            with open(f"/proc/{os.getpid()}/task/{task}/children", encoding="ascii") as handle:
-                found.update(int(pid) for pid in handle.read().split())
-    except OSError:
-        pass
-    return found
 
 
 def cpu_ms(pid: int | None) -> float | None:

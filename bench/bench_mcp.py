@@ -52,6 +52,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from installed import CHILD_ENV, install_fresh  # noqa: E402
+from processes import children  # noqa: E402
 
 SPEC = "specs/b"
 
@@ -84,18 +85,6 @@ def checked(reply: Any) -> dict[str, Any]:
     if answer.get("ok") is not True:
         raise SystemExit(f"a tool call failed: {text[:300]}")
     return answer
-
-
-def children() -> set[int]:
-    """This process's child processes (Linux; empty elsewhere)."""
-    found: set[int] = set()
-    try:
-        for task in os.listdir(f"/proc/{os.getpid()}/task"):
-            with open(f"/proc/{os.getpid()}/task/{task}/children", encoding="ascii") as handle:
-                found.update(int(pid) for pid in handle.read().split())
-    except OSError:
-        pass
-    return found
 
 
 def cpu_of(pid: int | None) -> float:
