@@ -43,7 +43,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import genspec  # noqa: E402
-from processes import children  # noqa: E402
+from processes import children, cpu_seconds  # noqa: E402
 
 EXAMPLES = HERE.parent / "examples" / "specs"
 BUDGET_MS = 500.0
@@ -154,18 +154,9 @@ def in_process(uri: str, text: str, script: list[Edit]) -> None:
 
 
 def cpu_ms(pid: int | None) -> float | None:
-    """The CPU time a process's threads have run so far, in ms, to the nanosecond the
-    scheduler counts (`/proc/PID/task/*/schedstat`); None where that cannot be read."""
-    if pid is None:
-        return None
-    total = 0
-    try:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{task}/schedstat", encoding="ascii") as handle:
-                total += int(handle.read().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None
-    return total / 1e6
+    """The CPU time the server `pid` has run so far, in ms; None where that cannot be read."""
+    seconds = cpu_seconds(pid)
+    return None if seconds is None else seconds * 1000
 
 
 class Server:

@@ -52,7 +52,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from installed import CHILD_ENV, install_fresh  # noqa: E402
-from processes import children  # noqa: E402
+from processes import children, cpu_seconds  # noqa: E402
 
 SPEC = "specs/b"
 
@@ -88,18 +88,9 @@ def checked(reply: Any) -> dict[str, Any]:
 
 
 def cpu_of(pid: int | None) -> float:
-    """Seconds the process `pid` has run on a CPU, all its threads, to the nanosecond (Linux's
-    schedstat); NaN where that cannot be read."""
-    if pid is None:
-        return math.nan
-    total = 0
-    try:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{task}/schedstat", encoding="ascii") as handle:
-                total += int(handle.read().split()[0])
-    except (OSError, ValueError, IndexError):
-        return math.nan
-    return total / 1e9
+    """Seconds the server `pid` has run on a CPU; NaN where that cannot be read."""
+    seconds = cpu_seconds(pid)
+    return math.nan if seconds is None else seconds
 
 
 def children_cpu() -> float:

@@ -1,5 +1,5 @@
-"""The child processes of this bench process, for the benches that time a server they start
-(bench_mcp.py, bench_lsp.py): the server's pid is the child that appeared."""
+"""The child processes of this bench process and their CPU time, for the benches that time a
+server they start (bench_mcp.py, bench_lsp.py): the server's pid is the child that appeared."""
 
 from __future__ import annotations
 
@@ -16,3 +16,18 @@ def children() -> set[int]:
     except OSError:
         pass
     return found
+
+
+def cpu_seconds(pid: int | None) -> float | None:
+    """Seconds the process `pid` has run on a CPU, all its threads, to the nanosecond the
+    scheduler counts (Linux's `/proc/PID/task/*/schedstat`); None where that cannot be read."""
+    if pid is None:
+        return None
+    total = 0
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/schedstat", encoding="ascii") as handle:
+                total += int(handle.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return total / 1e9
