@@ -53,6 +53,14 @@ def test_top_level_help_groups_the_verbs_by_task_most_used_first(mdgrill: Run) -
     assert "then ask / answer until" in " ".join(out.split())
 
 
+def test_the_cli_module_run_with_python_m_is_the_mdgrill_command() -> None:
+    """`python -m mdgrill.cli.main` used to import the module and exit 0 having done nothing."""
+    done = subprocess.run([sys.executable, "-m", "mdgrill.cli.main", "--version"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    assert done.stdout.startswith("mdgrill ")
+
+
 def test_top_level_help_imports_no_verb_module() -> None:
     probe = ("import sys\nfrom mdgrill.cli.main import main\ntry:\n    main(['--help'])\n"
              "except SystemExit:\n    pass\n"

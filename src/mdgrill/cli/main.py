@@ -463,3 +463,7 @@ def _fail(exc: MdgrillError, want_json: bool) -> int:
     else:
         sys.stderr.write(f"mdgrill: error {exc.code}: {exc.message}\n")
     return exc.exit_code
+
+
+if __name__ == "__main__":  # `python -m mdgrill.cli.main` is `mdgrill`, not a silent no-op
+    entry()
