@@ -7,7 +7,7 @@ from collections.abc import Callable
 from mdgrill.checks.spec.front import key_line
 from mdgrill.checks.spec.keys import MAX_OPTIONS, MIN_OPTIONS, NODE_KEYS, NODE_KEYS_LOWER
 from mdgrill.diagnostics import Diagnostic, error, warning
-from mdgrill.formats.progress import Node, Progress, split_ids
+from mdgrill.formats.progress import KEY_LOWERED, SUB_BULLET, Node, Progress, key_lower, split_ids
 from mdgrill.formats.schema import TERMINAL, is_id
 from mdgrill.model.tree import prerequisites, unexplained
 
@@ -49,8 +49,7 @@ def check_nodes(prog: Progress, memo: NodeChecks | None = None) -> list[Diagnost
                            "`### <ID>: <question>` (IDs like D1 or auth.users)"))
     waits = prerequisites
     if memo is None:
-        for node in nodes:
-            out.extend(_check_node(path, node, first_of))
+        out.extend(_check_tree(prog, nodes, first_of))
     else:
         ids = frozenset(first_of)
         found = memo.found if ids == memo.ids else {}
@@ -98,6 +97,142 @@ def _asked_without_options(prog: Progress) -> list[Diagnostic]:
                            f"offers {MIN_OPTIONS} to {MAX_OPTIONS} (`- Options:` with nested "
                            "`  - ` bullets, the recommended one first)"))
     return out
+
+
+def _check_tree(prog: Progress, nodes: list[Node],  # noqa: C901 - a branch per kind of line
+                known: dict[str, Node]) -> list[Diagnostic]:
+    """`_check_node` of every node, read from the tree's line tokens in one loop (as
+    `read_parts` reads them into entries), without making an entry or an option: a
+    10,000-node tree is checked at a tuple a line. Each node learns its references
+    (`Node.set_references`) as its entries would give them, for the loop search and the
+    frontier; its entries are made only if something asks for them."""
+    path = prog.path
+    tokens, base = prog.tree_tokens()
+    out: list[Diagnostic] = []
+    queue = iter(nodes)
+    node = next(queue, None)
+    bound = node.line + 1 if node is not None else _NEVER  # where the next node opens
+    opening = True
+    inside = False  # between a node's heading and its end
+    current = False  # an entry is open: an indented line below it is its nested line
+    listing = False  # the open entry is an `Options:` one: its nested lines are options
+    depends: list[str] | None = None  # the IDs of the node's first `Depends on` entry
+    spawned: list[str] | None = None  # and of its first `Spawned by`
+    options: list[tuple[str, int]] = []
+    listed: list[tuple[int, str]] = []  # (line, inline value) of each `Options:` entry
+    lowered = KEY_LOWERED
+    node_keys = NODE_KEYS_LOWER
+    sub_match = SUB_BULLET.match
+    for line, (key, value, other) in enumerate(tokens, base):
+        while line >= bound:  # a node opens or closes here
+            assert node is not None
+            if opening:
+                inside, current, listing = True, False, False
+                depends = spawned = None
+                if options or listed:
+                    options, listed = [], []
+                bound, opening = node.end, False
+            else:
+                _node_done(path, node, depends, spawned, options, listed, out)
+                inside = False
+                node = next(queue, None)
+                bound = node.line + 1 if node is not None else _NEVER
+                opening = True
+        if not inside:
+            continue
+        if key:
+            current, listing = True, False
+            low = lowered.get(key) or key_lower(key)
+            if low not in node_keys:
+                out.append(warning(path, line + 1, "UNKNOWN_NODE_KEY",
+                                   f"`{key}:` is not a node key (known: "
+                                   f"{', '.join(NODE_KEYS)}): check the spelling"))
+            elif low == "depends on" or low == "spawned by":
+                ids = split_ids(value.strip())
+                if low == "depends on":
+                    if depends is None:
+                        depends = ids
+                    fork = False
+                else:
+                    if spawned is None:
+                        spawned = ids
+                    fork = len(ids) > 1
+                for ref in ids:
+                    if ref not in known:  # an ID of no node, or no ID: said below
+                        fork = True
+                        break
+                if fork:
+                    _check_refs(path, node, line, ids, known, low, out)  # type: ignore[arg-type]
+            elif low == "options":
+                listing = True
+                listed.append((line, value.strip()))
+        elif not other or other.isspace():
+            continue
+        elif current and other[0] in " \t>":
+            if listing:
+                sub = sub_match(other)
+                options.append((sub.group(2).rstrip(" \t") if sub else other.strip(), line))
+        else:
+            current = listing = False
+    if node is not None:  # the last node the tokens reached, or the first they did not
+        if opening:
+            _node_done(path, node, None, None, [], [], out)
+        else:
+            _node_done(path, node, depends, spawned, options, listed, out)
+    for node in queue:
+        _node_done(path, node, None, None, [], [], out)
+    return out
+
+
+_NEVER = 1 << 62  # a line no file reaches
+
+
+def _node_done(path: str, node: Node, depends: list[str] | None, spawned: list[str] | None,
+               options: list[tuple[str, int]], listed: list[tuple[int, str]],
+               out: list[Diagnostic]) -> None:
+    """What `_check_tree` says of a node once its lines are read: its options' count and
+    mark, once for each `Options:` entry (as `_check_node` does), and its references."""
+    node.set_references((tuple(depends) if depends else (), spawned[0] if spawned else None))
+    if not listed:
+        return
+    marks = [line for text, line in options if "(recommended)" in text.lower()]
+    count = len(options)
+    for line, inline in listed:
+        if not MIN_OPTIONS <= count <= MAX_OPTIONS:
+            how = " (write them as nested `  - ` bullets)" if inline and not options else ""
+            out.append(error(path, line + 1, "NODE_OPTIONS",
+                             f"{node.id} has {count} option(s){how}: a node offers "
+                             f"{MIN_OPTIONS} to {MAX_OPTIONS} options"))
+        if len(marks) > 1:
+            out.append(error(path, marks[1] + 1, "NODE_RECOMMENDED",
+                             f"{node.id} marks {len(marks)} options `(Recommended)`: keep the "
+                             "mark on one option only"))
+        elif marks and marks[0] != options[0][1]:
+            out.append(error(path, marks[0] + 1, "NODE_RECOMMENDED",
+                             f"{node.id}'s `(Recommended)` option is not listed first: move "
+                             "it to the top of the options"))
+
+
+def _check_refs(path: str, node: Node, line: int, ids: list[str], known: dict[str, Node],
+                key: str, out: list[Diagnostic]) -> None:
+    """What `_check_node` says of the IDs of one `Depends on` or `Spawned by` entry."""
+    spawned = key == "spawned by"
+    if spawned and len(ids) > 1:
+        out.append(error(path, line + 1, "INVALID_REFERENCE",
+                         f"{node.id} names {len(ids)} parents in `Spawned by:`: a "
+                         "sub-question has one parent"))
+    verb = "was spawned by" if spawned else "depends on"
+    for ref in ids:
+        if ref in known:  # a node's ID, read by the ID pattern: nothing to say
+            continue
+        if not is_id(ref):
+            out.append(error(path, line + 1, "INVALID_REFERENCE",
+                             f"{node.id} {verb} `{ref}`, which is not an ID: list IDs "
+                             "separated by commas, or `none`"))
+        else:
+            out.append(error(path, line + 1, "MISSING_REFERENCE",
+                             f"{node.id} {verb} {ref}, which does not exist: add a node "
+                             f"for {ref} or fix the reference"))
 
 
 def _check_node(path: str, node: Node, known: dict[str, Node]) -> list[Diagnostic]:

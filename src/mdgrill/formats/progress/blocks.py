@@ -3,7 +3,7 @@ log's normalized text and digest."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from hashlib import sha256
 
 from mdgrill.formats.progress.lines import (
@@ -19,6 +19,11 @@ from mdgrill.formats.progress.lines import (
     Node,
 )
 from mdgrill.formats.schema import HEADING_WORD, PHASE_OF_WORD
+
+# typing's import costs every verb 3 ms; type checkers treat this name as true
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def classify_block(title: str, line: int, end: int) -> Block:
@@ -37,6 +42,44 @@ def classify_block(title: str, line: int, end: int) -> Block:
         return Block("legacy", PHASE_OF_WORD.get(legacy.group("phase").lower()), None, title,
                      line, end)
     return Block("unknown", None, None, title, line, end)
+
+
+_NO_GROUPS = ("", None, None, None)
+
+
+def make_blocks(parts: Iterable[tuple[str, int, int, int, int]],
+                read: Callable[[Any], None]) -> list[Block]:
+    """`classify_block` of each `###` part of the log (title, line, end, offset, stop), each
+    reading its bullets with `read` on first use. A round's Block is made field by field, as
+    Block.__init__ makes one (a frame a block saved: the log of 10,000 rounds makes them all)."""
+    blocks: list[Block] = []
+    append = blocks.append
+    match = BLOCK_HEADING.match
+    make = object.__new__
+    phases: dict[str, str | None] = {}  # a phase's word, as written, -> its phase
+    for title, line, end, offset, stop in parts:
+        m = match(title)
+        phase_word, kind, number, _ = m.groups() if m is not None else _NO_GROUPS
+        if number is not None and kind == "Grill":
+            phase = phases.get(phase_word, "")
+            if phase == "":
+                phase = phases[phase_word] = PHASE_OF_WORD.get(phase_word.lower())
+            block = make(Block)
+            block._entries = None
+            block._stray = []
+            block.kind = "round"
+            block.phase = phase
+            block.round = int(number)
+            block.title = title
+            block.line = line
+            block.end = end
+        else:
+            block = classify_block(title, line, end)
+        block.offset = offset
+        block.stop = stop
+        block._read = read
+        append(block)
+    return blocks
 
 
 def line_tokens(text: str, start: int, end: int) -> list[tuple[str, str, str]]:
@@ -80,13 +123,14 @@ class _Span(Bulleted):
 
 # A file's keys, lowered once each (a few distinct ones in 100,000 bullets); bounded, so a
 # file of made-up keys cannot grow it (those are lowered one by one).
-_LOWERED: dict[str, str] = {}
+KEY_LOWERED: dict[str, str] = {}
 
 
-def _lower(key: str) -> str:
+def key_lower(key: str) -> str:
+    """`key.lower()`, kept in KEY_LOWERED for the next bullet of the same key."""
     low = key.lower()
-    if len(_LOWERED) < 512:
-        _LOWERED[key] = low
+    if len(KEY_LOWERED) < 512:
+        KEY_LOWERED[key] = low
     return low
 
 
@@ -107,7 +151,7 @@ def read_parts(tokens: list[tuple[str, str, str]], base: int,
     append = stray = None
     current: Entry | None = None
     sub_match = SUB_BULLET.match
-    lowered = _LOWERED
+    lowered = KEY_LOWERED
     # Each bullet's Entry is made here field by field, as Entry.__init__ would make it: the
     # call of an `__init__` costs a frame per bullet, a quarter of making 100,000 of them
     make = object.__new__
@@ -131,7 +175,7 @@ def read_parts(tokens: list[tuple[str, str, str]], base: int,
             low = lowered.get(key)
             current = make(Entry)
             current.key = key
-            current.key_lower = low if low is not None else _lower(key)
+            current.key_lower = low if low is not None else key_lower(key)
             current.value = value.strip()
             current.line = line
             current.children = ()
