@@ -52,7 +52,8 @@ frags = st.sampled_from([
 
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.one_of(frags, st.sampled_from(["a ` b", "~", "<p>", " #", "  #x", "   #",
-                                                 "\t#", "x #"])), max_size=12),
+                                                 "\t#", "x #", "a ``` ```", " ``` ~~~",
+                                                 "x <!-- <!--"])), max_size=12),
        st.sampled_from(["\n", "\r\n"]))
 def test_plain_is_no_line_opening_markup(lines: list[str], nl: str) -> None:
     """`is_plain` (which skips the whole pattern when no backtick, tilde or `<` occurs) is
@@ -65,6 +66,10 @@ def test_plain_is_no_line_opening_markup(lines: list[str], nl: str) -> None:
         start = len(lines[0]) + len(nl)
         end = start + len(lines[1])
         assert is_plain(text, start, end) == (unplain.match(text[start:end]) is None)
+        # to an end inside the last line: a mark the end cuts is no mark
+        end = max(start, len(text) - 2)
+        assert is_plain(text, start, end) == \
+            (not any(unplain.match(line) for line in text[start:end].split("\n")))
 
 
 @settings(max_examples=500, deadline=None)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from mdgrill.checks.spec.front import key_line
 from mdgrill.checks.spec.keys import MAX_OPTIONS, MIN_OPTIONS, NODE_KEYS, NODE_KEYS_LOWER
 from mdgrill.diagnostics import Diagnostic, error, warning
-from mdgrill.formats.progress import KEY_LOWERED, SUB_BULLET, Node, Progress, key_lower, split_ids
+from mdgrill.formats.progress import KEY_LOWERED, Node, Progress, key_lower, split_ids
 from mdgrill.formats.schema import TERMINAL, is_id
 from mdgrill.model.tree import prerequisites, unexplained
 
@@ -118,22 +118,25 @@ def _check_tree(prog: Progress, nodes: list[Node],  # noqa: C901 - a branch per 
     listing = False  # the open entry is an `Options:` one: its nested lines are options
     depends: list[str] | None = None  # the IDs of the node's first `Depends on` entry
     spawned: list[str] | None = None  # and of its first `Spawned by`
-    options: list[tuple[str, int]] = []
+    # the lines of the node's options, and of those marked `(Recommended)`: the mark is
+    # looked for in the whole line, which holds it where the option's text does (the text is
+    # what follows the line's blanks and bullet, trimmed of blanks, none of them in the mark)
+    options: list[int] = []
+    marks: list[int] = []
     listed: list[tuple[int, str]] = []  # (line, inline value) of each `Options:` entry
     lowered = KEY_LOWERED
     node_keys = NODE_KEYS_LOWER
-    sub_match = SUB_BULLET.match
     for line, (key, value, other) in enumerate(tokens, base):
         while line >= bound:  # a node opens or closes here
             assert node is not None
             if opening:
                 inside, current, listing = True, False, False
                 depends = spawned = None
-                if options or listed:
-                    options, listed = [], []
+                if listed:
+                    options, marks, listed = [], [], []
                 bound, opening = node.end, False
             else:
-                _node_done(path, node, depends, spawned, options, listed, out)
+                _node_done(path, node, depends, spawned, options, marks, listed, out)
                 inside = False
                 node = next(queue, None)
                 bound = node.line + 1 if node is not None else _NEVER
@@ -170,17 +173,18 @@ def _check_tree(prog: Progress, nodes: list[Node],  # noqa: C901 - a branch per 
             continue
         elif current and other[0] in " \t>":
             if listing:
-                sub = sub_match(other)
-                options.append((sub.group(2).rstrip(" \t") if sub else other.strip(), line))
+                options.append(line)
+                if "(recommended)" in other.lower():
+                    marks.append(line)
         else:
             current = listing = False
     if node is not None:  # the last node the tokens reached, or the first they did not
         if opening:
-            _node_done(path, node, None, None, [], [], out)
+            _node_done(path, node, None, None, [], [], [], out)
         else:
-            _node_done(path, node, depends, spawned, options, listed, out)
+            _node_done(path, node, depends, spawned, options, marks, listed, out)
     for node in queue:
-        _node_done(path, node, None, None, [], [], out)
+        _node_done(path, node, None, None, [], [], [], out)
     return out
 
 
@@ -188,14 +192,13 @@ _NEVER = 1 << 62  # a line no file reaches
 
 
 def _node_done(path: str, node: Node, depends: list[str] | None, spawned: list[str] | None,
-               options: list[tuple[str, int]], listed: list[tuple[int, str]],
+               options: list[int], marks: list[int], listed: list[tuple[int, str]],
                out: list[Diagnostic]) -> None:
     """What `_check_tree` says of a node once its lines are read: its options' count and
     mark, once for each `Options:` entry (as `_check_node` does), and its references."""
     node.set_references((tuple(depends) if depends else (), spawned[0] if spawned else None))
     if not listed:
         return
-    marks = [line for text, line in options if "(recommended)" in text.lower()]
     count = len(options)
     for line, inline in listed:
         if not MIN_OPTIONS <= count <= MAX_OPTIONS:
@@ -207,7 +210,7 @@ def _node_done(path: str, node: Node, depends: list[str] | None, spawned: list[s
             out.append(error(path, marks[1] + 1, "NODE_RECOMMENDED",
                              f"{node.id} marks {len(marks)} options `(Recommended)`: keep the "
                              "mark on one option only"))
-        elif marks and marks[0] != options[0][1]:
+        elif marks and marks[0] != options[0]:
             out.append(error(path, marks[0] + 1, "NODE_RECOMMENDED",
                              f"{node.id}'s `(Recommended)` option is not listed first: move "
                              "it to the top of the options"))
@@ -294,6 +297,25 @@ def _check_options(path: str, node: Node, line: int, inline: str) -> list[Diagno
     return out
 
 
+def _upward(known: dict[str, Node], waits: Callable[[Node], list[str]]) -> bool:
+    """Whether every node waits only on nodes above it (then there is no loop)."""
+    place = {node_id: at for at, node_id in enumerate(known)}
+    depends: Sequence[str]
+    for here, node in enumerate(known.values()):
+        if waits is prerequisites:  # what it waits on, without a list made a node
+            depends, parent = node.references()
+            at = place.get(parent) if parent is not None else None
+            if at is not None and at >= here:
+                return False
+        else:
+            depends = waits(node)
+        for ref in depends:
+            at = place.get(ref)
+            if at is not None and at >= here:
+                return False
+    return True
+
+
 def _cycles(path: str, nodes: list[Node], known: dict[str, Node],
             waits: Callable[[Node], list[str]] = prerequisites) -> list[Diagnostic]:
     """Nodes that wait on each other forever (Depends on / Spawned by forming a loop);
@@ -301,17 +323,7 @@ def _cycles(path: str, nodes: list[Node], known: dict[str, Node],
     # Where each ID first stands: while every node waits only on nodes above it, as a tree
     # written top down does, there is no loop to look for (the file's order is then a
     # topological one), and the search below is not run.
-    place = {node_id: at for at, node_id in enumerate(known)}
-    upward = True
-    for here, node in enumerate(known.values()):
-        for ref in waits(node):
-            at = place.get(ref)
-            if at is not None and at >= here:
-                upward = False
-                break
-        if not upward:
-            break
-    if upward:
+    if _upward(known, waits):
         return []
     edges = {node_id: [r for r in waits(node) if r in known] for node_id, node in known.items()}
     indegree = dict.fromkeys(edges, 0)
