@@ -134,70 +134,50 @@ def key_lower(key: str) -> str:
     return low
 
 
-INFINITY = float("inf")
-
-
 def read_parts(tokens: list[tuple[str, str, str]], base: int,
                parts: Iterable[Block | Node | _Span]) -> None:
     """Set the entries and stray lines of each part (in order of their lines, none inside
     another) from the tokens of the lines they lie in, the first of which is line `base`:
-    a part's bullets are its lines [part.line + 1, part.end). One loop over the lines, so a
-    section of 10,000 parts costs no call per part."""
-    queue = iter(parts)
-    part = next(queue, None)
-    bound: float = part.line + 1 if part is not None else INFINITY  # where the next part opens
-    opening = True
-    entries: list[Entry] | None = None  # the open part's, None between parts
-    append = stray = None
-    current: Entry | None = None
+    a part's bullets are its lines [part.line + 1, part.end). A loop over each part's slice
+    of the tokens, so a section of 10,000 parts costs no call per part."""
     sub_match = SUB_BULLET.match
     lowered = KEY_LOWERED
     # Each bullet's Entry is made here field by field, as Entry.__init__ would make it: the
     # call of an `__init__` costs a frame per bullet, a quarter of making 100,000 of them
     make = object.__new__
-    for line, (key, value, other) in enumerate(tokens, base):
-        while line >= bound:  # a part opens or closes here (twice a part: not in the loop's way)
-            assert part is not None
-            if opening:
-                entries = part._entries = []
-                stray = part._stray = []
-                append = entries.append
+    for part in parts:
+        entries: list[Entry] = []
+        stray: list[tuple[int, str]] = []
+        part._entries, part._stray = entries, stray
+        # a part's lines, taken as a slice: no line is asked where the next part begins
+        first = part.line + 1
+        at = first - base
+        if at < 0:
+            first, at = base, 0
+        append = entries.append
+        current: Entry | None = None
+        for line, (key, value, other) in enumerate(tokens[at:part.end - base], first):
+            if key:  # the pattern's key has no blank at either end
+                current = make(Entry)
+                current.key = key
+                current.key_lower = lowered.get(key) or key_lower(key)
+                current.value = value.strip()
+                current.line = line
+                current.children = ()
+                append(current)
+            elif not other or other.isspace():
+                continue
+            elif current is not None and other[0] in " \t>":
+                sub = sub_match(other)
+                child = (sub.group(2).rstrip(" \t") if sub else other.strip(), line)
+                children = current.children
+                if isinstance(children, list):
+                    children.append(child)
+                else:
+                    current.children = [child]
+            else:
                 current = None
-                bound, opening = part.end, False
-            else:
-                entries = None
-                part = next(queue, None)
-                bound = part.line + 1 if part is not None else INFINITY
-                opening = True
-        if entries is None:
-            continue
-        if key:  # the pattern's key has no blank at either end
-            low = lowered.get(key)
-            current = make(Entry)
-            current.key = key
-            current.key_lower = low if low is not None else key_lower(key)
-            current.value = value.strip()
-            current.line = line
-            current.children = ()
-            append(current)  # type: ignore[misc]
-        elif not other or other.isspace():
-            continue
-        elif current is not None and other[0] in " \t>":
-            sub = sub_match(other)
-            child = (sub.group(2).rstrip(" \t") if sub else other.strip(), line)
-            children = current.children
-            if isinstance(children, list):
-                children.append(child)
-            else:
-                current.children = [child]
-        else:
-            current = None
-            stray.append((line, other))  # type: ignore[union-attr]
-    # the parts whose lines the tokens did not reach hold none
-    if part is not None and opening:
-        part._entries, part._stray = [], []
-    for part in queue:
-        part._entries, part._stray = [], []
+                stray.append((line, other))
 
 
 def parse_bullets(lines: list[str], start: int, end: int,
