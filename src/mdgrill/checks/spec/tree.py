@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from mdgrill.checks.spec.front import key_line
 from mdgrill.checks.spec.keys import MAX_OPTIONS, MIN_OPTIONS, NODE_KEYS, NODE_KEYS_LOWER
 from mdgrill.diagnostics import Diagnostic, error, warning
-from mdgrill.formats.progress import KEY_LOWERED, Node, Progress, key_lower, split_ids
+from mdgrill.formats.progress import Node, Progress, split_ids
 from mdgrill.formats.schema import TERMINAL, is_id
 from mdgrill.model.tree import prerequisites, unexplained
 
@@ -101,104 +101,102 @@ def _asked_without_options(prog: Progress) -> list[Diagnostic]:
 
 def _check_tree(prog: Progress, nodes: list[Node],  # noqa: C901 - a branch per kind of line
                 known: dict[str, Node]) -> list[Diagnostic]:
-    """`_check_node` of every node, read from the tree's line tokens in one loop (as
-    `read_parts` reads them into entries), without making an entry or an option: a
-    10,000-node tree is checked at a tuple a line. Each node learns its references
-    (`Node.set_references`) as its entries would give them, for the loop search and the
-    frontier; its entries are made only if something asks for them."""
+    """`_check_node` of every node, read from the tree's line tokens (each node's lines a
+    slice of them, as `read_parts` reads them into entries), without making an entry or an
+    option: a 10,000-node tree is checked at a tuple a line. Each node learns its
+    references (`Node.set_references`) as its entries would give them, for the loop search
+    and the frontier; its entries are made only if something asks for them."""
     path = prog.path
     tokens, base = prog.tree_tokens()
     out: list[Diagnostic] = []
-    queue = iter(nodes)
-    node = next(queue, None)
-    bound = node.line + 1 if node is not None else _NEVER  # where the next node opens
-    opening = True
-    inside = False  # between a node's heading and its end
-    current = False  # an entry is open: an indented line below it is its nested line
-    listing = False  # the open entry is an `Options:` one: its nested lines are options
-    depends: list[str] | None = None  # the IDs of the node's first `Depends on` entry
-    spawned: list[str] | None = None  # and of its first `Spawned by`
-    # the lines of the node's options, and of those marked `(Recommended)`: the mark is
-    # looked for in the whole line, which holds it where the option's text does (the text is
-    # what follows the line's blanks and bullet, trimmed of blanks, none of them in the mark)
-    options: list[int] = []
-    marks: list[int] = []
-    listed: list[tuple[int, str]] = []  # (line, inline value) of each `Options:` entry
-    lowered = KEY_LOWERED
-    node_keys = NODE_KEYS_LOWER
-    for line, (key, value, other) in enumerate(tokens, base):
-        while line >= bound:  # a node opens or closes here
-            assert node is not None
-            if opening:
-                inside, current, listing = True, False, False
-                depends = spawned = None
-                if listed:
-                    options, marks, listed = [], [], []
-                bound, opening = node.end, False
-            else:
-                _node_done(path, node, depends, spawned, options, marks, listed, out)
-                inside = False
-                node = next(queue, None)
-                bound = node.line + 1 if node is not None else _NEVER
-                opening = True
-        if not inside:
-            continue
-        if key:
-            current, listing = True, False
-            low = lowered.get(key) or key_lower(key)
-            if low not in node_keys:
-                out.append(warning(path, line + 1, "UNKNOWN_NODE_KEY",
-                                   f"`{key}:` is not a node key (known: "
-                                   f"{', '.join(NODE_KEYS)}): check the spelling"))
-            elif low == "depends on" or low == "spawned by":
-                ids = split_ids(value.strip())
-                if low == "depends on":
-                    if depends is None:
-                        depends = ids
-                    fork = False
+    kinds = _KEY_KINDS
+    for node in nodes:
+        first = node.line + 1
+        at = first - base
+        if at < 0:
+            first, at = base, 0
+        current = False  # an entry is open: an indented line below it is its nested line
+        listing = False  # the open entry is an `Options:` one: its nested lines are options
+        depends: list[str] | None = None  # the IDs of the node's first `Depends on` entry
+        spawned: list[str] | None = None  # and of its first `Spawned by`
+        # the lines of the node's options, and of those marked `(Recommended)`: the mark is
+        # looked for in the whole line, which holds it where the option's text does (the
+        # text is what follows the line's blanks and bullet, trimmed of blanks, none of them
+        # in the mark)
+        # (line, inline value) of each `Options:` entry; the three lists made at the first
+        # (most nodes have one, and a node without options needs none)
+        listed: list[tuple[int, str]] | None = None
+        options = marks = _NONE
+        for line, (key, value, other) in enumerate(tokens[at:node.end - base], first):
+            if key:
+                current, listing = True, False
+                kind = kinds.get(key)
+                if kind is None:
+                    kind = _key_kind(key)
+                if kind == _PLAIN:
+                    continue
+                if kind == _UNKNOWN:
+                    out.append(warning(path, line + 1, "UNKNOWN_NODE_KEY",
+                                       f"`{key}:` is not a node key (known: "
+                                       f"{', '.join(NODE_KEYS)}): check the spelling"))
+                elif kind == _OPTIONS:
+                    listing = True
+                    if listed is None:
+                        listed, options, marks = [], [], []
+                    listed.append((line, value.strip()))
                 else:
-                    if spawned is None:
-                        spawned = ids
-                    fork = len(ids) > 1
-                for ref in ids:
-                    if ref not in known:  # an ID of no node, or no ID: said below
-                        fork = True
-                        break
-                if fork:
-                    _check_refs(path, node, line, ids, known, low, out)  # type: ignore[arg-type]
-            elif low == "options":
-                listing = True
-                listed.append((line, value.strip()))
-        elif not other or other.isspace():
-            continue
-        elif current and other[0] in " \t>":
-            if listing:
-                options.append(line)
-                if "(recommended)" in other.lower():
-                    marks.append(line)
-        else:
-            current = listing = False
-    if node is not None:  # the last node the tokens reached, or the first they did not
-        if opening:
-            _node_done(path, node, None, None, [], [], [], out)
-        else:
-            _node_done(path, node, depends, spawned, options, marks, listed, out)
-    for node in queue:
-        _node_done(path, node, None, None, [], [], [], out)
+                    ids = split_ids(value.strip())
+                    if kind == _DEPENDS:
+                        if depends is None:
+                            depends = ids
+                        fork = False
+                    else:
+                        if spawned is None:
+                            spawned = ids
+                        fork = len(ids) > 1
+                    for ref in ids:
+                        if ref not in known:  # an ID of no node, or no ID: said below
+                            fork = True
+                            break
+                    if fork:
+                        _check_refs(path, node, line, ids, known, kind == _SPAWNED, out)
+            elif not other or other.isspace():
+                continue
+            elif current and other[0] in " \t>":
+                if listing:
+                    options.append(line)
+                    if "(recommended)" in other.lower():
+                        marks.append(line)
+            else:
+                current = listing = False
+        node.set_references((tuple(depends) if depends else (),
+                             spawned[0] if spawned else None))
+        if listed is not None:
+            _options_said(path, node, options, marks, listed, out)
     return out
 
 
-_NEVER = 1 << 62  # a line no file reaches
+# What `_check_tree` does with a key: nothing (a node key it reads no further), warn (not a
+# node key), or read its IDs or its options. Keys as written, each read once (bounded: a
+# file of made-up keys cannot grow it).
+_PLAIN, _UNKNOWN, _DEPENDS, _SPAWNED, _OPTIONS = range(5)
+_NONE: list[int] = []  # a node's lists before its first `Options:` entry (never added to)
+_KEY_KINDS: dict[str, int] = {}
 
 
-def _node_done(path: str, node: Node, depends: list[str] | None, spawned: list[str] | None,
-               options: list[int], marks: list[int], listed: list[tuple[int, str]],
-               out: list[Diagnostic]) -> None:
-    """What `_check_tree` says of a node once its lines are read: its options' count and
-    mark, once for each `Options:` entry (as `_check_node` does), and its references."""
-    node.set_references((tuple(depends) if depends else (), spawned[0] if spawned else None))
-    if not listed:
-        return
+def _key_kind(key: str) -> int:
+    low = key.lower()
+    kind = _UNKNOWN if low not in NODE_KEYS_LOWER else \
+        {"depends on": _DEPENDS, "spawned by": _SPAWNED, "options": _OPTIONS}.get(low, _PLAIN)
+    if len(_KEY_KINDS) < 512:
+        _KEY_KINDS[key] = kind
+    return kind
+
+
+def _options_said(path: str, node: Node, options: list[int], marks: list[int],
+                  listed: list[tuple[int, str]], out: list[Diagnostic]) -> None:
+    """What `_check_node` says of a node's options (the lines of each, and of those marked
+    `(Recommended)`), once for each of its `Options:` entries (line, inline value)."""
     count = len(options)
     for line, inline in listed:
         if not MIN_OPTIONS <= count <= MAX_OPTIONS:
@@ -217,9 +215,8 @@ def _node_done(path: str, node: Node, depends: list[str] | None, spawned: list[s
 
 
 def _check_refs(path: str, node: Node, line: int, ids: list[str], known: dict[str, Node],
-                key: str, out: list[Diagnostic]) -> None:
+                spawned: bool, out: list[Diagnostic]) -> None:
     """What `_check_node` says of the IDs of one `Depends on` or `Spawned by` entry."""
-    spawned = key == "spawned by"
     if spawned and len(ids) > 1:
         out.append(error(path, line + 1, "INVALID_REFERENCE",
                          f"{node.id} names {len(ids)} parents in `Spawned by:`: a "

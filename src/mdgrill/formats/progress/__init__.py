@@ -9,11 +9,9 @@ of the file stays as it was.
 from __future__ import annotations
 
 from mdgrill.formats.progress.blocks import (
-    KEY_LOWERED,
     ROUND_EDITED_HINT,
     block_heading,
     classify_block,
-    key_lower,
     lf_line_ends,
     log_digest,
     normalize_log,
@@ -63,7 +61,6 @@ __all__ = [
     "Change",
     "Entry",
     "GOAL",
-    "KEY_LOWERED",
     "KNOWN_SECTIONS",
     "LEGACY_HEADING",
     "LOG",
@@ -80,7 +77,6 @@ __all__ = [
     "apply_change",
     "block_heading",
     "classify_block",
-    "key_lower",
     "lf_line_ends",
     "log_digest",
     "normalize_log",

@@ -123,14 +123,13 @@ class _Span(Bulleted):
 
 # A file's keys, lowered once each (a few distinct ones in 100,000 bullets); bounded, so a
 # file of made-up keys cannot grow it (those are lowered one by one).
-KEY_LOWERED: dict[str, str] = {}
+_LOWERED: dict[str, str] = {}
 
 
-def key_lower(key: str) -> str:
-    """`key.lower()`, kept in KEY_LOWERED for the next bullet of the same key."""
+def _lower(key: str) -> str:
     low = key.lower()
-    if len(KEY_LOWERED) < 512:
-        KEY_LOWERED[key] = low
+    if len(_LOWERED) < 512:
+        _LOWERED[key] = low
     return low
 
 
@@ -141,7 +140,7 @@ def read_parts(tokens: list[tuple[str, str, str]], base: int,
     a part's bullets are its lines [part.line + 1, part.end). A loop over each part's slice
     of the tokens, so a section of 10,000 parts costs no call per part."""
     sub_match = SUB_BULLET.match
-    lowered = KEY_LOWERED
+    lowered = _LOWERED
     # Each bullet's Entry is made here field by field, as Entry.__init__ would make it: the
     # call of an `__init__` costs a frame per bullet, a quarter of making 100,000 of them
     make = object.__new__
@@ -160,7 +159,7 @@ def read_parts(tokens: list[tuple[str, str, str]], base: int,
             if key:  # the pattern's key has no blank at either end
                 current = make(Entry)
                 current.key = key
-                current.key_lower = lowered.get(key) or key_lower(key)
+                current.key_lower = lowered.get(key) or _lower(key)
                 current.value = value.strip()
                 current.line = line
                 current.children = ()
