@@ -27,10 +27,8 @@ from __future__ import annotations
 import functools
 import gc
 import re
-from typing import TYPE_CHECKING
 
 from mdgrill.core.merge_lines import Clash, LineMerge, markers, merge_lines
-from mdgrill.core.restore import LogBlock
 from mdgrill.errors import InputError
 from mdgrill.formats import frontmatter as frontmatter_io
 from mdgrill.formats.frontmatter.block import top_key
@@ -47,11 +45,15 @@ from mdgrill.formats.progress import (
 from mdgrill.formats.textfile import TextFile, content_lines
 from mdgrill.model.tree import new_node_id, split_decision
 
+# typing costs a merge-file 3 ms to import; type checkers treat this name as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from mdgrill.diagnostics import Diagnostic
 
 NEW_SEQUENCE = frozenset({"confirmed", "skipped", "bypassed", "reset", "reopened"})
-_ROUND_NUMBER = re.compile(r"(Grill - Round )([0-9]+)")
+# patterns compiled on first use (re caches them): most merges renumber nothing and place no
+# conflict, and each compile is part of every merge-file's start
+_ROUND_NUMBER = r"(Grill - Round )([0-9]+)"
 ANSWER_KEYS = ("decisions", "facts resolved", "out of scope")
 
 
@@ -78,6 +80,20 @@ class Merged:
     @property
     def in_conflict(self) -> bool:
         return bool(self.conflicts or self.clashes)
+
+
+class LogBlock:
+    """One block of the log as text: its heading title, its lines (no line ends, no trailing
+    blank lines), its heading's line in the file and its index among the section's lines
+    (what `restore.log_blocks` reads; defined here so that a merge does not load restore)."""
+
+    __slots__ = ("title", "lines", "line", "start")
+
+    def __init__(self, title: str, lines: list[str], line: int, start: int) -> None:
+        self.title = title
+        self.lines = lines
+        self.line = line
+        self.start = start
 
 
 class Cannot(Exception):
@@ -706,8 +722,8 @@ def _renumber(before: list[LogBlock], theirs: list[LogBlock], base: list[LogBloc
             out.append(block)
             continue
         new = f"Grill - Round {number + shift}"
-        heading = _ROUND_NUMBER.sub(new, block.lines[0], 1)
-        title = _ROUND_NUMBER.sub(new, block.title, 1)
+        heading = re.sub(_ROUND_NUMBER, new, block.lines[0], count=1)
+        title = re.sub(_ROUND_NUMBER, new, block.title, count=1)
         out.append(LogBlock(title, [heading, *block.lines[1:]], block.line, block.start))
     return out
 
@@ -772,7 +788,7 @@ def _conflicts(ours: list[str], theirs: list[str], lines: list[str], first: int,
             del lines[there[-1]:there[-1] + len(_unit(lines, there[-1], node_id))]
 
 
-_PLACED = re.compile(f"^(?:<!-- |# ){CLASH}(clash|answer) ([0-9]+)(?: -->)?$")
+_PLACED = f"^(?:<!-- |# ){CLASH}(clash|answer) ([0-9]+)(?: -->)?$"
 
 
 def _with_markers(text: str, result: Merged) -> str:
@@ -787,7 +803,7 @@ def _with_markers(text: str, result: Merged) -> str:
     out: list[str] = []
     pattern: list[str] = []
     for line in lines:
-        m = _PLACED.match(line)
+        m = re.match(_PLACED, line)
         if m is None:
             out.append(line)
             pattern.append(re.escape(line + "\n"))
