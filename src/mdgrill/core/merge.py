@@ -49,6 +49,7 @@ from mdgrill.model.tree import new_node_id, split_decision
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from mdgrill.diagnostics import Diagnostic
+    from mdgrill.formats.progress import Block
 
 NEW_SEQUENCE = frozenset({"confirmed", "skipped", "bypassed", "reset", "reopened"})
 # patterns compiled on first use (re caches them): most merges renumber nothing and place no
@@ -132,23 +133,100 @@ def _blocks(prog: Progress) -> list[LogBlock]:
     return out
 
 
-def _side_blocks(base: Progress, side: Progress) -> tuple[list[LogBlock], int]:
-    """A side's log blocks, and where the first one's heading starts in its text (-1: no
-    block). A log is append-only: where the side's log begins with the base's, up to the
-    heading of the base's last block, the blocks before that one are the base's (the same
-    text reads the same), and only the rest is read, by the reader itself (that heading on,
-    under the section's own heading): 1,000 recorded rounds are not read again for each
-    side. Anything else reads the side's whole log."""
-    found = base.blocks
+class _BaseLog:
+    """The base's log as a merge takes it: its last block (`block` as the reader made it,
+    `last` as lines), where its first block's heading starts (-1: no block), how many blocks
+    stand before the last one, and the merged log's lines before the last block (`lines`:
+    each of those blocks, trailing blank lines dropped, and a blank line after each). In a
+    plain log that already reads so (`_plain_head`), those lines are the text itself, as one
+    chunk, and the 1,000 blocks before the last are not read; else every block is read."""
+
+    __slots__ = ("prog", "block", "last", "first", "before", "lines", "plain")
+
+    def __init__(self, base: Progress) -> None:
+        self.prog = base
+        head = _plain_head(base)
+        self.plain = head is not None
+        self.block: Block | None
+        self.last: LogBlock | None
+        if head is not None:
+            self.block, self.last, self.first, self.before, self.lines = head
+            return
+        blocks = _blocks(base)
+        self.block = base.blocks[-1] if blocks else None
+        self.last = blocks[-1] if blocks else None
+        self.first = base.blocks[0].offset if blocks else -1
+        self.before = max(len(blocks) - 1, 0)
+        self.lines = [*_lines(blocks[:-1], [], []), ""] if len(blocks) > 1 else []
+
+    def blocks(self) -> list[LogBlock]:
+        """Every block of the base's log (read when a merge needs them all)."""
+        return _blocks(self.prog)
+
+
+_H3_ENDS = (" ", "\t", "\n")  # what follows `###` on a level-3 heading line (no CR here)
+
+
+def _plain_head(base: Progress) -> tuple[Block, LogBlock, int, int, list[str]] | None:
+    """`_BaseLog`'s parts from the text, when the log is plain (no fence, comment or
+    indented `#`, no CR: every heading line starts with `#`), nothing but blanks stands
+    before its first block, and the text from that block to the last one's heading is what
+    the merged log's lines before the last block join to: no line of only blanks, no two
+    blank lines in a row, a blank line before every line that starts with `#` (so before each
+    block's heading), and one before the last block's. Then that text is those lines (each
+    block's trailing blank lines dropped and a blank line after it is the text as it is).
+    The blocks are counted by their headings; a count the reader does not confirm is caught
+    by the merged file's check (`_sealed`). None when any of this does not hold."""
+    text = base.tf.text
+    if not base.plain or "\r" in text:
+        return None
+    block = base.last_block()
+    if block is None:
+        return None
+    sec = base.sections[LOG]
+    start, end = base.section_offsets(sec)
+    at = text.find("\n#", start - 1, end)
+    first = at + 1
+    if at < 0 or first > block.offset or not text.startswith("###", first) or \
+            text[first + 3:first + 4] not in _H3_ENDS or \
+            (first > start and not text[start:first].isspace()):
+        return None
+    before = text[first:block.offset]
+    count = 0
+    if before:
+        # one pass for the blank lines (a line of only blanks, or two empty lines in a row),
+        # two counts for the headings: each line that starts with `#` is `### ` after an
+        # empty line (neither count overlaps itself, so equal counts pair every `\n#` with
+        # a `\n\n### `; a `###` heading with a tab or no text goes the long way)
+        headings = before.count("\n\n### ")
+        if not before.endswith("\n\n") or re.search(r"\n(?:[^\S\n]+\n|\n\n)", before) or \
+                before.count("\n#") != headings:
+            return None
+        count = headings + 1
+    lines = content_lines(text, block.offset, end)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    last = LogBlock(block.title, lines, block.line, block.line - sec.heading_line - 1)
+    return block, last, first, count, [before[:-1]] if before else []
+
+
+def _side_blocks(head: _BaseLog, side: Progress) -> tuple[list[LogBlock], int, bool]:
+    """A side's log blocks, where the first one's heading starts in its text (-1: no block),
+    and whether they start at the base's last block. A log is append-only: where the side's
+    log begins with the base's, up to the heading of the base's last block, the blocks before
+    that one are the base's (the same text reads the same), and only the rest is read, by the
+    reader itself (that heading on, under the section's own heading): 1,000 recorded rounds
+    are not read again for each side. Anything else reads the side's whole log."""
+    base = head.prog
     b_sec, s_sec = base.sections[LOG], side.sections[LOG]
     b_start = base.section_offsets(b_sec)[0]
     s_start, s_end = side.section_offsets(s_sec)
     text = side.tf.text
-    last = found[-1] if found else None
+    last = head.block
     at = s_start + last.offset - b_start if last is not None else s_end  # where it would be
     if last is None or at >= s_end or \
             not text.startswith(base.tf.text[b_start:last.offset], s_start):
-        return _blocks(side), side.blocks[0].offset if side.blocks else -1
+        return _blocks(side), side.blocks[0].offset if side.blocks else -1, False
     heading = next(h for h in side.skeleton if h.line == s_sec.heading_line)
     try:
         rest = Progress(TextFile(text[heading.offset:s_start] + text[at:s_end]), side.path)
@@ -156,11 +234,11 @@ def _side_blocks(base: Progress, side: Progress) -> tuple[list[LogBlock], int]:
         rest = None
     parts = rest.blocks if rest is not None and LOG in rest.sections else []
     if not parts or parts[0].line != 1:  # the side changed that block's heading
-        return _blocks(side), side.blocks[0].offset if side.blocks else -1
+        return _blocks(side), side.blocks[0].offset if side.blocks else -1, False
     at_line = s_sec.start + last.line - b_sec.start  # the side's line at `at`
     lines = content_lines(text, at, s_end)
     first = s_sec.heading_line + 1
-    out = _blocks(base)[:-1]
+    out = []
     for i, part in enumerate(parts):
         line = part.line - 1 + at_line
         stop = parts[i + 1].line - 1 + at_line if i + 1 < len(parts) else s_sec.end
@@ -168,7 +246,7 @@ def _side_blocks(base: Progress, side: Progress) -> tuple[list[LogBlock], int]:
         while chunk and not chunk[-1].strip():
             chunk.pop()
         out.append(LogBlock(part.title, chunk, line, line - first))
-    return out, s_start + found[0].offset - b_start
+    return out, s_start + head.first - b_start, True
 
 
 @functools.cache
@@ -615,10 +693,17 @@ def _log(base: Progress, ours: Progress, theirs: Progress, result: Merged,
          ) -> tuple[list[str] | None, int, dict[str, object] | None]:
     """The merged log's lines (None: ours stands), how many blocks they are, and the record
     (None: ours stands)."""
-    b = _blocks(base)
-    (o, o_first), (t, t_first) = _side_blocks(base, ours), _side_blocks(base, theirs)
-    b_first = base.blocks[0].offset if base.blocks else -1
-    for prog, first, who in ((base, b_first, "the base's"), (ours, o_first, "our"),
+    head = _BaseLog(base)
+    (o, o_first, o_tail), (t, t_first, t_tail) = _side_blocks(head, ours), \
+        _side_blocks(head, theirs)
+    # the blocks before the base's last one stand as `head.lines` when both sides kept them
+    # as they were (then `b` is the last block alone); else every block is read
+    if o_tail and t_tail and head.last is not None and head.plain:
+        b, before, prefix = [head.last], head.before, head.lines
+    else:
+        b, before, prefix = head.blocks(), 0, []
+        o, t = (b[:-1] + o if o_tail else o), (b[:-1] + t if t_tail else t)
+    for prog, first, who in ((base, head.first, "the base's"), (ours, o_first, "our"),
                              (theirs, t_first, "their")):
         if _text_before_blocks(prog, first):
             raise Cannot(f"{who} log has text before its first block: merge by hand")
@@ -631,10 +716,11 @@ def _log(base: Progress, ours: Progress, theirs: Progress, result: Merged,
                           "recorded anything")
         return None, 0, None
     if not o_ext and not o_new:
-        return _lines(b, t_ext, t_new), len(b) + len(t_new), \
+        return prefix + _lines(b, t_ext, t_new), before + len(b) + len(t_new), \
             t_iv if isinstance(t_iv, dict) else None
     if not o_ext and not t_ext and all(_kind(x)[0] in _BINDING for x in o_new + t_new):
-        return (*_bindings_only(b, o_new, t_new, o_iv, t_iv, result), None)
+        lines, count = _bindings_only(b, o_new, t_new, o_iv, t_iv, result)
+        return prefix + lines, before + count, None
     for block in o_new + t_new:
         if _kind(block)[0] != "round":
             raise Cannot(f"`{block.title}` was recorded on one side while the other side "
@@ -655,16 +741,19 @@ def _log(base: Progress, ours: Progress, theirs: Progress, result: Merged,
         result.notes.append("their closing lines of the shared round: ours stand")
         extra = []
     ext = o_ext + extra
-    renumbered = _renumber(b + o_new, t_new, b)
-    lines = _lines(b, ext, o_new + renumbered)
-    first = _line_count(b)  # the first line either side added
+    renumbered: list[LogBlock] = []
+    if t_new:  # their rounds are numbered on from ours, read from every block
+        whole = head.blocks() if prefix else b
+        renumbered = _renumber(whole + o_new, t_new, whole)
+    lines = prefix + _lines(b, ext, o_new + renumbered)
+    first = len(prefix) + _line_count(b)  # the first line either side added
     record = _record(b_iv, o_iv, t_iv, renumbered, lines[first:])
     _conflicts(o_ext + [line for block in o_new for line in block.lines],
                t_ext + [line for block in renumbered for line in block.lines],
                lines, first, result)
     if renumbered:
         result.notes.append(f"their {len(renumbered)} new round(s) follow ours, renumbered")
-    return lines, len(b) + len(o_new) + len(renumbered), record
+    return lines, before + len(b) + len(o_new) + len(renumbered), record
 
 
 _BINDING = frozenset({"bound", "reaffirmed"})
