@@ -85,11 +85,19 @@ def sides(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[
             x.open_frontier(round=6, decision_ids=["D7", "D8"])
             x.record_answer("D8", "B")
 
+        def noted(x: Spec) -> None:  # an answer, and a comment in the front matter by hand
+            x.record_answer("D6", "B")
+            p = Path(x.progress)
+            p.write_text(p.read_text(encoding="utf-8").replace("\nspec: a\n",
+                                                               "\nspec: a\n# theirs\n", 1),
+                         encoding="utf-8")
+
         yield Versions({
             "answers in the open round": _versions(s, base, answer("D5", "A"), answer("D6", "B")),
             "a new round on ours": _versions(s, base, next_round, answer("D6", "B")),
             "new rounds on both": _versions(s, base, next_round, other_round),
             "their side only": _versions(s, base, lambda x: None, answer("D6", "B")),
+            "a comment in their front matter": _versions(s, base, answer("D5", "A"), noted),
             "one answer two ways": _versions(s, base, answer("D5", "A"), answer("D5", "B")),
         })
 
@@ -154,15 +162,19 @@ def _same(a: Merged, b: Merged) -> None:
 
 
 def _long_way(texts: tuple[str, str, str], monkeypatch: pytest.MonkeyPatch) -> Merged:
+    """The merge with every block of the base's log read, and the merged front matter read
+    again to seal it (not taken from ours)."""
     with monkeypatch.context() as m:
         m.setattr(merge_module, "_plain_head", lambda base: None)
+        m.setattr(merge_module, "_front_of", lambda head, ours: None)
         return merge_progress(*texts, PATH)
 
 
 @settings(max_examples=int(os.environ.get("MDGRILL_MERGE_EXAMPLES", "150")), deadline=None,
           derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(way=st.sampled_from(["answers in the open round", "a new round on ours",
-                            "new rounds on both", "their side only", "one answer two ways"]),
+                            "new rounds on both", "their side only",
+                            "a comment in their front matter", "one answer two ways"]),
        stretch=stretches())
 def test_the_short_way_merges_as_the_long_way(
         sides: dict[str, tuple[str, str, str]], monkeypatch: pytest.MonkeyPatch, way: str,

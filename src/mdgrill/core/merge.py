@@ -32,7 +32,6 @@ from mdgrill.core.merge_lines import Clash, LineMerge, markers, merge_lines
 from mdgrill.errors import InputError
 from mdgrill.formats import frontmatter as frontmatter_io
 from mdgrill.formats.frontmatter.block import top_key
-from mdgrill.formats.markdown import refuse_conflict
 from mdgrill.formats.progress import (
     LOG,
     TREE,
@@ -49,6 +48,7 @@ from mdgrill.model.tree import new_node_id, split_decision
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from mdgrill.diagnostics import Diagnostic
+    from mdgrill.formats.frontmatter import FrontMatter
     from mdgrill.formats.progress import Block
 
 NEW_SEQUENCE = frozenset({"confirmed", "skipped", "bypassed", "reset", "reopened"})
@@ -419,7 +419,7 @@ def _merge(base_text: str, ours_text: str, theirs_text: str, path: str) -> Merge
             out += next(s.parts[key] for s in (sides[1], sides[2], sides[0]) if key in s.parts)
     nl = ours.tf.newline
     text = nl.join(out) + (nl if ours_text.endswith(("\n", "\r")) else "")
-    checked = None if result.in_conflict else _sealed(text, path, record, log, blocks)
+    checked = None if result.in_conflict else _sealed(text, path, record, log, blocks, ours)
     if checked is not None:
         text, errors = checked
     else:  # conflicts, or a text the one parse could not vouch for: parsed, sealed, checked
@@ -435,18 +435,21 @@ def _merge(base_text: str, ours_text: str, theirs_text: str, path: str) -> Merge
 
 
 def _sealed(text: str, path: str, record: dict[str, object] | None, log: list[str] | None,
-            blocks: int) -> tuple[str, list[Diagnostic]] | None:
+            blocks: int, ours: Progress) -> tuple[str, list[Diagnostic]] | None:
     """The merged text with its record and seal written, and its errors, from one parse:
     the seal is worked out from the merged log's own lines (`blocks` blocks), and the check's
     parse of the sealed text confirms it, as the count and digest a parse of `text` gives
     (its body is the same), which is what `_sealed_apart` seals with. None when the parse
     does not confirm it or a step does not read: then `_sealed_apart`, whose outcome this is
-    in every other case (a 1,000-round file parsed once less, 5% of a merge)."""
+    in every other case (a 1,000-round file parsed once less, 5% of a merge). A text with
+    conflict markers is refused by that parse too, and goes there as well.
+
+    The front matter is read to change it unless its lines are ours, to their closing fence
+    and its line end (what `reread_progress` asks): then ours' reading of them is theirs."""
     from mdgrill.checks.spec import validate_progress_parsed
 
     tf = TextFile(text)
     try:
-        refuse_conflict(text, path)  # what reading the whole merged text refuses first
         fm = frontmatter_io.split(tf, path)
         if fm is None:
             return None
@@ -456,7 +459,8 @@ def _sealed(text: str, path: str, record: dict[str, object] | None, log: list[st
         if updates:  # only the front matter changes: its own lines are parsed to change it
             change = Change()
             change.updates.update(updates)
-            head = apply_change(Progress(TextFile(head, newline=tf.newline), path), change)
+            head = apply_change(Progress(TextFile(head, newline=tf.newline), path,
+                                         _front_of(head, ours)), change)
     except InputError:
         return None
     sealed = head + text[fm.end_offset:]
@@ -472,6 +476,15 @@ def _sealed(text: str, path: str, record: dict[str, object] | None, log: list[st
         if collecting:
             gc.enable()
     return (sealed, [d for d in found if d.severity == "error"]) if confirmed else None
+
+
+def _front_of(head: str, ours: Progress) -> FrontMatter | None:
+    """Ours' front matter as read, when `head` is its text to the closing fence's line end."""
+    fm = ours.fm
+    if fm is not None and fm.end_offset == len(head) and head.endswith("\n") and \
+            ours.tf.text.startswith(head):
+        return fm
+    return None
 
 
 def _updates(record: dict[str, object] | None, seal: tuple[int, str] | None,
