@@ -138,8 +138,9 @@ class _BaseLog:
     `last` as lines), where its first block's heading starts (-1: no block), how many blocks
     stand before the last one, and the merged log's lines before the last block (`lines`:
     each of those blocks, trailing blank lines dropped, and a blank line after each). In a
-    plain log that already reads so (`_plain_head`), those lines are the text itself, as one
-    chunk, and the 1,000 blocks before the last are not read; else every block is read."""
+    plain log that already reads so (`plain`, see `_plain_head`), those lines are the text
+    itself, as one chunk, and the 1,000 blocks before the last are not read; else every
+    block is read (`blocks()`), and the merge joins them itself (`lines` is not made)."""
 
     __slots__ = ("prog", "block", "last", "first", "before", "lines", "plain")
 
@@ -149,6 +150,7 @@ class _BaseLog:
         self.plain = head is not None
         self.block: Block | None
         self.last: LogBlock | None
+        self.lines: list[str]
         if head is not None:
             self.block, self.last, self.first, self.before, self.lines = head
             return
@@ -157,7 +159,7 @@ class _BaseLog:
         self.last = blocks[-1] if blocks else None
         self.first = base.blocks[0].offset if blocks else -1
         self.before = max(len(blocks) - 1, 0)
-        self.lines = [*_lines(blocks[:-1], [], []), ""] if len(blocks) > 1 else []
+        self.lines = []
 
     def blocks(self) -> list[LogBlock]:
         """Every block of the base's log (read when a merge needs them all)."""
