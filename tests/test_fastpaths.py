@@ -189,3 +189,49 @@ def test_a_bullet_read_in_a_section_is_the_entry_its_constructor_makes() -> None
         assert {f: getattr(read_option, f) for f in Option.__slots__} == \
             {f: getattr(made_option, f) for f in Option.__slots__}
     assert [o.recommended for o in prog.nodes[0].options] == [True, False]
+
+
+NODE_LINES = st.sampled_from([
+    "", "- Depends on: D1", "- Depends on: D1, D9", "- depends on: none", "- Depends on: x y",
+    "- Spawned by: D2", "- Spawned by: D1, D2", "- Section: s1", "- Investigating: yes",
+    "- **Options**: inline", "- Options: A, B", "- Colour: red", "stray text", "> quote",
+    "  plain", "#### Sub", "```",
+])
+OPTION_LINES = st.sampled_from(["  - A (Recommended)", "  - B", "  - C (recommended)", "\t- D",
+                                "  > quoted", "  - ", "", "  plain"])
+
+
+@st.composite
+def tree_document(draw: st.DrawFn) -> str:
+    """A tree of nodes with options, references and odd lines (what `check_nodes` reads)."""
+    tree: list[str] = []
+    for _ in range(draw(st.integers(0, 4))):
+        tree.append(draw(st.sampled_from(["### D1: Who", "### D2: What", "### Notes"])))
+        for _ in range(draw(st.integers(0, 4))):
+            if draw(st.booleans()):
+                tree.append(draw(NODE_LINES))
+            else:
+                tree.append("- Options:")
+                tree.extend(draw(st.lists(OPTION_LINES, max_size=6)))
+    return "\n".join(["---", "mdgrill: 1", "---", "# T", "", "## Design Tree", *tree,
+                      "## Interview Responses", "### Requirements Grill - Round 1",
+                      "- Asked: D1"]) + "\n"
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.one_of(document(), tree_document()))
+def test_the_tree_checked_from_its_tokens_says_what_its_entries_say(text: str) -> None:
+    # `validate` checks the tree from its lines' tokens without making entries; the
+    # language server's path checks each node from its entries: one reading, two extents
+    from mdgrill.checks.spec import NodeChecks, check_nodes
+
+    fast = Progress(TextFile(text), "p.md")
+    exact = _exact(text)
+    exact.read_all_bullets()
+    assert sorted(map(repr, check_nodes(fast))) == \
+        sorted(map(repr, check_nodes(exact, NodeChecks())))
+    # the references the tokens gave, and the entries read later from the kept tokens
+    assert [n.references() for n in fast.nodes] == [n.references() for n in exact.nodes]
+    assert _parts(fast.nodes) == _parts(exact.nodes)
+    assert [[(o.text, o.recommended, o.line) for o in n.options] for n in fast.nodes] == \
+        [[(o.text, o.recommended, o.line) for o in n.options] for n in exact.nodes]

@@ -7,7 +7,12 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from mdgrill.formats.markdown import is_plain, scan_headings, sections
+from mdgrill.formats.markdown import (
+    h3_parts,
+    is_plain,
+    scan_headings,
+    sections,
+)
 
 
 def reference(text: str) -> list[tuple[int, str, int]]:
@@ -52,7 +57,8 @@ frags = st.sampled_from([
 
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.one_of(frags, st.sampled_from(["a ` b", "~", "<p>", " #", "  #x", "   #",
-                                                 "\t#", "x #"])), max_size=12),
+                                                 "\t#", "x #", "a ``` ```", " ``` ~~~",
+                                                 "x <!-- <!--"])), max_size=12),
        st.sampled_from(["\n", "\r\n"]))
 def test_plain_is_no_line_opening_markup(lines: list[str], nl: str) -> None:
     """`is_plain` (which skips the whole pattern when no backtick, tilde or `<` occurs) is
@@ -65,6 +71,10 @@ def test_plain_is_no_line_opening_markup(lines: list[str], nl: str) -> None:
         start = len(lines[0]) + len(nl)
         end = start + len(lines[1])
         assert is_plain(text, start, end) == (unplain.match(text[start:end]) is None)
+        # to an end inside the last line: a mark the end cuts is no mark
+        end = max(start, len(text) - 2)
+        assert is_plain(text, start, end) == \
+            (not any(unplain.match(line) for line in text[start:end].split("\n")))
 
 
 @settings(max_examples=500, deadline=None)
@@ -128,3 +138,19 @@ def test_one_line_heading_rule_is_the_scanner_rule(line: str) -> None:
     rest = line[before.end(2):] if before and before.group(2) is not None else ""
     text = "" if text.strip("#") == "" and "#" not in rest else text
     assert found == ((len(before.group(1)), text) if before else None)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["### a", "###", "### b ##", "#### c", "###x", "text", "",
+                                 "- k: v", "### \u00e9 #"]), max_size=15),
+       st.sampled_from(["\n", "\r\n"]))
+def test_the_parts_under_h3_headings_are_the_scan_s(lines: list[str], nl: str) -> None:
+    """`h3_parts` reads each `###` heading as the heading scan does, and the parts between."""
+    text = "## S" + nl + nl.join(lines)
+    start = len("## S" + nl)
+    end_line = text.count("\n") + 1
+    heads = [h for h in scan_headings(text, start, 1, plain=True) if h.level == 3]
+    want = [(h.text, h.line, after.line if after is not None else end_line, h.offset,
+             after.offset if after is not None else len(text))
+            for h, after in zip(heads, [*heads[1:], None][:len(heads)], strict=True)]
+    assert h3_parts(text, start, 1, len(text), end_line) == want

@@ -27,14 +27,11 @@ from __future__ import annotations
 import functools
 import gc
 import re
-from typing import TYPE_CHECKING
 
 from mdgrill.core.merge_lines import Clash, LineMerge, markers, merge_lines
-from mdgrill.core.restore import LogBlock
 from mdgrill.errors import InputError
 from mdgrill.formats import frontmatter as frontmatter_io
 from mdgrill.formats.frontmatter.block import top_key
-from mdgrill.formats.markdown import refuse_conflict
 from mdgrill.formats.progress import (
     LOG,
     TREE,
@@ -47,11 +44,17 @@ from mdgrill.formats.progress import (
 from mdgrill.formats.textfile import TextFile, content_lines
 from mdgrill.model.tree import new_node_id, split_decision
 
+# typing costs a merge-file 3 ms to import; type checkers treat this name as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from mdgrill.diagnostics import Diagnostic
+    from mdgrill.formats.frontmatter import FrontMatter
+    from mdgrill.formats.progress import Block
 
 NEW_SEQUENCE = frozenset({"confirmed", "skipped", "bypassed", "reset", "reopened"})
-_ROUND_NUMBER = re.compile(r"(Grill - Round )([0-9]+)")
+# patterns compiled on first use (re caches them): most merges renumber nothing and place no
+# conflict, and each compile is part of every merge-file's start
+_ROUND_NUMBER = r"(Grill - Round )([0-9]+)"
 ANSWER_KEYS = ("decisions", "facts resolved", "out of scope")
 
 
@@ -78,6 +81,20 @@ class Merged:
     @property
     def in_conflict(self) -> bool:
         return bool(self.conflicts or self.clashes)
+
+
+class LogBlock:
+    """One block of the log as text: its heading title, its lines (no line ends, no trailing
+    blank lines), its heading's line in the file and its index among the section's lines
+    (what `restore.log_blocks` reads; defined here so that a merge does not load restore)."""
+
+    __slots__ = ("title", "lines", "line", "start")
+
+    def __init__(self, title: str, lines: list[str], line: int, start: int) -> None:
+        self.title = title
+        self.lines = lines
+        self.line = line
+        self.start = start
 
 
 class Cannot(Exception):
@@ -116,23 +133,102 @@ def _blocks(prog: Progress) -> list[LogBlock]:
     return out
 
 
-def _side_blocks(base: Progress, side: Progress) -> tuple[list[LogBlock], int]:
-    """A side's log blocks, and where the first one's heading starts in its text (-1: no
-    block). A log is append-only: where the side's log begins with the base's, up to the
-    heading of the base's last block, the blocks before that one are the base's (the same
-    text reads the same), and only the rest is read, by the reader itself (that heading on,
-    under the section's own heading): 1,000 recorded rounds are not read again for each
-    side. Anything else reads the side's whole log."""
-    found = base.blocks
+class _BaseLog:
+    """The base's log as a merge takes it: its last block (`block` as the reader made it,
+    `last` as lines), where its first block's heading starts (-1: no block), how many blocks
+    stand before the last one, and the merged log's lines before the last block (`lines`:
+    each of those blocks, trailing blank lines dropped, and a blank line after each). In a
+    plain log that already reads so (`plain`, see `_plain_head`), those lines are the text
+    itself, as one chunk, and the 1,000 blocks before the last are not read; else every
+    block is read (`blocks()`), and the merge joins them itself (`lines` is not made)."""
+
+    __slots__ = ("prog", "block", "last", "first", "before", "lines", "plain")
+
+    def __init__(self, base: Progress) -> None:
+        self.prog = base
+        head = _plain_head(base)
+        self.plain = head is not None
+        self.block: Block | None
+        self.last: LogBlock | None
+        self.lines: list[str]
+        if head is not None:
+            self.block, self.last, self.first, self.before, self.lines = head
+            return
+        blocks = _blocks(base)
+        self.block = base.blocks[-1] if blocks else None
+        self.last = blocks[-1] if blocks else None
+        self.first = base.blocks[0].offset if blocks else -1
+        self.before = max(len(blocks) - 1, 0)
+        self.lines = []
+
+    def blocks(self) -> list[LogBlock]:
+        """Every block of the base's log (read when a merge needs them all)."""
+        return _blocks(self.prog)
+
+
+_H3_ENDS = (" ", "\t", "\n")  # what follows `###` on a level-3 heading line (no CR here)
+
+
+def _plain_head(base: Progress) -> tuple[Block, LogBlock, int, int, list[str]] | None:
+    """`_BaseLog`'s parts from the text, when the log is plain (no fence, comment or
+    indented `#`, no CR: every heading line starts with `#`), nothing but blanks stands
+    before its first block, and the text from that block to the last one's heading is what
+    the merged log's lines before the last block join to: no line of only blanks, no two
+    blank lines in a row, a blank line before every line that starts with `#` (so before each
+    block's heading), and one before the last block's. Then that text is those lines (each
+    block's trailing blank lines dropped and a blank line after it is the text as it is).
+    The blocks are counted by their headings; a count the reader does not confirm is caught
+    by the merged file's check (`_sealed`). None when any of this does not hold."""
+    text = base.tf.text
+    if not base.plain or "\r" in text:
+        return None
+    block = base.last_block()
+    if block is None:
+        return None
+    sec = base.sections[LOG]
+    start, end = base.section_offsets(sec)
+    at = text.find("\n#", start - 1, end)
+    first = at + 1
+    if at < 0 or first > block.offset or not text.startswith("###", first) or \
+            text[first + 3:first + 4] not in _H3_ENDS or \
+            (first > start and not text[start:first].isspace()):
+        return None
+    before = text[first:block.offset]
+    count = 0
+    if before:
+        # one pass for the blank lines (a line of only blanks, or two empty lines in a row),
+        # two counts for the headings: each line that starts with `#` is `### ` after an
+        # empty line (neither count overlaps itself, so equal counts pair every `\n#` with
+        # a `\n\n### `; a `###` heading with a tab or no text goes the long way)
+        headings = before.count("\n\n### ")
+        if not before.endswith("\n\n") or re.search(r"\n(?:[^\S\n]+\n|\n\n)", before) or \
+                before.count("\n#") != headings:
+            return None
+        count = headings + 1
+    lines = content_lines(text, block.offset, end)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    last = LogBlock(block.title, lines, block.line, block.line - sec.heading_line - 1)
+    return block, last, first, count, [before[:-1]] if before else []
+
+
+def _side_blocks(head: _BaseLog, side: Progress) -> tuple[list[LogBlock], int, bool]:
+    """A side's log blocks, where the first one's heading starts in its text (-1: no block),
+    and whether they start at the base's last block. A log is append-only: where the side's
+    log begins with the base's, up to the heading of the base's last block, the blocks before
+    that one are the base's (the same text reads the same), and only the rest is read, by the
+    reader itself (that heading on, under the section's own heading): 1,000 recorded rounds
+    are not read again for each side. Anything else reads the side's whole log."""
+    base = head.prog
     b_sec, s_sec = base.sections[LOG], side.sections[LOG]
     b_start = base.section_offsets(b_sec)[0]
     s_start, s_end = side.section_offsets(s_sec)
     text = side.tf.text
-    last = found[-1] if found else None
+    last = head.block
     at = s_start + last.offset - b_start if last is not None else s_end  # where it would be
     if last is None or at >= s_end or \
             not text.startswith(base.tf.text[b_start:last.offset], s_start):
-        return _blocks(side), side.blocks[0].offset if side.blocks else -1
+        return _blocks(side), side.blocks[0].offset if side.blocks else -1, False
     heading = next(h for h in side.skeleton if h.line == s_sec.heading_line)
     try:
         rest = Progress(TextFile(text[heading.offset:s_start] + text[at:s_end]), side.path)
@@ -140,11 +236,11 @@ def _side_blocks(base: Progress, side: Progress) -> tuple[list[LogBlock], int]:
         rest = None
     parts = rest.blocks if rest is not None and LOG in rest.sections else []
     if not parts or parts[0].line != 1:  # the side changed that block's heading
-        return _blocks(side), side.blocks[0].offset if side.blocks else -1
+        return _blocks(side), side.blocks[0].offset if side.blocks else -1, False
     at_line = s_sec.start + last.line - b_sec.start  # the side's line at `at`
     lines = content_lines(text, at, s_end)
     first = s_sec.heading_line + 1
-    out = _blocks(base)[:-1]
+    out = []
     for i, part in enumerate(parts):
         line = part.line - 1 + at_line
         stop = parts[i + 1].line - 1 + at_line if i + 1 < len(parts) else s_sec.end
@@ -152,7 +248,7 @@ def _side_blocks(base: Progress, side: Progress) -> tuple[list[LogBlock], int]:
         while chunk and not chunk[-1].strip():
             chunk.pop()
         out.append(LogBlock(part.title, chunk, line, line - first))
-    return out, s_start + found[0].offset - b_start
+    return out, s_start + head.first - b_start, True
 
 
 @functools.cache
@@ -325,7 +421,7 @@ def _merge(base_text: str, ours_text: str, theirs_text: str, path: str) -> Merge
             out += next(s.parts[key] for s in (sides[1], sides[2], sides[0]) if key in s.parts)
     nl = ours.tf.newline
     text = nl.join(out) + (nl if ours_text.endswith(("\n", "\r")) else "")
-    checked = None if result.in_conflict else _sealed(text, path, record, log, blocks)
+    checked = None if result.in_conflict else _sealed(text, path, record, log, blocks, ours)
     if checked is not None:
         text, errors = checked
     else:  # conflicts, or a text the one parse could not vouch for: parsed, sealed, checked
@@ -341,18 +437,21 @@ def _merge(base_text: str, ours_text: str, theirs_text: str, path: str) -> Merge
 
 
 def _sealed(text: str, path: str, record: dict[str, object] | None, log: list[str] | None,
-            blocks: int) -> tuple[str, list[Diagnostic]] | None:
+            blocks: int, ours: Progress) -> tuple[str, list[Diagnostic]] | None:
     """The merged text with its record and seal written, and its errors, from one parse:
     the seal is worked out from the merged log's own lines (`blocks` blocks), and the check's
     parse of the sealed text confirms it, as the count and digest a parse of `text` gives
     (its body is the same), which is what `_sealed_apart` seals with. None when the parse
     does not confirm it or a step does not read: then `_sealed_apart`, whose outcome this is
-    in every other case (a 1,000-round file parsed once less, 5% of a merge)."""
+    in every other case (a 1,000-round file parsed once less, 5% of a merge). A text with
+    conflict markers is refused by that parse too, and goes there as well.
+
+    The front matter is read to change it unless its lines are ours, to their closing fence
+    and its line end (what `reread_progress` asks): then ours' reading of them is theirs."""
     from mdgrill.checks.spec import validate_progress_parsed
 
     tf = TextFile(text)
     try:
-        refuse_conflict(text, path)  # what reading the whole merged text refuses first
         fm = frontmatter_io.split(tf, path)
         if fm is None:
             return None
@@ -362,7 +461,8 @@ def _sealed(text: str, path: str, record: dict[str, object] | None, log: list[st
         if updates:  # only the front matter changes: its own lines are parsed to change it
             change = Change()
             change.updates.update(updates)
-            head = apply_change(Progress(TextFile(head, newline=tf.newline), path), change)
+            head = apply_change(Progress(TextFile(head, newline=tf.newline), path,
+                                         _front_of(head, ours)), change)
     except InputError:
         return None
     sealed = head + text[fm.end_offset:]
@@ -378,6 +478,15 @@ def _sealed(text: str, path: str, record: dict[str, object] | None, log: list[st
         if collecting:
             gc.enable()
     return (sealed, [d for d in found if d.severity == "error"]) if confirmed else None
+
+
+def _front_of(head: str, ours: Progress) -> FrontMatter | None:
+    """Ours' front matter as read, when `head` is its text to the closing fence's line end."""
+    fm = ours.fm
+    if fm is not None and fm.end_offset == len(head) and head.endswith("\n") and \
+            ours.tf.text.startswith(head):
+        return fm
+    return None
 
 
 def _updates(record: dict[str, object] | None, seal: tuple[int, str] | None,
@@ -599,10 +708,17 @@ def _log(base: Progress, ours: Progress, theirs: Progress, result: Merged,
          ) -> tuple[list[str] | None, int, dict[str, object] | None]:
     """The merged log's lines (None: ours stands), how many blocks they are, and the record
     (None: ours stands)."""
-    b = _blocks(base)
-    (o, o_first), (t, t_first) = _side_blocks(base, ours), _side_blocks(base, theirs)
-    b_first = base.blocks[0].offset if base.blocks else -1
-    for prog, first, who in ((base, b_first, "the base's"), (ours, o_first, "our"),
+    head = _BaseLog(base)
+    (o, o_first, o_tail), (t, t_first, t_tail) = _side_blocks(head, ours), \
+        _side_blocks(head, theirs)
+    # the blocks before the base's last one stand as `head.lines` when both sides kept them
+    # as they were (then `b` is the last block alone); else every block is read
+    if o_tail and t_tail and head.last is not None and head.plain:
+        b, before, prefix = [head.last], head.before, head.lines
+    else:
+        b, before, prefix = head.blocks(), 0, []
+        o, t = (b[:-1] + o if o_tail else o), (b[:-1] + t if t_tail else t)
+    for prog, first, who in ((base, head.first, "the base's"), (ours, o_first, "our"),
                              (theirs, t_first, "their")):
         if _text_before_blocks(prog, first):
             raise Cannot(f"{who} log has text before its first block: merge by hand")
@@ -615,10 +731,11 @@ def _log(base: Progress, ours: Progress, theirs: Progress, result: Merged,
                           "recorded anything")
         return None, 0, None
     if not o_ext and not o_new:
-        return _lines(b, t_ext, t_new), len(b) + len(t_new), \
+        return prefix + _lines(b, t_ext, t_new), before + len(b) + len(t_new), \
             t_iv if isinstance(t_iv, dict) else None
     if not o_ext and not t_ext and all(_kind(x)[0] in _BINDING for x in o_new + t_new):
-        return (*_bindings_only(b, o_new, t_new, o_iv, t_iv, result), None)
+        lines, count = _bindings_only(b, o_new, t_new, o_iv, t_iv, result)
+        return prefix + lines, before + count, None
     for block in o_new + t_new:
         if _kind(block)[0] != "round":
             raise Cannot(f"`{block.title}` was recorded on one side while the other side "
@@ -639,16 +756,19 @@ def _log(base: Progress, ours: Progress, theirs: Progress, result: Merged,
         result.notes.append("their closing lines of the shared round: ours stand")
         extra = []
     ext = o_ext + extra
-    renumbered = _renumber(b + o_new, t_new, b)
-    lines = _lines(b, ext, o_new + renumbered)
-    first = _line_count(b)  # the first line either side added
+    renumbered: list[LogBlock] = []
+    if t_new:  # their rounds are numbered on from ours, read from every block
+        whole = head.blocks() if prefix else b
+        renumbered = _renumber(whole + o_new, t_new, whole)
+    lines = prefix + _lines(b, ext, o_new + renumbered)
+    first = len(prefix) + _line_count(b)  # the first line either side added
     record = _record(b_iv, o_iv, t_iv, renumbered, lines[first:])
     _conflicts(o_ext + [line for block in o_new for line in block.lines],
                t_ext + [line for block in renumbered for line in block.lines],
                lines, first, result)
     if renumbered:
         result.notes.append(f"their {len(renumbered)} new round(s) follow ours, renumbered")
-    return lines, len(b) + len(o_new) + len(renumbered), record
+    return lines, before + len(b) + len(o_new) + len(renumbered), record
 
 
 _BINDING = frozenset({"bound", "reaffirmed"})
@@ -706,8 +826,8 @@ def _renumber(before: list[LogBlock], theirs: list[LogBlock], base: list[LogBloc
             out.append(block)
             continue
         new = f"Grill - Round {number + shift}"
-        heading = _ROUND_NUMBER.sub(new, block.lines[0], 1)
-        title = _ROUND_NUMBER.sub(new, block.title, 1)
+        heading = re.sub(_ROUND_NUMBER, new, block.lines[0], count=1)
+        title = re.sub(_ROUND_NUMBER, new, block.title, count=1)
         out.append(LogBlock(title, [heading, *block.lines[1:]], block.line, block.start))
     return out
 
@@ -772,7 +892,7 @@ def _conflicts(ours: list[str], theirs: list[str], lines: list[str], first: int,
             del lines[there[-1]:there[-1] + len(_unit(lines, there[-1], node_id))]
 
 
-_PLACED = re.compile(f"^(?:<!-- |# ){CLASH}(clash|answer) ([0-9]+)(?: -->)?$")
+_PLACED = f"^(?:<!-- |# ){CLASH}(clash|answer) ([0-9]+)(?: -->)?$"
 
 
 def _with_markers(text: str, result: Merged) -> str:
@@ -787,7 +907,7 @@ def _with_markers(text: str, result: Merged) -> str:
     out: list[str] = []
     pattern: list[str] = []
     for line in lines:
-        m = _PLACED.match(line)
+        m = re.match(_PLACED, line)
         if m is None:
             out.append(line)
             pattern.append(re.escape(line + "\n"))

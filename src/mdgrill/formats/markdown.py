@@ -191,6 +191,48 @@ def _flush_headings(text: str, start: int, first_line: int, top_only: bool,
     return headings
 
 
+_FLUSH_H3 = re.compile("\n" + _FLUSH_BODY % "###")
+_FLUSH_FIRST_H3 = re.compile(_FLUSH_BODY % "###")
+
+
+def h3_parts(text: str, start: int, first_line: int, end: int,
+             end_line: int) -> list[tuple[str, int, int, int, int]]:
+    """The parts of a plain text's [start, end) (`is_plain`; `start` begins line `first_line`,
+    `end` begins line `end_line`) under its `###` headings, when it holds no heading of a
+    higher rank: each one's heading text (as `scan_headings` reads it), its line, the line
+    after its last, where its heading line starts and where it stops. Read without a
+    `Heading` a heading: the `###` lines are the ones the regex engine stops at."""
+    parts: list[tuple[str, int, int, int, int]] = []
+    append = parts.append
+    count = text.count
+    line = first_line
+    last = start
+    title: str | None = None
+    at = head = 0
+    m = _FLUSH_FIRST_H3.match(text, start, end) if start == 0 or text[start - 1] == "\n" \
+        else None
+    if m is not None:
+        title, head, at = m.group(2).strip(), line, start
+        if title[-1:] == "#":
+            title = heading_text(m.group(2))
+    for m in _FLUSH_H3.finditer(text, start, end):
+        pos = m.start(1)
+        line += count("\n", last, pos)
+        last = pos
+        if title is not None:
+            append((title, head, line, at, pos))
+        after = m.group(2)
+        # heading_text's result, its call saved when there is no closing `#` (as
+        # `_flush_headings` reads it)
+        title = after.strip()
+        if title[-1:] == "#":
+            title = heading_text(after)
+        head, at = line, pos
+    if title is not None:
+        append((title, head, end_line, at, end))
+    return parts
+
+
 def last_heading(text: str, start: int, end: int, level: int) -> int:
     """Where the last heading of `level` in [start, end) starts, read from the end by the
     pattern the forward scan uses (-1: none, or a heading of a higher rank comes after it).

@@ -12,7 +12,7 @@ from mdgrill.checks.spec.keys import (
     NEW_SEQUENCE,
 )
 from mdgrill.diagnostics import Diagnostic, error, warning
-from mdgrill.formats.progress import Block, Progress
+from mdgrill.formats.progress import Block, Entry, Progress
 from mdgrill.model.interview import first_round
 from mdgrill.model.tree import split_decision
 
@@ -38,14 +38,38 @@ def check_blocks(prog: Progress) -> list[Diagnostic]:
     if prog.log_seal() is True:  # as mdgrill wrote them
         return out
     for index, block in enumerate(blocks):
-        if block.kind not in BLOCK_KEYS or block.phase is None:
-            continue
-        if block.kind == "round":
+        kind = block.kind
+        if kind == "round":
+            if block.phase is None:
+                continue
+            entries = block.entries
+            present = set(map(_KEY_LOWER, entries))
+            if present.issuperset(_WHOLE_ROUND) and _ROUND_KEYS.issuperset(present) and \
+                    entries[0].key_lower == "asked" and not block._stray:
+                # a round as mdgrill writes it (opened by its Asked line, the five closing
+                # keys, none unknown, no stray line): `_check_round` has only its decisions'
+                # arrows to look at
+                for entry in entries:
+                    if entry.key_lower == "decisions":
+                        _decision_format(path, entry, out)
+                continue
             nxt = blocks[index + 1].kind if index + 1 < len(blocks) else None
             out.extend(_check_round(path, block, nxt))
-        else:
+        elif kind in BLOCK_KEYS and block.phase is not None:
             out.extend(_check_transition(path, block))
     return out
+
+
+_WHOLE_ROUND = frozenset({"asked", *_CLOSING_LOWER})
+
+
+def _decision_format(path: str, entry: Entry, out: list[Diagnostic]) -> None:
+    """A `Decisions:` line with no arrow of split_decision's (a test in C)."""
+    value = entry.value
+    if "->" not in value and "→" not in value and value.strip().lower() != "none":
+        out.append(warning(path, entry.line + 1, "DECISION_FORMAT",
+                           f"`Decisions: {value}` has no `->`: write one decision per "
+                           "line as `<ID> -> <answer>`"))
 
 
 def _check_headings(path: str, blocks: list[Block]) -> list[Diagnostic]:
@@ -122,14 +146,8 @@ def _check_round(path: str, block: Block, next_kind: str | None) -> list[Diagnos
         out.extend(_unknown_keys(path, block, "round"))
     if "decisions" in present:
         for entry in entries:
-            # no arrow of split_decision's in it (a test in C; split_decision is None then)
-            if entry.key_lower != "decisions":
-                continue
-            value = entry.value
-            if "->" not in value and "→" not in value and value.strip().lower() != "none":
-                out.append(warning(path, entry.line + 1, "DECISION_FORMAT",
-                                   f"`Decisions: {value}` has no `->`: write one decision per "
-                                   "line as `<ID> -> <answer>`"))
+            if entry.key_lower == "decisions":
+                _decision_format(path, entry, out)
     if block._stray:  # read with the entries above
         out.extend(_stray(path, block))
     return out

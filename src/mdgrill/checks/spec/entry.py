@@ -71,7 +71,13 @@ def check_progress(prog: Progress, nodes: NodeChecks | None = None) -> list[Diag
     collecting = gc.isenabled()
     gc.disable()
     try:
-        prog.read_all_bullets()  # the checks and the ledger read every part: one pass each
+        # the checks and the ledger read every block: one pass over the log's lines; the
+        # tree is checked from its lines' tokens (check_nodes), unless an earlier version's
+        # checks are kept (`nodes`: then the bullets of unchanged nodes were taken from it)
+        if nodes is None:
+            prog.read_log_bullets()
+        else:
+            prog.read_all_bullets()
         out: list[Diagnostic] = []
         out.extend(check_front_matter(prog))
         out.extend(check_sections(prog))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from mdgrill.checks.spec.front import key_line
 from mdgrill.checks.spec.keys import MAX_OPTIONS, MIN_OPTIONS, NODE_KEYS, NODE_KEYS_LOWER
@@ -49,8 +49,7 @@ def check_nodes(prog: Progress, memo: NodeChecks | None = None) -> list[Diagnost
                            "`### <ID>: <question>` (IDs like D1 or auth.users)"))
     waits = prerequisites
     if memo is None:
-        for node in nodes:
-            out.extend(_check_node(path, node, first_of))
+        out.extend(_check_tree(prog, nodes, first_of))
     else:
         ids = frozenset(first_of)
         found = memo.found if ids == memo.ids else {}
@@ -98,6 +97,142 @@ def _asked_without_options(prog: Progress) -> list[Diagnostic]:
                            f"offers {MIN_OPTIONS} to {MAX_OPTIONS} (`- Options:` with nested "
                            "`  - ` bullets, the recommended one first)"))
     return out
+
+
+def _check_tree(prog: Progress, nodes: list[Node],  # noqa: C901 - a branch per kind of line
+                known: dict[str, Node]) -> list[Diagnostic]:
+    """`_check_node` of every node, read from the tree's line tokens (each node's lines a
+    slice of them, as `read_parts` reads them into entries), without making an entry or an
+    option: a 10,000-node tree is checked at a tuple a line. Each node learns its
+    references (`Node.set_references`) as its entries would give them, for the loop search
+    and the frontier; its entries are made only if something asks for them."""
+    path = prog.path
+    tokens, base = prog.tree_tokens()
+    out: list[Diagnostic] = []
+    kinds = _KEY_KINDS
+    for node in nodes:
+        first = node.line + 1
+        at = first - base
+        if at < 0:
+            first, at = base, 0
+        current = False  # an entry is open: an indented line below it is its nested line
+        listing = False  # the open entry is an `Options:` one: its nested lines are options
+        depends: list[str] | None = None  # the IDs of the node's first `Depends on` entry
+        spawned: list[str] | None = None  # and of its first `Spawned by`
+        # the lines of the node's options, and of those marked `(Recommended)`: the mark is
+        # looked for in the whole line, which holds it where the option's text does (the
+        # text is what follows the line's blanks and bullet, trimmed of blanks, none of them
+        # in the mark)
+        # (line, inline value) of each `Options:` entry; the three lists made at the first
+        # (most nodes have one, and a node without options needs none)
+        listed: list[tuple[int, str]] | None = None
+        options = marks = _NONE
+        for line, (key, value, other) in enumerate(tokens[at:node.end - base], first):
+            if key:
+                current, listing = True, False
+                kind = kinds.get(key)
+                if kind is None:
+                    kind = _key_kind(key)
+                if kind == _PLAIN:
+                    continue
+                if kind == _UNKNOWN:
+                    out.append(warning(path, line + 1, "UNKNOWN_NODE_KEY",
+                                       f"`{key}:` is not a node key (known: "
+                                       f"{', '.join(NODE_KEYS)}): check the spelling"))
+                elif kind == _OPTIONS:
+                    listing = True
+                    if listed is None:
+                        listed, options, marks = [], [], []
+                    listed.append((line, value.strip()))
+                else:
+                    ids = split_ids(value.strip())
+                    if kind == _DEPENDS:
+                        if depends is None:
+                            depends = ids
+                        fork = False
+                    else:
+                        if spawned is None:
+                            spawned = ids
+                        fork = len(ids) > 1
+                    for ref in ids:
+                        if ref not in known:  # an ID of no node, or no ID: said below
+                            fork = True
+                            break
+                    if fork:
+                        _check_refs(path, node, line, ids, known, kind == _SPAWNED, out)
+            elif not other or other.isspace():
+                continue
+            elif current and other[0] in " \t>":
+                if listing:
+                    options.append(line)
+                    if "(recommended)" in other.lower():
+                        marks.append(line)
+            else:
+                current = listing = False
+        node.set_references((tuple(depends) if depends else (),
+                             spawned[0] if spawned else None))
+        if listed is not None:
+            _options_said(path, node, options, marks, listed, out)
+    return out
+
+
+# What `_check_tree` does with a key: nothing (a node key it reads no further), warn (not a
+# node key), or read its IDs or its options. Keys as written, each read once (bounded: a
+# file of made-up keys cannot grow it).
+_PLAIN, _UNKNOWN, _DEPENDS, _SPAWNED, _OPTIONS = range(5)
+_NONE: list[int] = []  # a node's lists before its first `Options:` entry (never added to)
+_KEY_KINDS: dict[str, int] = {}
+
+
+def _key_kind(key: str) -> int:
+    low = key.lower()
+    kind = _UNKNOWN if low not in NODE_KEYS_LOWER else \
+        {"depends on": _DEPENDS, "spawned by": _SPAWNED, "options": _OPTIONS}.get(low, _PLAIN)
+    if len(_KEY_KINDS) < 512:
+        _KEY_KINDS[key] = kind
+    return kind
+
+
+def _options_said(path: str, node: Node, options: list[int], marks: list[int],
+                  listed: list[tuple[int, str]], out: list[Diagnostic]) -> None:
+    """What `_check_node` says of a node's options (the lines of each, and of those marked
+    `(Recommended)`), once for each of its `Options:` entries (line, inline value)."""
+    count = len(options)
+    for line, inline in listed:
+        if not MIN_OPTIONS <= count <= MAX_OPTIONS:
+            how = " (write them as nested `  - ` bullets)" if inline and not options else ""
+            out.append(error(path, line + 1, "NODE_OPTIONS",
+                             f"{node.id} has {count} option(s){how}: a node offers "
+                             f"{MIN_OPTIONS} to {MAX_OPTIONS} options"))
+        if len(marks) > 1:
+            out.append(error(path, marks[1] + 1, "NODE_RECOMMENDED",
+                             f"{node.id} marks {len(marks)} options `(Recommended)`: keep the "
+                             "mark on one option only"))
+        elif marks and marks[0] != options[0]:
+            out.append(error(path, marks[0] + 1, "NODE_RECOMMENDED",
+                             f"{node.id}'s `(Recommended)` option is not listed first: move "
+                             "it to the top of the options"))
+
+
+def _check_refs(path: str, node: Node, line: int, ids: list[str], known: dict[str, Node],
+                spawned: bool, out: list[Diagnostic]) -> None:
+    """What `_check_node` says of the IDs of one `Depends on` or `Spawned by` entry."""
+    if spawned and len(ids) > 1:
+        out.append(error(path, line + 1, "INVALID_REFERENCE",
+                         f"{node.id} names {len(ids)} parents in `Spawned by:`: a "
+                         "sub-question has one parent"))
+    verb = "was spawned by" if spawned else "depends on"
+    for ref in ids:
+        if ref in known:  # a node's ID, read by the ID pattern: nothing to say
+            continue
+        if not is_id(ref):
+            out.append(error(path, line + 1, "INVALID_REFERENCE",
+                             f"{node.id} {verb} `{ref}`, which is not an ID: list IDs "
+                             "separated by commas, or `none`"))
+        else:
+            out.append(error(path, line + 1, "MISSING_REFERENCE",
+                             f"{node.id} {verb} {ref}, which does not exist: add a node "
+                             f"for {ref} or fix the reference"))
 
 
 def _check_node(path: str, node: Node, known: dict[str, Node]) -> list[Diagnostic]:
@@ -159,6 +294,25 @@ def _check_options(path: str, node: Node, line: int, inline: str) -> list[Diagno
     return out
 
 
+def _upward(known: dict[str, Node], waits: Callable[[Node], list[str]]) -> bool:
+    """Whether every node waits only on nodes above it (then there is no loop)."""
+    place = {node_id: at for at, node_id in enumerate(known)}
+    depends: Sequence[str]
+    for here, node in enumerate(known.values()):
+        if waits is prerequisites:  # what it waits on, without a list made a node
+            depends, parent = node.references()
+            at = place.get(parent) if parent is not None else None
+            if at is not None and at >= here:
+                return False
+        else:
+            depends = waits(node)
+        for ref in depends:
+            at = place.get(ref)
+            if at is not None and at >= here:
+                return False
+    return True
+
+
 def _cycles(path: str, nodes: list[Node], known: dict[str, Node],
             waits: Callable[[Node], list[str]] = prerequisites) -> list[Diagnostic]:
     """Nodes that wait on each other forever (Depends on / Spawned by forming a loop);
@@ -166,17 +320,7 @@ def _cycles(path: str, nodes: list[Node], known: dict[str, Node],
     # Where each ID first stands: while every node waits only on nodes above it, as a tree
     # written top down does, there is no loop to look for (the file's order is then a
     # topological one), and the search below is not run.
-    place = {node_id: at for at, node_id in enumerate(known)}
-    upward = True
-    for here, node in enumerate(known.values()):
-        for ref in waits(node):
-            at = place.get(ref)
-            if at is not None and at >= here:
-                upward = False
-                break
-        if not upward:
-            break
-    if upward:
+    if _upward(known, waits):
         return []
     edges = {node_id: [r for r in waits(node) if r in known] for node_id, node in known.items()}
     indegree = dict.fromkeys(edges, 0)

@@ -3,7 +3,7 @@ log's normalized text and digest."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from hashlib import sha256
 
 from mdgrill.formats.progress.lines import (
@@ -19,6 +19,11 @@ from mdgrill.formats.progress.lines import (
     Node,
 )
 from mdgrill.formats.schema import HEADING_WORD, PHASE_OF_WORD
+
+# typing's import costs every verb 3 ms; type checkers treat this name as true
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def classify_block(title: str, line: int, end: int) -> Block:
@@ -37,6 +42,44 @@ def classify_block(title: str, line: int, end: int) -> Block:
         return Block("legacy", PHASE_OF_WORD.get(legacy.group("phase").lower()), None, title,
                      line, end)
     return Block("unknown", None, None, title, line, end)
+
+
+_NO_GROUPS = ("", None, None, None)
+
+
+def make_blocks(parts: Iterable[tuple[str, int, int, int, int]],
+                read: Callable[[Any], None]) -> list[Block]:
+    """`classify_block` of each `###` part of the log (title, line, end, offset, stop), each
+    reading its bullets with `read` on first use. A round's Block is made field by field, as
+    Block.__init__ makes one (a frame a block saved: the log of 10,000 rounds makes them all)."""
+    blocks: list[Block] = []
+    append = blocks.append
+    match = BLOCK_HEADING.match
+    make = object.__new__
+    phases: dict[str, str | None] = {}  # a phase's word, as written, -> its phase
+    for title, line, end, offset, stop in parts:
+        m = match(title)
+        phase_word, kind, number, _ = m.groups() if m is not None else _NO_GROUPS
+        if number is not None and kind == "Grill":
+            phase = phases.get(phase_word, "")
+            if phase == "":
+                phase = phases[phase_word] = PHASE_OF_WORD.get(phase_word.lower())
+            block = make(Block)
+            block._entries = None
+            block._stray = []
+            block.kind = "round"
+            block.phase = phase
+            block.round = int(number)
+            block.title = title
+            block.line = line
+            block.end = end
+        else:
+            block = classify_block(title, line, end)
+        block.offset = offset
+        block.stop = stop
+        block._read = read
+        append(block)
+    return blocks
 
 
 def line_tokens(text: str, start: int, end: int) -> list[tuple[str, str, str]]:
@@ -90,70 +133,50 @@ def _lower(key: str) -> str:
     return low
 
 
-INFINITY = float("inf")
-
-
 def read_parts(tokens: list[tuple[str, str, str]], base: int,
                parts: Iterable[Block | Node | _Span]) -> None:
     """Set the entries and stray lines of each part (in order of their lines, none inside
     another) from the tokens of the lines they lie in, the first of which is line `base`:
-    a part's bullets are its lines [part.line + 1, part.end). One loop over the lines, so a
-    section of 10,000 parts costs no call per part."""
-    queue = iter(parts)
-    part = next(queue, None)
-    bound: float = part.line + 1 if part is not None else INFINITY  # where the next part opens
-    opening = True
-    entries: list[Entry] | None = None  # the open part's, None between parts
-    append = stray = None
-    current: Entry | None = None
+    a part's bullets are its lines [part.line + 1, part.end). A loop over each part's slice
+    of the tokens, so a section of 10,000 parts costs no call per part."""
     sub_match = SUB_BULLET.match
     lowered = _LOWERED
     # Each bullet's Entry is made here field by field, as Entry.__init__ would make it: the
     # call of an `__init__` costs a frame per bullet, a quarter of making 100,000 of them
     make = object.__new__
-    for line, (key, value, other) in enumerate(tokens, base):
-        while line >= bound:  # a part opens or closes here (twice a part: not in the loop's way)
-            assert part is not None
-            if opening:
-                entries = part._entries = []
-                stray = part._stray = []
-                append = entries.append
+    for part in parts:
+        entries: list[Entry] = []
+        stray: list[tuple[int, str]] = []
+        part._entries, part._stray = entries, stray
+        # a part's lines, taken as a slice: no line is asked where the next part begins
+        first = part.line + 1
+        at = first - base
+        if at < 0:
+            first, at = base, 0
+        append = entries.append
+        current: Entry | None = None
+        for line, (key, value, other) in enumerate(tokens[at:part.end - base], first):
+            if key:  # the pattern's key has no blank at either end
+                current = make(Entry)
+                current.key = key
+                current.key_lower = lowered.get(key) or _lower(key)
+                current.value = value.strip()
+                current.line = line
+                current.children = ()
+                append(current)
+            elif not other or other.isspace():
+                continue
+            elif current is not None and other[0] in " \t>":
+                sub = sub_match(other)
+                child = (sub.group(2).rstrip(" \t") if sub else other.strip(), line)
+                children = current.children
+                if isinstance(children, list):
+                    children.append(child)
+                else:
+                    current.children = [child]
+            else:
                 current = None
-                bound, opening = part.end, False
-            else:
-                entries = None
-                part = next(queue, None)
-                bound = part.line + 1 if part is not None else INFINITY
-                opening = True
-        if entries is None:
-            continue
-        if key:  # the pattern's key has no blank at either end
-            low = lowered.get(key)
-            current = make(Entry)
-            current.key = key
-            current.key_lower = low if low is not None else _lower(key)
-            current.value = value.strip()
-            current.line = line
-            current.children = ()
-            append(current)  # type: ignore[misc]
-        elif not other or other.isspace():
-            continue
-        elif current is not None and other[0] in " \t>":
-            sub = sub_match(other)
-            child = (sub.group(2).rstrip(" \t") if sub else other.strip(), line)
-            children = current.children
-            if isinstance(children, list):
-                children.append(child)
-            else:
-                current.children = [child]
-        else:
-            current = None
-            stray.append((line, other))  # type: ignore[union-attr]
-    # the parts whose lines the tokens did not reach hold none
-    if part is not None and opening:
-        part._entries, part._stray = [], []
-    for part in queue:
-        part._entries, part._stray = [], []
+                stray.append((line, other))
 
 
 def parse_bullets(lines: list[str], start: int, end: int,

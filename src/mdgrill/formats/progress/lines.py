@@ -134,7 +134,9 @@ class Bulleted:
 
 
 class Block(Bulleted):
-    """A `### <Phase> Grill - ...` block of the log (or a legacy/unknown one)."""
+    """A `### <Phase> Grill - ...` block of the log (or a legacy/unknown one). (`blocks.
+    make_blocks` sets these same fields of a round without calling `__init__`: a field added
+    here is added there.)"""
 
     __slots__ = ("kind", "phase", "round", "title", "line", "end", "offset", "stop")
 
@@ -178,7 +180,8 @@ class Option:
 
 
 class Node(Bulleted):
-    """A design tree node `### <ID>: <title>` and its bullets."""
+    """A design tree node `### <ID>: <title>` and its bullets. (`Progress._make_nodes` sets
+    these same fields without calling `__init__`: a field added here is added there.)"""
 
     __slots__ = ("id", "title", "line", "end", "offset", "stop", "_options", "_refs")
 
@@ -199,6 +202,11 @@ class Node(Bulleted):
     def _forget(self) -> None:
         self._options = None
         self._refs = None
+
+    def set_references(self, refs: tuple[tuple[str, ...], str | None]) -> None:
+        """What `references` would read from the entries, read by another pass over the
+        same lines (`validate`'s check of the tree): the entries need not be made for it."""
+        self._refs = refs
 
     @property
     def options(self) -> list[Option]:

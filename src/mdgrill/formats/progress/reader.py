@@ -9,6 +9,7 @@ from mdgrill.formats import frontmatter as frontmatter_io
 from mdgrill.formats.markdown import (
     Heading,
     Section,
+    h3_parts,
     heading_text,
     is_plain,
     last_heading,
@@ -20,6 +21,7 @@ from mdgrill.formats.progress.blocks import (
     classify_block,
     lf_line_ends,
     line_tokens,
+    make_blocks,
     normalize_log,
     read_bullets,
     read_parts,
@@ -97,6 +99,7 @@ class Progress:
         self._log_hash: object = None
         self._log_text: str | None = None
         self._read_part = part_reader(tf.text)
+        self._tree_tokens: tuple[list[tuple[str, str, str]], int] | None = None
         # the node index: the tree's `###` titles read as node headings, the nodes' IDs and
         # parts, the nodes made one by one (by their place among the nodes), by ID
         self._matches: list[re.Match[str] | None] | None = None
@@ -229,12 +232,7 @@ class Progress:
         """The log's blocks, from its headings; each reads its bullets on first use, so a
         check of 10,000 headings does not parse 10,000 blocks."""
         if self._blocks is None:
-            self._blocks = []
-            read = self._read_part
-            for title, line, end, offset, stop in self._section_parts(LOG):
-                block = classify_block(title, line, end)
-                block.offset, block.stop, block._read = offset, stop, read
-                self._blocks.append(block)
+            self._blocks = make_blocks(self._section_parts(LOG), self._read_part)
         return self._blocks
 
     def last_block(self) -> Block | None:
@@ -268,6 +266,9 @@ class Progress:
         if sec is None:
             return []
         start, end = self._section_offsets(sec)
+        if self._headings is None and self.plain:
+            # no fence or comment: the `###` lines are read straight into parts
+            return h3_parts(self.tf.text, start, sec.start, end, sec.end)
         if self._headings is not None:
             heads = [h for h in self._headings if sec.start <= h.line < sec.end]
         else:
@@ -294,6 +295,30 @@ class Progress:
         (what reading them one by one gives, without a call per part)."""
         self._read_section(LOG, self.blocks)
         self._read_section(TREE, self.nodes)
+
+    def read_log_bullets(self) -> None:
+        """`read_all_bullets` for the log alone: `validate` checks the tree from its lines'
+        tokens (`tree_tokens`), and its nodes read their bullets only when asked."""
+        self._read_section(LOG, self.blocks)
+
+    def tree_tokens(self) -> tuple[list[tuple[str, str, str]], int]:
+        """The BULLET_LINE token of every line of the design tree's content and the line of
+        the first (read once). Every node not yet read reads its bullets from these when
+        first asked, not from the text again."""
+        found = self._tree_tokens
+        if found is None:
+            sec = self.sections.get(TREE)
+            if sec is None:
+                found = ([], 0)
+            else:
+                start, end = self._section_offsets(sec)
+                found = (line_tokens(self.tf.text, start, end), sec.start)
+            self._tree_tokens = found
+            read = token_reader(*found)
+            for node in self.nodes:
+                if node._entries is None:
+                    node._read = read
+        return found
 
     def _read_section(self, key: str, parts: Sequence[Block | Node]) -> None:
         sec = self.sections.get(key)
@@ -379,8 +404,35 @@ class Progress:
             places = self._node_places()
             self._nodes = [made[i] if i in made else make(place)
                            for i, place in enumerate(places)] if made else \
-                [make(place) for place in places]
+                self._make_nodes()
         return self._nodes
+
+    def _make_nodes(self) -> list[Node]:
+        """`_make_node` of every node, each made field by field as Node.__init__ makes one
+        (a frame a node saved: a tree of 10,000 nodes makes them all)."""
+        nodes: list[Node] = []
+        append = nodes.append
+        new = object.__new__
+        read = self._read_part
+        for (_, line, end, offset, stop), m in zip(self._section_parts(TREE),
+                                                   self._node_matches(), strict=True):
+            if m is None:
+                continue
+            node_id, words = m.groups()
+            node = new(Node)
+            node._entries = None
+            node._stray = []
+            node._read = read
+            node.id = node_id
+            node.title = words.strip()
+            node.line = line
+            node.end = end
+            node.offset = offset
+            node.stop = stop
+            node._options = None
+            node._refs = None
+            append(node)
+        return nodes
 
     def node_at(self, index: int) -> Node:
         """The tree's `index`th node (of `node_ids()`), made on first use: a frontier of
@@ -479,6 +531,16 @@ def part_reader(text: str) -> Callable[[Block | Node], None]:
             part.entries, part.stray = [], []
             return
         part.entries, part.stray = read_bullets(text, body, part.stop, part.line + 1)
+    return read
+
+
+def token_reader(tokens: list[tuple[str, str, str]],
+                 base: int) -> Callable[[Block | Node], None]:
+    """What reads a part's bullets from `tokens`, the tokens of the lines of its section (the
+    first is line `base`): the part's own lines, not the whole section's."""
+    def read(part: Block | Node) -> None:
+        first = part.line + 1
+        read_parts(tokens[first - base:part.end - base], first, (part,))
     return read
 
 
