@@ -224,6 +224,7 @@ def ledger_of(prog: Progress) -> Ledger:
     parsed file (a verb asks for it more than once: the frontier, then the round's close)."""
     ledger = _LEDGERS.get(prog)
     if ledger is None:
+        prog.read_log_bullets()  # every block is read: in one pass, not a call per block
         ledger = _LEDGERS[prog] = read_ledger(prog.blocks)
     return ledger
 

@@ -295,6 +295,11 @@ class Progress:
         self._read_section(LOG, self.blocks)
         self._read_section(TREE, self.nodes)
 
+    def read_log_bullets(self) -> None:
+        """Read the bullets of every block of the log in one pass over its lines (what
+        reading them block by block gives): for a reader of every block, as the ledger is."""
+        self._read_section(LOG, self.blocks)
+
     def _read_section(self, key: str, parts: Sequence[Block | Node]) -> None:
         sec = self.sections.get(key)
         unread = [part for part in parts if part._entries is None]
