@@ -250,7 +250,9 @@ class Progress:
         if at < 0:
             return None
         eol = text.find("\n", at, end)
-        line = text.count("\n", 0, at)
+        # its line counted back from the end (total_lines is one more than the text's line
+        # ends): the last block's lines, not the 3 MB before them
+        line = self.total_lines - 1 - text.count("\n", at)
         block = classify_block(heading_text(text[at + 3:end if eol < 0 else eol]), line, sec.end)
         block.offset, block.stop, block._read = at, end, self._read_part
         return block
