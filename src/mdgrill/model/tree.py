@@ -124,24 +124,26 @@ class Ledger(Settled):
 def read_ledger(blocks: list[Block]) -> Ledger:
     ledger = Ledger()
     for block in blocks:
-        if block.kind == "round":
+        kind = block.kind
+        if kind == "round":
             _read_round(ledger, block)
-        elif block.kind == "amended":
+        elif kind == "amended":
             _read_amended(ledger, block)
-        elif block.kind == "revised" or block.kind == "reset":
+        elif kind == "revised" or kind == "reset":
             # a revise, or a reset for a new context, reopens what it names
             for entry in block.get("Reopened"):
                 for node_id in split_ids(entry.value):
                     ledger.answers.pop(node_id, None)
                     ledger.defaults.pop(node_id, None)
                     ledger.out_of_scope.discard(node_id)
-        elif block.kind == "skipped":
+        elif kind == "skipped":
             _read_defaulted(ledger, block)
     return ledger
 
 
-# The keys of a round the ledger reads (a round's other lines say nothing about answers).
-_LEDGER_KEYS = frozenset({"decisions", "facts resolved", "out of scope", "amended"})
+# The keys of a round the ledger reads besides `Decisions` (a round's other lines say
+# nothing about answers).
+_LEDGER_KEYS = frozenset({"facts resolved", "out of scope", "amended"})
 
 
 def _read_round(ledger: Ledger, block: Block) -> None:
@@ -150,40 +152,47 @@ def _read_round(ledger: Ledger, block: Block) -> None:
     answers, lines, order = ledger.answers, ledger._lines, ledger.order
     out_of_scope = ledger.out_of_scope
     id_match = ID_RE.match
+    others = _LEDGER_KEYS
     for entry in block.entries:
         key = entry.key_lower
-        if key not in _LEDGER_KEYS:
-            continue
         if key == "decisions":
-            left, sep, right = entry.value.partition(" -> ")
+            value = entry.value
+            left, sep, right = value.partition(" -> ")
             if sep:
                 node_id, answer = left.strip(), right.strip()
             else:
-                pair = split_decision(entry.value)
+                pair = split_decision(value)
                 if pair is None:
                     continue
                 node_id, answer = pair
-        elif key == "facts resolved":
-            found = fact_id(entry.value)
-            if found is None:
-                continue
-            node_id, answer = found, entry.value
-        elif key == "out of scope":
-            for node_id in split_ids(entry.value):
-                if id_match(node_id) is not None:
-                    out_of_scope.add(node_id)
-                    answers.pop(node_id, None)
+        elif key not in others:
             continue
         else:
-            _amend(ledger, entry.value)
-            continue
+            value = entry.value
+            if value == "none":  # what a round closed with nothing says: no ID, no arrow
+                continue
+            if key == "facts resolved":
+                found = fact_id(value)
+                if found is None:
+                    continue
+                node_id, answer = found, value
+            elif key == "out of scope":
+                for node_id in split_ids(value):
+                    if id_match(node_id) is not None:
+                        out_of_scope.add(node_id)
+                        answers.pop(node_id, None)
+                continue
+            else:
+                _amend(ledger, value)
+                continue
         if id_match(node_id) is None:
             continue
         if node_id not in lines:  # an ID answered before has its line (kept when reopened)
             order.append(node_id)
         answers[node_id] = answer
         lines[node_id] = entry.line
-        out_of_scope.discard(node_id)
+        if out_of_scope:
+            out_of_scope.discard(node_id)
 
 
 def _read_amended(ledger: Ledger, block: Block) -> None:
