@@ -35,7 +35,6 @@ reply tried (480,000) and were dropped (issue 32's mutation run found them redun
 from __future__ import annotations
 
 import re
-import unicodedata
 
 # names for annotations only, one module fewer a verb loads; type checkers treat this name
 # as true
@@ -201,17 +200,22 @@ _CLAUSE_SPLIT = re.compile(r"[\n;]+|,(?=\s*(?:[A-Za-z][A-Za-z ]{0,19}\b)?[Qq][0-
 _RECOMMENDED_MARK = re.compile(r"\((?i:recommended)\)")  # and the blanks before it, by hand
 
 
-def _is_word_char(c: str) -> bool:
-    return c.isalnum() or unicodedata.category(c)[0] == "M"
-
-
 def normalize_reply(text: str) -> str:
     """NFKC, lower case, runs of non-letters/digits -> one space, polite words dropped."""
-    folded = unicodedata.normalize("NFKC", text).lower()
+    if text.isascii():  # NFKC leaves ASCII as it is: unicodedata loads for other text only
+        folded = text.lower()
+    else:
+        from unicodedata import normalize
+
+        folded = normalize("NFKC", text).lower()
     if folded.isascii():  # the common case, at C speed
         words = re.sub(r"[^a-z0-9]+", " ", folded).split()
     else:
-        words = "".join(c if _is_word_char(c) else " " for c in folded).split()
+        from unicodedata import category
+
+        # a letter, a digit or a combining mark is part of a word
+        words = "".join(c if c.isalnum() or category(c)[0] == "M" else " "
+                        for c in folded).split()
     while words and words[0] == "please":
         words.pop(0)
     while words:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from weakref import WeakKeyDictionary
+from functools import cache
 
 from mdgrill.formats.progress import LOG, Block, Node, Progress, split_ids
 from mdgrill.formats.schema import ID_RE, is_id
@@ -12,6 +12,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Sequence
     from typing import TypedDict
+    from weakref import WeakKeyDictionary
 
     class FrontierView(TypedDict):
         """`Frontier` as `frontier` and `status` report it."""
@@ -231,26 +232,33 @@ DEFAULTED_ANSWER = "(defaulted by skip: see the Skipped block's assumptions)"
 def ledger_of(prog: Progress) -> Ledger:
     """The ledger of a spec: `read_ledger`'s rules over the log's blocks, read once per
     parsed file (a verb asks for it more than once: the frontier, then the round's close)."""
-    ledger = _LEDGERS.get(prog)
+    ledgers = _ledgers()
+    ledger = ledgers.get(prog)
     if ledger is None:
         prog.read_log_bullets()  # every block is read: in one pass, not a call per block
-        ledger = _LEDGERS[prog] = read_ledger(prog.blocks)
+        ledger = ledgers[prog] = read_ledger(prog.blocks)
     return ledger
 
 
-# A parsed file is never edited in place (a write makes a new one), so its ledger holds.
-_LEDGERS: WeakKeyDictionary[Progress, Ledger] = WeakKeyDictionary()
+@cache
+def _ledgers() -> WeakKeyDictionary[Progress, Ledger]:
+    """The ledger read for each parsed file still in use. A parsed file is never edited in
+    place (a write makes a new one), so its ledger holds. Made on first use: weakref's import
+    is 1% of a verb that reads no ledger (record-answer, begin-interview)."""
+    from weakref import WeakKeyDictionary
+
+    return WeakKeyDictionary()
 
 
 def carry_ledger(prog: Progress, earlier: Progress) -> bool:
     """Give `prog` the ledger read for `earlier` (an earlier version of the same file) when
     its log is the same text on the same lines: the ledger is a function of the log's blocks
     and their lines (the language server's revalidation, typing in the tree)."""
-    ledger = _LEDGERS.get(earlier)
+    ledger = _ledgers().get(earlier)
     moved = prog.section_moved(earlier, LOG)
     if ledger is None or moved is None or moved[0] != 0:
         return False
-    _LEDGERS[prog] = ledger
+    _ledgers()[prog] = ledger
     return True
 
 
