@@ -10,11 +10,19 @@ from hypothesis import strategies as st
 from mdgrill.formats.progress import Block, Progress, split_ids
 from mdgrill.formats.schema import is_id
 from mdgrill.formats.textfile import TextFile
-from mdgrill.model.tree import fact_id, ledger_of, read_ledger, split_decision
+from mdgrill.model.tree import (
+    DEFAULTED_ANSWER,
+    fact_id,
+    ledger_of,
+    log_settled,
+    read_ledger,
+    split_decision,
+)
 
 
 class Plain:
-    """The rules of the log's rounds, Revised and Reset blocks, one line at a time."""
+    """The rules of the log's rounds, Revised, Reset, Amended and Skipped blocks, one line at a
+    time."""
 
     def __init__(self, blocks: list[Block]) -> None:
         self.answers: dict[str, str] = {}
@@ -31,6 +39,14 @@ class Plain:
             elif block.kind == "round":
                 for entry in block.entries:
                     self.line(entry.key.lower(), entry.value, entry.line)
+            elif block.kind == "amended":
+                for entry in block.get("Amended"):
+                    self.line("amended", entry.value, entry.line)
+            elif block.kind == "skipped":
+                for entry in block.get("Defaulted"):
+                    for node_id in split_ids(entry.value):
+                        if is_id(node_id):
+                            self.settle(node_id, DEFAULTED_ANSWER, entry.line)
 
     def view(self) -> tuple[object, ...]:
         return self.answers, self.lines, self.out_of_scope, self.order, self.amended
@@ -72,9 +88,10 @@ VALUES = st.sampled_from([
 ])
 KEYS = st.sampled_from(["Decisions", "decisions", "**Decisions**", "Facts resolved",
                         "Out of scope", "OUT OF SCOPE", "Amended", "Asked", "By",
-                        "Frontier after round", "Reopened"])
+                        "Frontier after round", "Reopened", "Defaulted", "Default"])
 HEADINGS = st.sampled_from(["### Requirements Grill - Round 1", "### Design Grill - Round 2",
                             "### Requirements Grill - Revised", "### Requirements Grill - Reset",
+                            "### Requirements Grill - Skipped", "### Requirements Grill - Amended",
                             "### Notes"])
 
 
@@ -113,3 +130,14 @@ def test_a_round_closed_with_none_settles_nothing() -> None:
     assert out_of_scope == set()
     assert order == ["D1"]
     assert amended == {}
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(log(), st.sampled_from(["\n", "\r\n"]), st.sampled_from(["", "- Asked: D9\n\n"]))
+def test_the_settled_set_read_from_tokens_is_the_ledgers(text: str, nl: str, lead: str) -> None:
+    text = text.replace("## Interview Responses\n", "## Interview Responses\n" + lead)
+    text = text.replace("\n", nl)
+    ledger = read_ledger(Progress(TextFile(text), "p.md").blocks)
+    settled = log_settled(Progress(TextFile(text), "p.md"))
+    assert (set(settled.answered), settled.out_of_scope) == \
+        (set(ledger.answers), ledger.out_of_scope)

@@ -33,6 +33,7 @@ from mdgrill.model.tree import (
     OUT_OF_SCOPE,
     RESOLVED,
     Frontier,
+    log_settled,
     spec_frontier,
     unexplained,
 )
@@ -78,7 +79,7 @@ def _askable(prog: Progress, ids: list[str]) -> tuple[Frontier, list[str]]:
     """The frontier now, and a warning for each ID the tree does not hold and for each node
     with no rationale or tradeoff; refuses an ID whose node is resolved, out of scope,
     investigating or blocked, and nodes without 2–4 options (`NODE_OPTIONS_REQUIRED`)."""
-    frontier = spec_frontier(prog)
+    frontier = spec_frontier(prog, ledger=log_settled(prog))
     warnings: list[str] = []
     nodes: list[Node] = []
     for node_id in ids:
