@@ -433,15 +433,15 @@ def _settle_tokens(blocks: list[Block], tokens: list[tuple[str, str, str]], base
                    answered: set[str], out_of_scope: set[str]) -> None:
     """`log_settled`'s pass: `tokens` are the log's lines from line `base` on."""
     id_match = ID_RE.match
+    # each distinct key of the log lowered once: the bullets' keys are a few words
     lowered: dict[str, str] = {}
     for block in blocks:
         keys = _SETTLING.get(block.kind)
         if keys is None:
             continue
-        # a block's bullets are its lines [line + 1, end), as read_parts reads them
+        # a block's bullets are its lines [line + 1, end), as read_parts reads them; a line
+        # with no key (blank, nested, prose) is no bullet
         for key, raw, _ in tokens[max(block.line + 1 - base, 0):max(block.end - base, 0)]:
-            if not key:
-                continue
             low = lowered.get(key)
             if low is None:
                 low = lowered[key] = key.lower()
@@ -461,7 +461,8 @@ def _settle_tokens(blocks: list[Block], tokens: list[tuple[str, str, str]], base
                 node_id = pair[0]
             if id_match(node_id) is not None:
                 answered.add(node_id)
-                out_of_scope.discard(node_id)
+                if out_of_scope:
+                    out_of_scope.discard(node_id)
 
 
 def _settle_listed(key: str, value: str, answered: set[str], out_of_scope: set[str]) -> None:
