@@ -104,6 +104,11 @@ def _same(text: str) -> None:
     assert tokens_read.out_of_scope == exact_ledger.out_of_scope
     assert Progress(TextFile(text), "p.md").node_ids() == [n.id for n in exact.nodes]
     exact_frontier = compute_frontier(exact.nodes, exact_ledger, required_sections(exact.data))
+    # each node's status as Settled.status gives it (an ID's last node), each ID open once
+    assert exact_frontier.statuses == {n.id: exact_ledger.status(n) for n in exact.nodes}
+    firsts = list({n.id: n for n in reversed(exact.nodes)}.values())[::-1]
+    assert exact_frontier.open == [n.id for n in firsts
+                                   if exact_ledger.status(n) in ("OPEN", "INVESTIGATING")]
     for node in exact.nodes:  # the frontier below reads only the bullets it needs
         node.entries  # noqa: B018
     assert frontier_ids(Progress(TextFile(text), "p.md")) == exact_frontier.frontier

@@ -307,11 +307,18 @@ def _frontier(ids: Sequence[str], node_at: Callable[[int], Node], ledger: Settle
     """`compute_frontier` of the nodes with these IDs, `node_at(i)` the `i`th: a settled
     node is not asked for unless sections are required (then for its section)."""
     result = Frontier()
-    settled_status = ledger.settled_status
+    # Settled.settled_status written out (a call a node: 10,000 of them)
+    answered, out_of_scope = ledger.answered, ledger.out_of_scope
     statuses: dict[str, str] = {}
+    any_open = False
     for index, node_id in enumerate(ids):
-        statuses[node_id] = settled_status(node_id) or \
-            (INVESTIGATING if node_at(index).investigating else OPEN)
+        if node_id in out_of_scope:
+            statuses[node_id] = OUT_OF_SCOPE
+        elif node_id in answered:
+            statuses[node_id] = RESOLVED
+        else:
+            statuses[node_id] = INVESTIGATING if node_at(index).investigating else OPEN
+            any_open = True
     result.statuses = statuses
     settled = {RESOLVED, OUT_OF_SCOPE}
 
@@ -322,7 +329,9 @@ def _frontier(ids: Sequence[str], node_at: Callable[[int], Node], ledger: Settle
     # a duplicated ID (an error of its own) is listed once: its first node, where its last is
     places: Sequence[int] = range(len(ids)) if len(statuses) == len(ids) else \
         list({ids[i]: i for i in reversed(range(len(ids)))}.values())[::-1]
-    unsettled = [node_at(i) for i in places if statuses[ids[i]] not in settled]
+    # an ID's status is its own, whichever of its nodes: with none open, no node is
+    unsettled = [node_at(i) for i in places if statuses[ids[i]] not in settled] \
+        if any_open else []
     ready: list[Node] = []
     for node in unsettled:
         status = statuses[node.id]
