@@ -28,15 +28,6 @@ from mdgrill.model.replies import (
     STOP,
     classify,
 )
-from mdgrill.model.tree import (
-    INVESTIGATING,
-    OUT_OF_SCOPE,
-    RESOLVED,
-    Frontier,
-    log_settled,
-    spec_frontier,
-    unexplained,
-)
 
 # typing costs every verb 3 ms to import; type checkers treat this name as true
 TYPE_CHECKING = False
@@ -48,6 +39,7 @@ if TYPE_CHECKING:
         PendingReport,
         StopReport,
     )
+    from mdgrill.model.tree import Frontier
 
 MIN_OPTIONS, MAX_OPTIONS = 2, 4  # the framework's `options[2..4]`: the question tool's too
 
@@ -79,6 +71,9 @@ def _askable(prog: Progress, ids: list[str]) -> tuple[Frontier, list[str]]:
     """The frontier now, and a warning for each ID the tree does not hold and for each node
     with no rationale or tradeoff; refuses an ID whose node is resolved, out of scope,
     investigating or blocked, and nodes without 2–4 options (`NODE_OPTIONS_REQUIRED`)."""
+    # the design tree's state loads with the first verb that reads it (record-answer does not)
+    from mdgrill.model.tree import log_settled, spec_frontier, unexplained
+
     frontier = spec_frontier(prog, ledger=log_settled(prog))
     warnings: list[str] = []
     nodes: list[Node] = []
@@ -100,6 +95,8 @@ def _askable(prog: Progress, ids: list[str]) -> tuple[Frontier, list[str]]:
 
 
 def _refuse_unaskable(node_id: str, status: str | None, blocked: dict[str, list[str]]) -> None:
+    from mdgrill.model.tree import INVESTIGATING, OUT_OF_SCOPE, RESOLVED
+
     if status == RESOLVED:
         raise GateRefusal("DECISION_ALREADY_RECORDED",
                           f"{node_id} is already resolved (answered, or by a recorded fact): to "
@@ -274,6 +271,8 @@ def record_fact(data: dict[str, object], prog: Progress, text: str,
     pending = id_list(iv, "pending")
     if decision_id is not None:
         require_id(decision_id)
+        from mdgrill.model.tree import OUT_OF_SCOPE, RESOLVED, spec_frontier
+
         status = spec_frontier(prog).statuses.get(decision_id)
         if status in (RESOLVED, OUT_OF_SCOPE):
             raise GateRefusal("DECISION_ALREADY_RECORDED",
@@ -452,7 +451,7 @@ def out_of_scope(data: dict[str, object], prog: Progress, decision_id: str,
 def _blocked_under_asked(prog: Progress, decision_id: str, asked: set[str]) -> bool:
     """Whether the decision is a node still open behind an unresolved prerequisite, and one
     of the decisions it rests on (directly or further up) was asked in this interview."""
-    from mdgrill.model.tree import OPEN, prerequisites
+    from mdgrill.model.tree import OPEN, prerequisites, spec_frontier
 
     frontier = spec_frontier(prog)
     if frontier.statuses.get(decision_id) != OPEN or decision_id not in frontier.blocked:
@@ -483,6 +482,8 @@ def record_stop(data: dict[str, object], prog: Progress, choice: str,
                                   if section else "")
     change = Change()
     change.append_lines.append(line)
+    from mdgrill.model.tree import spec_frontier
+
     frontier = spec_frontier(prog)
     if choice == "ship":
         nxt = ("`mdgrill await-confirmation`" if not frontier.open else
