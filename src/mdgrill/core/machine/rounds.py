@@ -19,15 +19,6 @@ from mdgrill.formats.progress import Change, Node, Progress, Transition, block_h
 from mdgrill.formats.schema import TERMINAL
 from mdgrill.model.interview import KEPT_ELSEWHERE
 from mdgrill.model.record import int_field
-from mdgrill.model.replies import (
-    ACCEPT_RECOMMENDATION,
-    BARE_SKIP,
-    CONTROL_ONLY,
-    NOT_AN_ANSWER,
-    SKIP_DECISION,
-    STOP,
-    classify,
-)
 
 # typing costs every verb 3 ms to import; type checkers treat this name as true
 TYPE_CHECKING = False
@@ -193,6 +184,16 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
 def _answer_text(prog: Progress, decision_id: str, answer: str) -> str:
     """What a reply records: the option it names, or the recommended option it accepts (the
     user's words beside it), or the user's own words; refused if it answers nothing."""
+    # the reply classifier loads with the verbs that read a reply (open-frontier reads none)
+    from mdgrill.model.replies import (
+        ACCEPT_RECOMMENDATION,
+        BARE_SKIP,
+        CONTROL_ONLY,
+        SKIP_DECISION,
+        STOP,
+        classify,
+    )
+
     # node_ids() reads only headings: a decision kept outside the tree costs no node parse
     node = prog.node(decision_id)
     options, recommended = node.choices() if node is not None else ([], None)
@@ -288,6 +289,8 @@ def record_fact(data: dict[str, object], prog: Progress, text: str,
 
 
 def _require_user_words(reply: str, what: str) -> str:
+    from mdgrill.model.replies import NOT_AN_ANSWER, classify
+
     words = single_line(reply, "--reply")
     kind = classify(words).kind
     if kind in NOT_AN_ANSWER:
@@ -316,7 +319,7 @@ def _answered_as_other(prog: Progress, phase: str, decision_id: str) -> bool:
 def _option_named(text: str, options: list[str], recommended: int | None) -> str | None:
     """The option an answer names (its label, number, the recommendation, or a bare letter
     a–d of the Markdown round), or None for the user's own words."""
-    from mdgrill.model.replies import option_label
+    from mdgrill.model.replies import classify, option_label
 
     reply = classify(text, options, recommended)
     if reply.option is not None:
@@ -394,6 +397,8 @@ def amend(data: dict[str, object], prog: Progress, decision_id: str, answer: str
         raise GateRefusal("NOT_ANSWERED",
                           f"{decision_id} has no recorded answer to amend: record one with "
                           "`record-answer`")
+    from mdgrill.model.replies import NOT_AN_ANSWER, classify
+
     kind = classify(answer).kind
     if kind in NOT_AN_ANSWER:  # a stop or a skip is no wording of an answer either
         raise GateRefusal("CONTROL_ONLY_ANSWER",
