@@ -17,7 +17,6 @@ from mdgrill.core.machine.basics import (
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Change, Node, Progress, Transition, block_heading, single_line
 from mdgrill.formats.schema import TERMINAL
-from mdgrill.model.interview import KEPT_ELSEWHERE
 from mdgrill.model.record import int_field
 
 # typing costs every verb 3 ms to import; type checkers treat this name as true
@@ -159,6 +158,8 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
     iv["round"] = round_number
     change = Change()
     change.updates["interview"] = iv
+    from mdgrill.model.interview import KEPT_ELSEWHERE
+
     kept = [f"- {KEPT_ELSEWHERE}: {', '.join(outside)}"] if outside else []
     if block is not None:
         if new_ids:
