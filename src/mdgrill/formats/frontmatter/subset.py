@@ -224,11 +224,11 @@ def _parse_inline(text: str) -> object:
 def _tokenize(text: str) -> list[tuple[str, str]]:
     # compiled here (re's cache keeps it), not when the module loads: the lists mdgrill
     # writes most (`asked`, `pending`) never reach the tokenizer
-    token = re.compile(r'\s*(?:([\[\]{},])|("(?:[^"\\]|\\.)*")|([^\[\]{},"]+))')
+    flow_token = re.compile(r'\s*(?:([\[\]{},])|("(?:[^"\\]|\\.)*")|([^\[\]{},"]+))')
     tokens: list[tuple[str, str]] = []
     pos = 0
     while pos < len(text):
-        m = token.match(text, pos)
+        m = flow_token.match(text, pos)
         if m is None or m.end() == pos:
             if not text[pos:].strip():
                 break
