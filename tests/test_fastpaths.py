@@ -18,6 +18,7 @@ from mdgrill.model.tree import (
     compute_frontier,
     frontier_ids,
     ledger_of,
+    log_settled,
     read_ledger,
     required_sections,
     settled_of,
@@ -98,8 +99,16 @@ def _same(text: str) -> None:
     settled = settled_of(Progress(TextFile(text), "p.md"))
     assert set(settled.answered) == set(exact_ledger.answers)
     assert settled.out_of_scope == exact_ledger.out_of_scope
+    tokens_read = log_settled(Progress(TextFile(text), "p.md"))  # no Entry made
+    assert set(tokens_read.answered) == set(exact_ledger.answers)
+    assert tokens_read.out_of_scope == exact_ledger.out_of_scope
     assert Progress(TextFile(text), "p.md").node_ids() == [n.id for n in exact.nodes]
     exact_frontier = compute_frontier(exact.nodes, exact_ledger, required_sections(exact.data))
+    # each node's status as Settled.status gives it (an ID's last node), each ID open once
+    assert exact_frontier.statuses == {n.id: exact_ledger.status(n) for n in exact.nodes}
+    firsts = list({n.id: n for n in reversed(exact.nodes)}.values())[::-1]
+    assert exact_frontier.open == [n.id for n in firsts
+                                   if exact_ledger.status(n) in ("OPEN", "INVESTIGATING")]
     for node in exact.nodes:  # the frontier below reads only the bullets it needs
         node.entries  # noqa: B018
     assert frontier_ids(Progress(TextFile(text), "p.md")) == exact_frontier.frontier

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from mdgrill.formats.progress import Block, Progress, split_ids
 from mdgrill.formats.schema import TERMINAL, is_id
-from mdgrill.model.tree import ledger_of
 
 # A block after which a phase's next round starts a new interview (after `imported`, the
 # history another tool recorded: mdgrill's own interview of the phase starts there).
@@ -72,6 +71,8 @@ def asked_gaps(prog: Progress, iv: dict[str, object]) -> list[AskedGap]:
     asked, rounds = _asked_ids(blocks)
     if not asked:
         return []
+    from mdgrill.model.tree import ledger_of  # the gate's checks; begin reads no ledger
+
     ledger = ledger_of(prog)
     pending = iv.get("pending")
     waiting = set(pending) if isinstance(pending, list) else set()

@@ -35,7 +35,6 @@ reply tried (480,000) and were dropped (issue 32's mutation run found them redun
 from __future__ import annotations
 
 import re
-import unicodedata
 
 # names for annotations only, one module fewer a verb loads; type checkers treat this name
 # as true
@@ -194,24 +193,25 @@ _NUMBER_FORMS = re.compile(
 # it is no word, and normalization drops it (optional blanks around an optional mark in the
 # pattern backtracked quadratically)
 QUESTION_PREFIX = re.compile(r"\s*[Qq](?P<n>[0-9]{1,3})\b")
-QUESTION_REF = re.compile(r"(?<![0-9A-Za-z])[Qq](?P<n>[0-9]{1,3})(?![0-9A-Za-z])")
-# the words between a comma and the next `Qn` start with a letter, so that the lookahead does
-# not try every split of a long blank run between the comma's blanks and those words
-_CLAUSE_SPLIT = re.compile(r"[\n;]+|,(?=\s*(?:[A-Za-z][A-Za-z ]{0,19}\b)?[Qq][0-9])")
 _RECOMMENDED_MARK = re.compile(r"\((?i:recommended)\)")  # and the blanks before it, by hand
-
-
-def _is_word_char(c: str) -> bool:
-    return c.isalnum() or unicodedata.category(c)[0] == "M"
 
 
 def normalize_reply(text: str) -> str:
     """NFKC, lower case, runs of non-letters/digits -> one space, polite words dropped."""
-    folded = unicodedata.normalize("NFKC", text).lower()
+    if text.isascii():  # NFKC leaves ASCII as it is: unicodedata loads for other text only
+        folded = text.lower()
+    else:
+        from unicodedata import normalize
+
+        folded = normalize("NFKC", text).lower()
     if folded.isascii():  # the common case, at C speed
         words = re.sub(r"[^a-z0-9]+", " ", folded).split()
     else:
-        words = "".join(c if _is_word_char(c) else " " for c in folded).split()
+        from unicodedata import category
+
+        # a letter, a digit or a combining mark is part of a word
+        words = "".join(c if c.isalnum() or category(c)[0] == "M" else " "
+                        for c in folded).split()
     while words and words[0] == "please":
         words.pop(0)
     while words:
@@ -421,13 +421,19 @@ def split_by_question(text: str) -> list[tuple[int | None, str]]:
     number and its `:` removed); a clause naming none continues the clause before it. A reply
     naming no question number is one part, numbered None.
     """
-    if QUESTION_REF.search(text) is None:
+    # compiled here (re's cache keeps them), not when the module loads: a reply to one
+    # question never splits, and record-answer pays no compile for them
+    question_ref = re.compile(r"(?<![0-9A-Za-z])[Qq](?P<n>[0-9]{1,3})(?![0-9A-Za-z])")
+    if question_ref.search(text) is None:
         return [(None, text.strip())]
+    # the words between a comma and the next `Qn` start with a letter, so that the lookahead
+    # does not try every split of a long blank run between the comma's blanks and those words
+    clause_split = re.compile(r"[\n;]+|,(?=\s*(?:[A-Za-z][A-Za-z ]{0,19}\b)?[Qq][0-9])")
     parts: list[tuple[int | None, str]] = []
-    for clause in _CLAUSE_SPLIT.split(text):
-        refs = QUESTION_REF.findall(clause)
+    for clause in clause_split.split(text):
+        refs = question_ref.findall(clause)
         if len(set(refs)) == 1:
-            m = QUESTION_REF.search(clause)
+            m = question_ref.search(clause)
             assert m is not None
             rest = (clause[:m.start()] + " " + re.sub(r"^\s*[:.)\-–—]\s*", "", clause[m.end():]))
             parts.append((int(refs[0]), rest.strip()))

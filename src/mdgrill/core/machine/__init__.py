@@ -21,16 +21,16 @@ if TYPE_CHECKING:
         interview_of,
         next_confirmation_id,
         next_interview_id,
+        require_fresh,
         require_id,
         require_phase,
+        stale_context,
     )
     from mdgrill.core.machine.begin import (
         begin_interview,
         check_skills,
         record_skill_load,
-        require_fresh,
         set_mode,
-        stale_context,
     )
     from mdgrill.core.machine.closing import (
         APPROVAL_OPTIONS,
@@ -98,9 +98,9 @@ _LAZY = {
     "begin_interview": "begin",
     "check_skills": "begin",
     "record_skill_load": "begin",
-    "require_fresh": "begin",
+    "require_fresh": "basics",
     "set_mode": "begin",
-    "stale_context": "begin",
+    "stale_context": "basics",
     "APPROVAL_OPTIONS": "closing",
     "APPROVE_LABEL": "closing",
     "answered_dependents": "closing",

@@ -34,8 +34,15 @@ def interview_of(data: dict[str, object]) -> dict[str, object]:
         raise GateRefusal("INTERVIEW_MISSING", "no interview is open in this spec: run "
                           "`mdgrill begin-interview SPEC --phase P --interview-id ID` first")
     # the interview holds scalars and flat lists (context: a list of flat dicts)
-    return {k: ([dict(x) if isinstance(x, dict) else x for x in v] if isinstance(v, list) else v)
-            for k, v in iv.items()}
+    return {k: (_list_copy(v) if isinstance(v, list) else v) for k, v in iv.items()}
+
+
+def _list_copy(items: list[object]) -> list[object]:
+    """A copy of one of the interview's lists, each mapping in it copied too: a list with no
+    mapping (the 10,000 IDs of `asked`) is copied at C speed, its items' types read once."""
+    if not any(issubclass(kind, dict) for kind in set(map(type, items))):
+        return items.copy()
+    return [dict(x) if isinstance(x, dict) else x for x in items]
 
 
 def id_list(iv: dict[str, object], key: str) -> list[str]:
@@ -148,3 +155,48 @@ def require_discovery(iv: dict[str, object], interview_id: str, given: str | Non
                       f"interview {interview_id} was begun {began}, not {given}: {then}",
                       details={"recorded": recorded, "given": given})
 
+
+# -- a context that must still be the one the interview began on (every gate verb checks it,
+# so it sits here, not with begin-interview: a verb loads what it uses)
+
+
+def stale_context(iv: dict[str, object], digest: str,
+                  context: list[dict[str, str]]) -> str | None:
+    """What changed since the interview recorded its context, or None when nothing did."""
+    if iv.get("context_digest") == digest:
+        return None
+    recorded = iv.get("context")
+    old = {str(c.get("path")): c.get("sha256") for c in recorded
+           if isinstance(c, dict)} if isinstance(recorded, list) else {}
+    new = {c["path"]: c["sha256"] for c in context}
+    changes = []
+    for path in sorted(set(old) | set(new)):
+        if path not in new:
+            changes.append(f"{path} was removed")
+        elif path not in old:
+            changes.append(f"{path} appeared")
+        elif old[path] != new[path]:
+            changes.append(f"{path} changed")
+    return "; ".join(changes) or "the goal changed"
+
+
+def require_fresh(data: dict[str, object], digest: str, context: list[dict[str, str]],
+                  verb: str) -> None:
+    """Refuse when the context changed: "the helper re-reads those sources and recomputes the
+    digest at every gate"."""
+    iv = data.get("interview")
+    if not isinstance(iv, dict):
+        return
+    what = stale_context(iv, digest, context)
+    if what is None:
+        return
+    raise GateRefusal(
+        "CONTEXT_STALE",
+        f"{verb} refused: the context of interview {iv.get('id')} changed since it began "
+        f"({what}), so what the user would approve is not what the rounds were asked on; "
+        "nothing was written. An interview keeps the context it began with: begin a new "
+        f"one for the new context, `mdgrill begin-interview SPEC --phase {iv.get('phase')} "
+        f"--interview-id {next_interview_id(str(iv.get('id')))}` (the decisions "
+        f"{iv.get('id')} settled are reopened, their old answers shown, and asked again; "
+        "its rounds stay in the log)",
+        details={"recorded": iv.get("context_digest"), "current": digest, "changed": what})

@@ -1,5 +1,5 @@
-"""Starting an interview: the mode, the skill load, beginning or resuming, and a context that
-must still be the one the interview began on."""
+"""Starting an interview: the mode, the skill load, beginning or resuming (the check that a
+context is still the one the interview began on is in `basics`: every gate verb makes it)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from mdgrill.core.machine.basics import (
     require_id,
     require_phase,
     reset_interview,
+    stale_context,
 )
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Block, Change, Progress, Transition, block_heading
@@ -203,45 +204,3 @@ def _resumed(existing: dict[str, object], interview_id: str, round_number: int |
                       f"(`--interview-id {next_interview_id(interview_id)}`)")
     return {"status": str(existing["status"]), "resumed": True,
             "round": int_field(existing, "round", "interview"), "context_digest": digest}
-
-
-def stale_context(iv: dict[str, object], digest: str,
-                  context: list[dict[str, str]]) -> str | None:
-    """What changed since the interview recorded its context, or None when nothing did."""
-    if iv.get("context_digest") == digest:
-        return None
-    recorded = iv.get("context")
-    old = {str(c.get("path")): c.get("sha256") for c in recorded
-           if isinstance(c, dict)} if isinstance(recorded, list) else {}
-    new = {c["path"]: c["sha256"] for c in context}
-    changes = []
-    for path in sorted(set(old) | set(new)):
-        if path not in new:
-            changes.append(f"{path} was removed")
-        elif path not in old:
-            changes.append(f"{path} appeared")
-        elif old[path] != new[path]:
-            changes.append(f"{path} changed")
-    return "; ".join(changes) or "the goal changed"
-
-
-def require_fresh(data: dict[str, object], digest: str, context: list[dict[str, str]],
-                  verb: str) -> None:
-    """Refuse when the context changed: "the helper re-reads those sources and recomputes the
-    digest at every gate"."""
-    iv = data.get("interview")
-    if not isinstance(iv, dict):
-        return
-    what = stale_context(iv, digest, context)
-    if what is None:
-        return
-    raise GateRefusal(
-        "CONTEXT_STALE",
-        f"{verb} refused: the context of interview {iv.get('id')} changed since it began "
-        f"({what}), so what the user would approve is not what the rounds were asked on; "
-        "nothing was written. An interview keeps the context it began with: begin a new "
-        f"one for the new context, `mdgrill begin-interview SPEC --phase {iv.get('phase')} "
-        f"--interview-id {next_interview_id(str(iv.get('id')))}` (the decisions "
-        f"{iv.get('id')} settled are reopened, their old answers shown, and asked again; "
-        "its rounds stay in the log)",
-        details={"recorded": iv.get("context_digest"), "current": digest, "changed": what})

@@ -17,25 +17,7 @@ from mdgrill.core.machine.basics import (
 from mdgrill.errors import GateRefusal, InputError
 from mdgrill.formats.progress import Change, Node, Progress, Transition, block_heading, single_line
 from mdgrill.formats.schema import TERMINAL
-from mdgrill.model.interview import KEPT_ELSEWHERE
 from mdgrill.model.record import int_field
-from mdgrill.model.replies import (
-    ACCEPT_RECOMMENDATION,
-    BARE_SKIP,
-    CONTROL_ONLY,
-    NOT_AN_ANSWER,
-    SKIP_DECISION,
-    STOP,
-    classify,
-)
-from mdgrill.model.tree import (
-    INVESTIGATING,
-    OUT_OF_SCOPE,
-    RESOLVED,
-    Frontier,
-    spec_frontier,
-    unexplained,
-)
 
 # typing costs every verb 3 ms to import; type checkers treat this name as true
 TYPE_CHECKING = False
@@ -47,6 +29,7 @@ if TYPE_CHECKING:
         PendingReport,
         StopReport,
     )
+    from mdgrill.model.tree import Frontier
 
 MIN_OPTIONS, MAX_OPTIONS = 2, 4  # the framework's `options[2..4]`: the question tool's too
 
@@ -78,7 +61,10 @@ def _askable(prog: Progress, ids: list[str]) -> tuple[Frontier, list[str]]:
     """The frontier now, and a warning for each ID the tree does not hold and for each node
     with no rationale or tradeoff; refuses an ID whose node is resolved, out of scope,
     investigating or blocked, and nodes without 2–4 options (`NODE_OPTIONS_REQUIRED`)."""
-    frontier = spec_frontier(prog)
+    # the design tree's state loads with the first verb that reads it (record-answer does not)
+    from mdgrill.model.tree import log_settled, spec_frontier, unexplained
+
+    frontier = spec_frontier(prog, ledger=log_settled(prog))
     warnings: list[str] = []
     nodes: list[Node] = []
     for node_id in ids:
@@ -99,6 +85,8 @@ def _askable(prog: Progress, ids: list[str]) -> tuple[Frontier, list[str]]:
 
 
 def _refuse_unaskable(node_id: str, status: str | None, blocked: dict[str, list[str]]) -> None:
+    from mdgrill.model.tree import INVESTIGATING, OUT_OF_SCOPE, RESOLVED
+
     if status == RESOLVED:
         raise GateRefusal("DECISION_ALREADY_RECORDED",
                           f"{node_id} is already resolved (answered, or by a recorded fact): to "
@@ -170,6 +158,8 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
     iv["round"] = round_number
     change = Change()
     change.updates["interview"] = iv
+    from mdgrill.model.interview import KEPT_ELSEWHERE
+
     kept = [f"- {KEPT_ELSEWHERE}: {', '.join(outside)}"] if outside else []
     if block is not None:
         if new_ids:
@@ -195,6 +185,16 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
 def _answer_text(prog: Progress, decision_id: str, answer: str) -> str:
     """What a reply records: the option it names, or the recommended option it accepts (the
     user's words beside it), or the user's own words; refused if it answers nothing."""
+    # the reply classifier loads with the verbs that read a reply (open-frontier reads none)
+    from mdgrill.model.replies import (
+        ACCEPT_RECOMMENDATION,
+        BARE_SKIP,
+        CONTROL_ONLY,
+        SKIP_DECISION,
+        STOP,
+        classify,
+    )
+
     # node_ids() reads only headings: a decision kept outside the tree costs no node parse
     node = prog.node(decision_id)
     options, recommended = node.choices() if node is not None else ([], None)
@@ -273,6 +273,8 @@ def record_fact(data: dict[str, object], prog: Progress, text: str,
     pending = id_list(iv, "pending")
     if decision_id is not None:
         require_id(decision_id)
+        from mdgrill.model.tree import OUT_OF_SCOPE, RESOLVED, spec_frontier
+
         status = spec_frontier(prog).statuses.get(decision_id)
         if status in (RESOLVED, OUT_OF_SCOPE):
             raise GateRefusal("DECISION_ALREADY_RECORDED",
@@ -288,6 +290,8 @@ def record_fact(data: dict[str, object], prog: Progress, text: str,
 
 
 def _require_user_words(reply: str, what: str) -> str:
+    from mdgrill.model.replies import NOT_AN_ANSWER, classify
+
     words = single_line(reply, "--reply")
     kind = classify(words).kind
     if kind in NOT_AN_ANSWER:
@@ -316,7 +320,7 @@ def _answered_as_other(prog: Progress, phase: str, decision_id: str) -> bool:
 def _option_named(text: str, options: list[str], recommended: int | None) -> str | None:
     """The option an answer names (its label, number, the recommendation, or a bare letter
     a–d of the Markdown round), or None for the user's own words."""
-    from mdgrill.model.replies import option_label
+    from mdgrill.model.replies import classify, option_label
 
     reply = classify(text, options, recommended)
     if reply.option is not None:
@@ -394,6 +398,8 @@ def amend(data: dict[str, object], prog: Progress, decision_id: str, answer: str
         raise GateRefusal("NOT_ANSWERED",
                           f"{decision_id} has no recorded answer to amend: record one with "
                           "`record-answer`")
+    from mdgrill.model.replies import NOT_AN_ANSWER, classify
+
     kind = classify(answer).kind
     if kind in NOT_AN_ANSWER:  # a stop or a skip is no wording of an answer either
         raise GateRefusal("CONTROL_ONLY_ANSWER",
@@ -451,7 +457,7 @@ def out_of_scope(data: dict[str, object], prog: Progress, decision_id: str,
 def _blocked_under_asked(prog: Progress, decision_id: str, asked: set[str]) -> bool:
     """Whether the decision is a node still open behind an unresolved prerequisite, and one
     of the decisions it rests on (directly or further up) was asked in this interview."""
-    from mdgrill.model.tree import OPEN, prerequisites
+    from mdgrill.model.tree import OPEN, prerequisites, spec_frontier
 
     frontier = spec_frontier(prog)
     if frontier.statuses.get(decision_id) != OPEN or decision_id not in frontier.blocked:
@@ -482,6 +488,8 @@ def record_stop(data: dict[str, object], prog: Progress, choice: str,
                                   if section else "")
     change = Change()
     change.append_lines.append(line)
+    from mdgrill.model.tree import spec_frontier
+
     frontier = spec_frontier(prog)
     if choice == "ship":
         nxt = ("`mdgrill await-confirmation`" if not frontier.open else

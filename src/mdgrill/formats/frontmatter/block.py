@@ -100,15 +100,13 @@ def _trim_blank_tail(lines: list[str], start: int, end: int) -> int:
     return end
 
 
-_QUOTED_KEY = re.compile(r'"((?:[^"\\]|\\.)*)"[ \t]*:(?:[ \t]|$)')
-
-
 def top_key(line: str) -> str | None:
     """The key a top-level `key: value` line opens (a quoted key without its quotes), or None.
     A plain key runs to the line's first colon, which a blank or the line's end must follow:
     read by hand, where a lazy key before optional blanks was quadratic on a line of them."""
     if line[:1] == '"':
-        m = _QUOTED_KEY.match(line)
+        # compiled on first use (re's cache keeps it): few front matters quote a key
+        m = re.match(r'"((?:[^"\\]|\\.)*)"[ \t]*:(?:[ \t]|$)', line)
         return m.group(1) if m else None
     if not line or line[0].isspace() or line[0] in "#:'":
         return None

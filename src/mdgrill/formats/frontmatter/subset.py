@@ -198,9 +198,6 @@ def _parse_mapping(lines: list[str], i: int, indent: int, base: int,
     return result, i
 
 
-_TOKEN = re.compile(r'\s*(?:([\[\]{},])|("(?:[^"\\]|\\.)*")|([^\[\]{},"]+))')
-
-
 # A flow list of plain words (`[D1, D3, auth.users]`: what `asked` and `pending` hold) is read
 # and written without the tokenizer, which costs ~10 us an item: at 10,000 decisions that is
 # most of a command's time. Anything else takes the general path.
@@ -225,10 +222,13 @@ def _parse_inline(text: str) -> object:
 
 
 def _tokenize(text: str) -> list[tuple[str, str]]:
+    # compiled here (re's cache keeps it), not when the module loads: the lists mdgrill
+    # writes most (`asked`, `pending`) never reach the tokenizer
+    flow_token = re.compile(r'\s*(?:([\[\]{},])|("(?:[^"\\]|\\.)*")|([^\[\]{},"]+))')
     tokens: list[tuple[str, str]] = []
     pos = 0
     while pos < len(text):
-        m = _TOKEN.match(text, pos)
+        m = flow_token.match(text, pos)
         if m is None or m.end() == pos:
             if not text[pos:].strip():
                 break

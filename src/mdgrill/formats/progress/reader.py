@@ -248,7 +248,9 @@ class Progress:
         if at < 0:
             return None
         eol = text.find("\n", at, end)
-        line = text.count("\n", 0, at)
+        # its line counted back from the end (total_lines is one more than the text's line
+        # ends): the last block's lines, not the 3 MB before them
+        line = self.total_lines - 1 - text.count("\n", at)
         block = classify_block(heading_text(text[at + 3:end if eol < 0 else eol]), line, sec.end)
         block.offset, block.stop, block._read = at, end, self._read_part
         return block
@@ -297,8 +299,10 @@ class Progress:
         self._read_section(TREE, self.nodes)
 
     def read_log_bullets(self) -> None:
-        """`read_all_bullets` for the log alone: `validate` checks the tree from its lines'
-        tokens (`tree_tokens`), and its nodes read their bullets only when asked."""
+        """`read_all_bullets` for the log alone, in one pass over its lines (what reading
+        them block by block gives): for a reader of every block, as the ledger and `validate`
+        are (`validate` checks the tree from its lines' tokens, `tree_tokens`, and its nodes
+        read their bullets only when asked)."""
         self._read_section(LOG, self.blocks)
 
     def tree_tokens(self) -> tuple[list[tuple[str, str, str]], int]:
