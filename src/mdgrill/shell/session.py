@@ -11,6 +11,7 @@ import os
 import time
 
 from mdgrill.errors import GateRefusal, InputError, MdgrillError
+from mdgrill.formats import frontmatter as frontmatter_io
 from mdgrill.formats.progress import (
     ROUND_EDITED_HINT,
     Progress,
@@ -186,8 +187,6 @@ def verify_written(tf: TextFile, path: str, log_span: tuple[int, int] | None,
         after = Progress(tf, path)
         check_loaded(after)
         return lambda: after
-    from mdgrill.formats import frontmatter as frontmatter_io
-
     fm = frontmatter_io.split(tf, path)
     if fm is None:
         raise InputError("INTERNAL_WRITE_CHECK", "the front matter vanished")
@@ -202,7 +201,20 @@ def verify_written(tf: TextFile, path: str, log_span: tuple[int, int] | None,
     if not isinstance(log, dict) or written != log.get("sha256"):
         raise InputError("INTERNAL_WRITE_CHECK", "the log does not match its digest")
     # a CLI process writes and ends: the body is scanned only if this process reads it again
-    return lambda: Progress(tf, path, fm)
+    if before is None:
+        return lambda: Progress(tf, path, fm)
+    return lambda: _after_write(tf, path, fm, before)
+
+
+def _after_write(tf: TextFile, path: str, fm: frontmatter_io.FrontMatter,
+                 before: Progress) -> Progress:
+    """The parse of written text, taking from the parse it was computed from the bullets of
+    every block and node whose text did not change (`Progress.reuse_bullets`: what reading
+    them again would give). A server's next call reads the log's ledger again; without this
+    it read every block of the log anew after each write (issue 37, goal 2)."""
+    after = Progress(tf, path, fm)
+    after.reuse_bullets(before)
+    return after
 
 
 def transaction(spec: store.Spec, step: Callable[[Progress], Transition[W]]) -> W:
