@@ -114,9 +114,13 @@ class ParseCache:
 PARSED = ParseCache()
 
 
-def load_bytes(spec: store.Spec, check: bool = True) -> tuple[bytes, Progress]:
-    """The file's bytes and their parse; a torn read is retried, a broken file reported."""
-    store.sweep_temps(spec.folder)
+def load_bytes(spec: store.Spec, check: bool = True,
+               locked: bool = False) -> tuple[bytes, Progress]:
+    """The file's bytes and their parse; a torn read is retried, a broken file reported.
+    `locked`: the caller holds the folder's lock, whose taking removed a killed writer's
+    leftovers already."""
+    if not locked:
+        store.sweep_temps(spec.folder)
     shown = display(spec.progress)
     key = (spec.progress, shown)
     data = store.read_file(spec.progress, shown, spec.root)
@@ -226,7 +230,7 @@ def transaction(spec: store.Spec, step: Callable[[Progress], Transition[W]]) -> 
     """
     with store.Lock(spec.folder):
         for attempt in range(WRITE_TRIES):
-            read, prog = load_bytes(spec)
+            read, prog = load_bytes(spec, locked=True)
             change, result = step(prog)
             if not (change.updates or change.touches_log or change.insert_nodes):
                 result["written"] = False
