@@ -101,3 +101,36 @@ def test_what_the_reader_does_not_follow_is_asked_of_git(
     monkeypatch.setattr(identity, "_ask_git", counted)
     assert identity.git_identity(str(repo)) == _git_var(repo)
     assert asked == [str(repo)]
+
+
+@pytest.mark.skipif(not DISTRO_GIT, reason="the files are read only for /usr/bin/git")
+def test_a_server_parses_a_config_once_and_sees_every_edit(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long-lived process (`mdgrill mcp`) asks for the identity on every answer: each file
+    is read each time, parsed again only when its bytes changed, so an edit is seen at once,
+    even one that keeps the file's size and modification time."""
+    gitconfig = Path(os.environ["HOME"]) / ".gitconfig"
+    _write(gitconfig, PLAIN)
+    monkeypatch.setattr(identity, "_ask_git", _no_git)
+    identity._CONFIGS.clear()
+    parsed: list[bytes] = []
+    real = identity._parse_config
+
+    def counted(data: bytes) -> dict[tuple[str, str], str] | None:
+        parsed.append(data)
+        return real(data)
+
+    monkeypatch.setattr(identity, "_parse_config", counted)
+    assert identity.git_identity(str(repo)) == "Ann Lee <ann@example.com>"
+    first = len(parsed)
+    assert identity.git_identity(str(repo)) == "Ann Lee <ann@example.com>"
+    assert len(parsed) == first  # the same bytes: nothing parsed again
+    before = os.stat(gitconfig)
+    _write(gitconfig, PLAIN.replace("Ann Lee", "Bo Chen"))  # as long as before
+    os.utime(gitconfig, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(gitconfig).st_size == before.st_size
+    assert identity.git_identity(str(repo)) == "Bo Chen <ann@example.com>" == _git_var(repo)
+    assert parsed[first:] == [gitconfig.read_bytes()]  # only the edited file parsed again
+    _write(gitconfig, '[user]\n\tname = "Quoted"\n\temail = q@example.com\n')
+    monkeypatch.setattr(identity, "_ask_git", lambda root: "asked")
+    assert identity.git_identity(str(repo)) == "asked"  # what the reader cannot follow

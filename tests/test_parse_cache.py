@@ -115,3 +115,56 @@ def test_status_sees_each_commit_another_process_makes(tmp_path: Path) -> None:
     subprocess.run(["git", "checkout", "-q", "--detach", second], cwd=repo, env=env,
                    check=True)
     assert spec.status()["approval"]["sha"] == second  # a detached HEAD holds the commit
+
+
+def _parts(prog: object) -> list[tuple[str, int, list[tuple[str, str, int]]]]:
+    """Every block's and node's heading line and bullets, as a parse reads them."""
+    from mdgrill.formats.progress import Progress
+
+    assert isinstance(prog, Progress)
+    return [(type(part).__name__, part.line, [(e.key, e.value, e.line) for e in part.entries])
+            for part in [*prog.blocks, *prog.nodes]]
+
+
+def test_the_parse_a_write_leaves_takes_only_what_did_not_change(tmp_path: Path) -> None:
+    """The parse a write leaves for the next call takes the bullets of the blocks and nodes
+    the write left as they were from the parse it was computed from: after each write, in
+    new rounds and old ones, with a node added and the front matter a line longer (every
+    block moved), each block and node reads as a fresh parse of the same bytes reads it."""
+    from mdgrill.formats.progress import read_progress
+    from mdgrill.model.tree import read_ledger
+    from mdgrill.shell.session import PARSED, display
+
+    path, spec = _spec(tmp_path)
+
+    def same_as_fresh(taken: bool = False) -> None:
+        data = path.read_bytes()
+        kept = PARSED.get((spec.progress, display(spec.progress)), data, True)
+        assert kept is not None  # the write's own parse, not a new one
+        # the first round's block, which the last writes left as it was, came with its
+        # bullets from the parse that read them: taken, not read again
+        assert kept.blocks[0]._entries is not None or not taken
+        fresh = read_progress(data, display(spec.progress))
+        assert _parts(kept) == _parts(fresh)
+        assert read_ledger(kept.blocks).answers == read_ledger(fresh.blocks).answers
+
+    spec.ledger()  # the ledger read: every block's bullets are in the kept parse
+    spec.record_answer("D1", "Everyone")
+    same_as_fresh()
+    spec.record_answer("D2", "Guests")
+    spec.out_of_scope("D3", reply="not now")
+    same_as_fresh()
+    spec.open_frontier(round=2, decision_ids=["D4"])
+    same_as_fresh()
+    spec.add_node("D5", title="Storage", options=["Disk", "Memory"], recommend=1)
+    same_as_fresh()
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("goal: Cache\n", "goal: Cache\nnote: a line more\n", 1),
+                    encoding="utf-8")  # every block and node one line further down
+    spec.ledger()
+    spec.record_answer("D4", "Members")
+    same_as_fresh()
+    spec.open_frontier(round=3, decision_ids=["D5"])  # it reads the ledger: every block
+    spec.record_answer("D5", "Disk")
+    same_as_fresh(taken=True)
+    assert spec.ledger()["entries"] and spec.validate() == []

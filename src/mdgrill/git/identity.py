@@ -115,7 +115,10 @@ def _plain(value: str) -> bool:
 
 def _read_config(path: str, found: dict[tuple[str, str], str]) -> bool:
     """Add `path`'s author/user name and email to `found` (a later file overrides); False
-    when the file holds what this reader does not follow exactly."""
+    when the file holds what this reader does not follow exactly.
+
+    The file is read every time; what it says is parsed again only when its bytes changed
+    (`_CONFIGS`), so a long-lived server sees every edit and parses each version once."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
@@ -123,41 +126,65 @@ def _read_config(path: str, found: dict[tuple[str, str], str]) -> bool:
         return True
     except OSError:
         return False
+    kept = _CONFIGS.get(path)
+    if kept is not None and kept[0] == data:
+        entries = kept[1]
+    else:
+        entries = _parse_config(data)
+        if len(_CONFIGS) >= _CONFIGS_KEPT:  # the oldest goes (dicts keep their order)
+            del _CONFIGS[next(iter(_CONFIGS))]
+        _CONFIGS.pop(path, None)
+        _CONFIGS[path] = (data, entries)
+    if entries is None:
+        return False
+    found.update(entries)
+    return True
+
+
+# path -> (the bytes of the configuration file read last, what `_parse_config` made of them)
+_CONFIGS: dict[str, tuple[bytes, dict[tuple[str, str], str] | None]] = {}
+_CONFIGS_KEPT = 16
+
+
+def _parse_config(data: bytes) -> dict[tuple[str, str], str] | None:
+    """A configuration file's author/user name and email (the last of each wins); None when
+    it holds what this reader does not follow exactly."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return False
+        return None
     if any(blank in text for blank in _ODD_BLANKS):
-        return False
+        return None
+    found: dict[tuple[str, str], str] = {}
     section: tuple[str, str | None] | None = None
     for raw in text.split("\n"):
         line = raw.strip(" \t")
         if not line or line[0] in "#;":
             continue
         if line.endswith("\\"):  # a value continued on the next line
-            return False
+            return None
         if line.startswith("["):
             head = _SECTION.fullmatch(line)
             if head is None:
-                return False
+                return None
             name = head.group(1).lower()
             if name in ("include", "includeif") or name.startswith(("include.", "includeif.")):
-                return False
+                return None
             section = (name, head.group(2))
             continue
         entry = _ENTRY.fullmatch(line)
         if entry is None or section is None:
-            return False
+            return None
         key = (section[0], entry.group(1).lower())
         if section[1] is not None or key not in _WANTED:
             continue
         value = entry.group(2)
         if value is None or '"' in value or "\\" in value:
-            return False
+            return None
         value = re.split(r"[#;]", value, maxsplit=1)[0].strip(" \t")
         # git keeps each blank inside an unquoted value as one space
         found[key] = value.replace("\t", " ")
-    return True
+    return found
 
 
 def _ask_git(root: str) -> str | None:

@@ -11,6 +11,7 @@ import os
 import time
 
 from mdgrill.errors import GateRefusal, InputError, MdgrillError
+from mdgrill.formats import frontmatter as frontmatter_io
 from mdgrill.formats.progress import (
     ROUND_EDITED_HINT,
     Progress,
@@ -113,9 +114,13 @@ class ParseCache:
 PARSED = ParseCache()
 
 
-def load_bytes(spec: store.Spec, check: bool = True) -> tuple[bytes, Progress]:
-    """The file's bytes and their parse; a torn read is retried, a broken file reported."""
-    store.sweep_temps(spec.folder)
+def load_bytes(spec: store.Spec, check: bool = True,
+               locked: bool = False) -> tuple[bytes, Progress]:
+    """The file's bytes and their parse; a torn read is retried, a broken file reported.
+    `locked`: the caller holds the folder's lock, whose taking removed a killed writer's
+    leftovers already."""
+    if not locked:
+        store.sweep_temps(spec.folder)
     shown = display(spec.progress)
     key = (spec.progress, shown)
     data = store.read_file(spec.progress, shown, spec.root)
@@ -186,8 +191,6 @@ def verify_written(tf: TextFile, path: str, log_span: tuple[int, int] | None,
         after = Progress(tf, path)
         check_loaded(after)
         return lambda: after
-    from mdgrill.formats import frontmatter as frontmatter_io
-
     fm = frontmatter_io.split(tf, path)
     if fm is None:
         raise InputError("INTERNAL_WRITE_CHECK", "the front matter vanished")
@@ -202,7 +205,26 @@ def verify_written(tf: TextFile, path: str, log_span: tuple[int, int] | None,
     if not isinstance(log, dict) or written != log.get("sha256"):
         raise InputError("INTERNAL_WRITE_CHECK", "the log does not match its digest")
     # a CLI process writes and ends: the body is scanned only if this process reads it again
-    return lambda: Progress(tf, path, fm)
+    if before is None:
+        return lambda: Progress(tf, path, fm)
+    return lambda: _after_write(tf, path, fm, before)
+
+
+def _after_write(tf: TextFile, path: str, fm: frontmatter_io.FrontMatter,
+                 before: Progress) -> Progress:
+    """The parse of written text, taking from the parse it was computed from the bullets of
+    every block and node whose text did not change (`Progress.reuse_bullets`: what reading
+    them again would give). A server's next call reads the log's ledger again; without this
+    it read every block of the log anew after each write (issue 37, goal 2)."""
+    after = Progress(tf, path, fm)
+    # Only when the earlier parse read some: taking builds the new parse's list of blocks,
+    # which a verb that reads the last block alone (record-answer) never needs, and which
+    # costs a scan of the whole log. `Progress` says whether it read them only in these two
+    # (reader.py is not this module's to change; a public way to ask belongs there).
+    if getattr(before, "_blocks", None) is not None or \
+            getattr(before, "_nodes", None) is not None:
+        after.reuse_bullets(before)
+    return after
 
 
 def transaction(spec: store.Spec, step: Callable[[Progress], Transition[W]]) -> W:
@@ -214,7 +236,7 @@ def transaction(spec: store.Spec, step: Callable[[Progress], Transition[W]]) -> 
     """
     with store.Lock(spec.folder):
         for attempt in range(WRITE_TRIES):
-            read, prog = load_bytes(spec)
+            read, prog = load_bytes(spec, locked=True)
             change, result = step(prog)
             if not (change.updates or change.touches_log or change.insert_nodes):
                 result["written"] = False
