@@ -217,13 +217,7 @@ def _after_write(tf: TextFile, path: str, fm: frontmatter_io.FrontMatter,
     them again would give). A server's next call reads the log's ledger again; without this
     it read every block of the log anew after each write (issue 37, goal 2)."""
     after = Progress(tf, path, fm)
-    # Only when the earlier parse read some: taking builds the new parse's list of blocks,
-    # which a verb that reads the last block alone (record-answer) never needs, and which
-    # costs a scan of the whole log. `Progress` says whether it read them only in these two
-    # (reader.py is not this module's to change; a public way to ask belongs there).
-    if getattr(before, "_blocks", None) is not None or \
-            getattr(before, "_nodes", None) is not None:
-        after.reuse_bullets(before)
+    after.reuse_bullets(before)  # takes only what `before` read: none for a last-block append
     return after
 
 

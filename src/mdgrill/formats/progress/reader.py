@@ -350,9 +350,9 @@ class Progress:
                 self._parts[key] = [(title, line + lines, end + lines, offset + chars,
                                      stop + chars)
                                     for title, line, end, offset, stop in prior]
-            mine: list[Block] | list[Node] = self.blocks if key == LOG else self.nodes
             theirs = earlier._blocks if key == LOG else earlier._nodes
-            if theirs:
+            if theirs:  # else nothing to take, and making this parse's parts costs a scan
+                mine: list[Block] | list[Node] = self.blocks if key == LOG else self.nodes
                 same = moved is not None and len(mine) == len(theirs)
                 taken += _take_bullets(mine, theirs, self.tf.text, earlier.tf.text, same)
         return taken
