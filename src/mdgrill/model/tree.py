@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from weakref import WeakKeyDictionary
 
-from mdgrill.formats.progress import LOG, Block, Node, Progress, split_ids
+from mdgrill.formats.progress import LOG, Block, BulletRow, Node, Progress, split_ids
 from mdgrill.formats.schema import ID_RE, is_id
 
 # typing's import costs every verb 3 ms; type checkers treat this name as true
@@ -121,11 +121,15 @@ class Ledger(Settled):
         return self._lines
 
 
-def read_ledger(blocks: list[Block]) -> Ledger:
+def read_ledger(blocks: list[Block],
+                rows: Sequence[tuple[list[BulletRow], bool]] | None = None) -> Ledger:
+    """`rows`: the blocks' bullets as `Progress.read_log_rows` read them from the log's
+    tokens, one item a block (a round's answers are read from these, no entry made)."""
     ledger = Ledger()
-    for block in blocks:
+    for index, block in enumerate(blocks):
         if block.kind == "round":
-            _read_round(ledger, block)
+            _read_round(ledger, rows[index][0] if rows is not None else
+                        [(e.key_lower, e.value, e.line) for e in block.entries])
         elif block.kind == "amended":
             _read_amended(ledger, block)
         elif block.kind == "revised" or block.kind == "reset":
@@ -144,45 +148,44 @@ def read_ledger(blocks: list[Block]) -> Ledger:
 _LEDGER_KEYS = frozenset({"decisions", "facts resolved", "out of scope", "amended"})
 
 
-def _read_round(ledger: Ledger, block: Block) -> None:
+def _read_round(ledger: Ledger, bullets: list[BulletRow]) -> None:
     # `_settle`'s steps written out, and `split_decision`'s first arrow tried here: this
     # runs once per answer of the log (10,000 of them at 10,000 decisions)
     answers, lines, order = ledger.answers, ledger._lines, ledger.order
     out_of_scope = ledger.out_of_scope
     id_match = ID_RE.match
-    for entry in block.entries:
-        key = entry.key_lower
+    for key, value, line in bullets:
         if key not in _LEDGER_KEYS:
             continue
         if key == "decisions":
-            left, sep, right = entry.value.partition(" -> ")
+            left, sep, right = value.partition(" -> ")
             if sep:
                 node_id, answer = left.strip(), right.strip()
             else:
-                pair = split_decision(entry.value)
+                pair = split_decision(value)
                 if pair is None:
                     continue
                 node_id, answer = pair
         elif key == "facts resolved":
-            found = fact_id(entry.value)
+            found = fact_id(value)
             if found is None:
                 continue
-            node_id, answer = found, entry.value
+            node_id, answer = found, value
         elif key == "out of scope":
-            for node_id in split_ids(entry.value):
+            for node_id in split_ids(value):
                 if id_match(node_id) is not None:
                     out_of_scope.add(node_id)
                     answers.pop(node_id, None)
             continue
         else:
-            _amend(ledger, entry.value)
+            _amend(ledger, value)
             continue
         if id_match(node_id) is None:
             continue
         if node_id not in lines:  # an ID answered before has its line (kept when reopened)
             order.append(node_id)
         answers[node_id] = answer
-        lines[node_id] = entry.line
+        lines[node_id] = line
         out_of_scope.discard(node_id)
 
 
@@ -224,7 +227,8 @@ def ledger_of(prog: Progress) -> Ledger:
     parsed file (a verb asks for it more than once: the frontier, then the round's close)."""
     ledger = _LEDGERS.get(prog)
     if ledger is None:
-        ledger = _LEDGERS[prog] = read_ledger(prog.blocks)
+        # from the rows `validate` read from the log's tokens, when it did (no entries made)
+        ledger = _LEDGERS[prog] = read_ledger(prog.blocks, prog.log_rows())
     return ledger
 
 

@@ -179,6 +179,37 @@ def read_parts(tokens: list[tuple[str, str, str]], base: int,
                 stray.append((line, other))
 
 
+# A bullet of a part as `read_parts` makes its Entry: (key lowered, value, line)
+BulletRow = tuple[str, str, int]
+
+
+def bullet_rows(tokens: list[tuple[str, str, str]], base: int,
+                parts: Iterable[Block | Node]) -> list[tuple[list[BulletRow], bool]]:
+    """What `read_parts` reads of each part's `- Key: value` bullets without making them:
+    their (key lowered, value, line), the fields its entries get, in order, and whether
+    every other line of the part is blank (then it has no stray line and no nested one).
+    The same tokens, the same slices: a check that needs only these reads a 10,000-round
+    log without 70,000 Entry objects."""
+    lowered = _LOWERED
+    out: list[tuple[list[BulletRow], bool]] = []
+    append = out.append
+    for part in parts:
+        first = part.line + 1
+        at = first - base
+        if at < 0:
+            first, at = base, 0
+        rows: list[BulletRow] = []
+        add = rows.append
+        plain = True
+        for line, (key, value, other) in enumerate(tokens[at:part.end - base], first):
+            if key:
+                add((lowered.get(key) or _lower(key), value.strip(), line))
+            elif plain and other and not other.isspace():
+                plain = False
+        append((rows, plain))
+    return out
+
+
 def parse_bullets(lines: list[str], start: int, end: int,
                   base: int = 0) -> tuple[list[Entry], list[tuple[int, str]]]:
     """read_bullets over lines [start, end) of a file split by `split_lines`; line numbers
