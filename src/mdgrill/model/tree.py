@@ -167,11 +167,18 @@ def _read_round(ledger: Ledger, bullets: list[BulletRow]) -> None:
                     continue
                 node_id, answer = pair
         elif key == "facts resolved":
-            found = fact_id(value)
-            if found is None:
-                continue
-            node_id, answer = found, value
+            # `ID -> text`, as fact_id reads it first (its other forms asked of it)
+            left, sep, _ = value.partition(" -> ")
+            node_id = left.strip()
+            if not sep or id_match(node_id) is None:
+                found = fact_id(value)
+                if found is None:
+                    continue
+                node_id = found
+            answer = value
         elif key == "out of scope":
+            if value == "none":  # as mdgrill writes a round that put nothing out of scope
+                continue
             for node_id in split_ids(value):
                 if id_match(node_id) is not None:
                     out_of_scope.add(node_id)

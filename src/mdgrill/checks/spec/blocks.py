@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 
 from mdgrill.checks.spec.keys import (
     BLOCK_KEYS,
@@ -18,6 +18,7 @@ from mdgrill.model.tree import split_decision
 
 _ROUND_KEYS = BLOCK_KEYS_LOWER["round"]
 _KEY_LOWER = attrgetter("key_lower")  # an entry's key, read in C: no frame a round
+_ROW_KEY = itemgetter(0)  # a bullet row's key (`Progress.read_log_rows`), the same in C
 _CLOSING_LOWER = frozenset(k.lower() for k in CLOSING_KEYS)
 
 # ---------------------------------------------------------------------------------------
@@ -51,7 +52,7 @@ def check_blocks(prog: Progress) -> list[Diagnostic]:
                 bullets = [(e.key_lower, e.value, e.line) for e in block.entries]
                 plain = not block._stray
             if plain and bullets and bullets[0][0] == "asked":
-                present = {row[0] for row in bullets}
+                present = set(map(_ROW_KEY, bullets))
                 if present.issuperset(_WHOLE_ROUND) and _ROUND_KEYS.issuperset(present):
                     # a round as mdgrill writes it (opened by its Asked line, the five
                     # closing keys, none unknown, no stray line): `_check_round` has only

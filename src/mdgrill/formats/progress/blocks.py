@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from hashlib import sha256
+from operator import itemgetter
 
 from mdgrill.formats.progress.lines import (
     ARTIFACT_WORDS,
@@ -193,20 +194,18 @@ def bullet_rows(tokens: list[tuple[str, str, str]], base: int,
     lowered = _LOWERED
     out: list[tuple[list[BulletRow], bool]] = []
     append = out.append
+    other = itemgetter(2)  # a line's text when it is not a bullet ("" for one), in C
+    join = "".join
     for part in parts:
         first = part.line + 1
         at = first - base
         if at < 0:
             first, at = base, 0
-        rows: list[BulletRow] = []
-        add = rows.append
-        plain = True
-        for line, (key, value, other) in enumerate(tokens[at:part.end - base], first):
-            if key:
-                add((lowered.get(key) or _lower(key), value.strip(), line))
-            elif plain and other and not other.isspace():
-                plain = False
-        append((rows, plain))
+        lines = tokens[at:part.end - base]
+        rows = [(lowered.get(key) or _lower(key), value.strip(), line)
+                for line, (key, value, _) in enumerate(lines, first) if key]
+        rest = join(map(other, lines))
+        append((rows, not rest or rest.isspace()))
     return out
 
 

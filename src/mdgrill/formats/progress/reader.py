@@ -308,8 +308,7 @@ class Progress:
         """`validate`'s reading of the log: each block's bullets as `bullet_rows` gives them
         (key lowered, value, line; and whether its other lines are all blank), in order of
         the blocks, from one pass of the log's line tokens (read once). The round checks and
-        the ledger read these; a block still unread makes its entries from the same tokens
-        when first asked for them, not from the text again."""
+        the ledger read these; a block asked for its entries reads them from its lines."""
         rows = self._log_rows
         if rows is None:
             sec = self.sections.get(LOG)
@@ -319,11 +318,10 @@ class Progress:
                 return rows
             start, end = self._section_offsets(sec)
             tokens = line_tokens(self.tf.text, start, end)
+            # the tokens are let go here (a 10,000-round log's are ~10 MB, which a `validate`
+            # run then need not fault in afresh): the few blocks asked for their entries
+            # read them from their own text, as ever
             rows = self._log_rows = bullet_rows(tokens, sec.start, blocks)
-            read = token_reader(tokens, sec.start)
-            for block in blocks:
-                if block._entries is None:
-                    block._read = read
         return rows
 
     def log_rows(self) -> list[tuple[list[BulletRow], bool]] | None:
