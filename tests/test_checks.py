@@ -255,6 +255,18 @@ def test_unknown_keys_stray_lines_and_unknown_blocks_are_warnings(tmp_path: Path
     assert "(known: Asked, Facts resolved, Decisions" in diags[0].message
 
 
+def test_an_unknown_key_in_an_amended_block_is_a_warning_not_a_crash(tmp_path: Path) -> None:
+    # `_KIND_NAME` once lacked the Amended, Reopened and Imported kinds: `validate` of such a
+    # block holding one of its keys and one unknown key ended in an internal KeyError
+    log = ROUND1 + "\n### Requirements Grill - Amended\n- Amended: D1 -> Customers only\n" \
+        "- Colour: red\n"
+    text = progress(NODE1, log, digest=False)
+    diags = check(tmp_path, text)
+    unknown = [d for d in diags if d.code == "UNKNOWN_BLOCK_KEY"]
+    assert [(d.severity, d.line) for d in unknown] == [("warning", line_of(text, "- Colour: red"))]
+    assert "is not a key of a Amended block" in unknown[0].message
+
+
 def test_a_decision_without_an_arrow_is_a_warning(tmp_path: Path) -> None:
     log = "\n### Requirements Grill - Round 1\n- Asked: D1\n- Decisions: customers\n"
     text = progress("", log, digest=False)

@@ -244,3 +244,120 @@ def test_the_tree_checked_from_its_tokens_says_what_its_entries_say(text: str) -
     assert _parts(fast.nodes) == _parts(exact.nodes)
     assert [[(o.text, o.recommended, o.line) for o in n.options] for n in fast.nodes] == \
         [[(o.text, o.recommended, o.line) for o in n.options] for n in exact.nodes]
+
+
+LOG_HEADINGS = st.sampled_from([
+    "### Requirements Grill - Round 1", "### Requirements Grill - Round 2",
+    "### Requirements Grill - Round 2", "### Design Grill - Round 1",
+    "### Requirements Grill - Revised", "### Requirements Grill - Reset",
+    "### Requirements Grill - Skipped", "### Requirements Grill - Amended",
+    "### Requirements Grill - Confirmed", "### Notes", "### Bogus Grill - Round 3",
+])
+LOG_LINES = st.sampled_from([
+    "- Asked: D1, D2", "- Asked: D3", "- asked: D1", "- Facts resolved: none",
+    "- Facts resolved: D3 -> a fact", "- Facts resolved: D2: a fact", "- Decisions: none",
+    "- Decisions: D1 -> yes", "- Decisions: D2 → no", "- Decisions: D1 -> again",
+    "- Decisions: no arrow", "- DECISIONS: D3->x", "- Decisions:", "- Out of scope: none",
+    "- Out of scope: D2, D3", "- Domain language: none", "- Frontier after round: D3",
+    "- Frontier after round: none", "- Reopened: D1", "- Reopened: D2, D3",
+    "- Defaulted: D1, D3", "- Default: D1 -> Option A", "- Default: D3 -> B",
+    "- Amended: D1 -> better words", "- Amended: D3 -> fact words", "- Colour: red",
+    "- Kept elsewhere: D9", "* Decisions: D2 -> starred", "- **Decisions**: D1 -> bold",
+    "  - nested under it", "\t- tabbed nested", "  continuation", "> quoted",
+    "stray words", "", " ", "#### Sub", "- Decisions: D1 -> a  ", "-  Asked:  D2 ",
+])
+
+
+@st.composite
+def log_document(draw: st.DrawFn) -> str:
+    """A log of rounds and transitions as mdgrill writes them, edited by hand: blocks
+    reordered, keys repeated or misspelt, nested and stray lines, CRLF."""
+    log: list[str] = []
+    canonical = ["- Asked: D1, D2", "- Facts resolved: none", "- Decisions: D1 -> yes",
+                 "- Decisions: D2 -> no", "- Out of scope: none", "- Domain language: none",
+                 "- Frontier after round: D3", ""]
+    whole = st.sampled_from([
+        ["### Requirements Grill - Skipped", "- Reason: later", "- Defaulted: D1, D3",
+         "- Default: D1 -> Option A", "- default: D3 -> B"],
+        ["### Requirements Grill - Revised", "- Reopened: D1, D3", "- Next round: 3"],
+        ["### Requirements Grill - Reset", "- Interview: req-2", "- Reopened: D2"],
+        ["### Requirements Grill - Amended", "- Amended: D1 -> reworded", "- Was: yes"],
+    ])
+    for _ in range(draw(st.integers(0, 6))):
+        if draw(st.integers(0, 3)) == 0:
+            log.extend(draw(whole))
+            continue
+        log.append(draw(LOG_HEADINGS))
+        if draw(st.booleans()):
+            body = list(canonical)
+            for _ in range(draw(st.integers(0, 2))):
+                body.insert(draw(st.integers(0, len(body))), draw(LOG_LINES))
+            log.extend(body)
+        else:
+            log.extend(draw(st.lists(LOG_LINES, max_size=8)))
+    tree = ["### D1: Who", "- Depends on: none", "### D2: What", "- Depends on: D1",
+            "### D3: When", "- Spawned by: D2"]
+    front = draw(st.sampled_from([
+        ["mdgrill: 1"],
+        ["mdgrill: 1", "interview:", "  phase: requirements", "  status: collecting",
+         "  round: 2", "  pending: []"],
+    ]))
+    nl = draw(st.sampled_from(["\n", "\r\n"]))
+    body = ["---", *front, "---", "# T", "", "## Design Tree", *tree,
+            "## Interview Responses", *log]
+    return nl.join(body) + draw(st.sampled_from(["", nl]))
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.one_of(log_document(), mostly_canonical(), document()))
+def test_the_log_checked_from_its_tokens_says_what_its_entries_say(text: str) -> None:
+    # `validate` checks the rounds and reads the ledger from the log's line tokens
+    # (`read_log_rows`) without making entries; the language server's path reads them
+    # from the entries: one reading, two extents
+    from mdgrill.checks.spec import NodeChecks, check_blocks
+    from mdgrill.checks.spec.entry import check_progress
+
+    try:
+        fast = Progress(TextFile(text), "p.md")
+        exact = _exact(text)
+    except MdgrillError:
+        return
+    exact.read_all_bullets()
+    rows = fast.read_log_rows()
+    assert fast.log_rows() is rows
+    assert exact.log_rows() is None
+    # the rows are the entries' fields, in order; plain only where no line is stray
+    assert len(rows) == len(exact.blocks)
+    for (bullets, plain), block in zip(rows, exact.blocks, strict=True):
+        assert bullets == [(e.key_lower, e.value, e.line) for e in block.entries]
+        if plain:
+            assert not block.stray
+            assert all(not e.children for e in block.entries)
+    blocks_said = check_blocks(fast)
+    assert sorted(map(repr, blocks_said)) == sorted(map(repr, check_blocks(exact)))
+    # and what every round of mdgrill's (one with an Asked line) must be told, shortcut or
+    # not: each stray line, each decision without an arrow, each unknown key
+    from mdgrill.checks.spec.keys import BLOCK_KEYS_LOWER
+
+    said = {(d.code, d.line) for d in blocks_said}
+    for block in exact.blocks:
+        if block.kind != "round" or block.phase is None or \
+                not any(e.key_lower == "asked" for e in block.entries):
+            continue
+        for line, _ in block.stray:
+            assert ("STRAY_LINE", line + 1) in said
+        for e in block.entries:
+            if e.key_lower == "decisions" and "->" not in e.value and "→" not in e.value \
+                    and e.value.lower() != "none":
+                assert ("DECISION_FORMAT", e.line + 1) in said
+            if e.key_lower not in BLOCK_KEYS_LOWER["round"]:
+                assert ("UNKNOWN_BLOCK_KEY", e.line + 1) in said
+    fast_ledger, exact_ledger = ledger_of(fast), read_ledger(exact.blocks)
+    assert _ledger_view(fast_ledger) == _ledger_view(exact_ledger)
+    assert fast_ledger.defaults == exact_ledger.defaults
+    # the whole of validate's checks, token path against entry path
+    again = Progress(TextFile(text), "p.md")
+    assert list(map(repr, check_progress(again))) == \
+        list(map(repr, check_progress(_exact(text), NodeChecks())))
+    # the blocks' entries, made later from the kept tokens, are the ones the text gives
+    assert _parts(fast.blocks) == _parts(exact.blocks)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from mdgrill.formats.progress import LOG, Block, Node, Progress, split_ids
+from mdgrill.formats.progress import LOG, Block, BulletRow, Node, Progress, split_ids
 from mdgrill.formats.progress.blocks import line_tokens
 from mdgrill.formats.schema import ID_RE, is_id
 
@@ -123,12 +123,16 @@ class Ledger(Settled):
         return self._lines
 
 
-def read_ledger(blocks: list[Block]) -> Ledger:
+def read_ledger(blocks: list[Block],
+                rows: Sequence[tuple[list[BulletRow], bool]] | None = None) -> Ledger:
+    """`rows`: the blocks' bullets as `Progress.read_log_rows` read them from the log's
+    tokens, one item a block (a round's answers are read from these, no entry made)."""
     ledger = Ledger()
-    for block in blocks:
+    for index, block in enumerate(blocks):
         kind = block.kind
         if kind == "round":
-            _read_round(ledger, block)
+            _read_round(ledger, rows[index][0] if rows is not None else
+                        [(e.key_lower, e.value, e.line) for e in block.entries])
         elif kind == "amended":
             _read_amended(ledger, block)
         elif kind == "revised" or kind == "reset":
@@ -143,22 +147,20 @@ def read_ledger(blocks: list[Block]) -> Ledger:
     return ledger
 
 
-# The keys of a round the ledger reads besides `Decisions` (a round's other lines say
-# nothing about answers).
+# The keys of a round the ledger reads besides `Decisions`, which is tried first (a round's
+# other lines say nothing about answers).
 _LEDGER_KEYS = frozenset({"facts resolved", "out of scope", "amended"})
 
 
-def _read_round(ledger: Ledger, block: Block) -> None:
+def _read_round(ledger: Ledger, bullets: list[BulletRow]) -> None:
     # `_settle`'s steps written out, and `split_decision`'s first arrow tried here: this
     # runs once per answer of the log (10,000 of them at 10,000 decisions)
     answers, lines, order = ledger.answers, ledger._lines, ledger.order
     out_of_scope = ledger.out_of_scope
     id_match = ID_RE.match
     others = _LEDGER_KEYS
-    for entry in block.entries:
-        key = entry.key_lower
+    for key, value, line in bullets:
         if key == "decisions":
-            value = entry.value
             left, sep, right = value.partition(" -> ")
             if sep:
                 node_id, answer = left.strip(), right.strip()
@@ -169,32 +171,34 @@ def _read_round(ledger: Ledger, block: Block) -> None:
                 node_id, answer = pair
         elif key not in others:
             continue
-        else:
-            value = entry.value
-            if value == "none":  # what a round closed with nothing says: no ID, no arrow
-                continue
-            if key == "facts resolved":
+        elif key == "facts resolved":
+            # `ID -> text`, as fact_id reads it first (its other forms asked of it)
+            left, sep, _ = value.partition(" -> ")
+            node_id = left.strip()
+            if not sep or id_match(node_id) is None:
                 found = fact_id(value)
                 if found is None:
                     continue
-                node_id, answer = found, value
-            elif key == "out of scope":
-                for node_id in split_ids(value):
-                    if id_match(node_id) is not None:
-                        out_of_scope.add(node_id)
-                        answers.pop(node_id, None)
+                node_id = found
+            answer = value
+        elif key == "out of scope":
+            if value == "none":  # as mdgrill writes a round that put nothing out of scope
                 continue
-            else:
-                _amend(ledger, value)
-                continue
+            for node_id in split_ids(value):
+                if id_match(node_id) is not None:
+                    out_of_scope.add(node_id)
+                    answers.pop(node_id, None)
+            continue
+        else:
+            _amend(ledger, value)
+            continue
         if id_match(node_id) is None:
             continue
         if node_id not in lines:  # an ID answered before has its line (kept when reopened)
             order.append(node_id)
         answers[node_id] = answer
-        lines[node_id] = entry.line
-        if out_of_scope:
-            out_of_scope.discard(node_id)
+        lines[node_id] = line
+        out_of_scope.discard(node_id)
 
 
 def _read_amended(ledger: Ledger, block: Block) -> None:
@@ -236,8 +240,11 @@ def ledger_of(prog: Progress) -> Ledger:
     ledgers = _ledgers()
     ledger = ledgers.get(prog)
     if ledger is None:
-        prog.read_log_bullets()  # every block is read: in one pass, not a call per block
-        ledger = ledgers[prog] = read_ledger(prog.blocks)
+        # from the rows `validate` read from the log's tokens, when it did (no entries made)
+        rows = prog.log_rows()
+        if rows is None:
+            prog.read_log_bullets()  # every block is read: in one pass, not a call per block
+        ledger = ledgers[prog] = read_ledger(prog.blocks, rows)
     return ledger
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 
 from mdgrill.checks.spec.keys import (
     BLOCK_KEYS,
@@ -12,12 +12,13 @@ from mdgrill.checks.spec.keys import (
     NEW_SEQUENCE,
 )
 from mdgrill.diagnostics import Diagnostic, error, warning
-from mdgrill.formats.progress import Block, Entry, Progress
+from mdgrill.formats.progress import Block, Progress
 from mdgrill.model.interview import first_round
 from mdgrill.model.tree import split_decision
 
 _ROUND_KEYS = BLOCK_KEYS_LOWER["round"]
 _KEY_LOWER = attrgetter("key_lower")  # an entry's key, read in C: no frame a round
+_ROW_KEY = itemgetter(0)  # a bullet row's key (`Progress.read_log_rows`), the same in C
 _CLOSING_LOWER = frozenset(k.lower() for k in CLOSING_KEYS)
 
 # ---------------------------------------------------------------------------------------
@@ -37,22 +38,29 @@ def check_blocks(prog: Progress) -> list[Diagnostic]:
     out = _check_headings(path, blocks)
     if prog.log_seal() is True:  # as mdgrill wrote them
         return out
+    # each block's bullets as `validate` read them from the log's tokens (no entry made),
+    # else as its entries hold them
+    rows = prog.log_rows()
     for index, block in enumerate(blocks):
         kind = block.kind
         if kind == "round":
             if block.phase is None:
                 continue
-            entries = block.entries
-            present = set(map(_KEY_LOWER, entries))
-            if present.issuperset(_WHOLE_ROUND) and _ROUND_KEYS.issuperset(present) and \
-                    entries[0].key_lower == "asked" and not block._stray:
-                # a round as mdgrill writes it (opened by its Asked line, the five closing
-                # keys, none unknown, no stray line): `_check_round` has only its decisions'
-                # arrows to look at
-                for entry in entries:
-                    if entry.key_lower == "decisions":
-                        _decision_format(path, entry, out)
-                continue
+            if rows is not None:
+                bullets, plain = rows[index]
+            else:
+                bullets = [(e.key_lower, e.value, e.line) for e in block.entries]
+                plain = not block._stray
+            if plain and bullets and bullets[0][0] == "asked":
+                present = set(map(_ROW_KEY, bullets))
+                if present.issuperset(_WHOLE_ROUND) and _ROUND_KEYS.issuperset(present):
+                    # a round as mdgrill writes it (opened by its Asked line, the five
+                    # closing keys, none unknown, no stray line): `_check_round` has only
+                    # its decisions' arrows to look at
+                    for key, value, line in bullets:
+                        if key == "decisions":
+                            _decision_format(path, value, line, out)
+                    continue
             nxt = blocks[index + 1].kind if index + 1 < len(blocks) else None
             out.extend(_check_round(path, block, nxt))
         elif kind in BLOCK_KEYS and block.phase is not None:
@@ -63,11 +71,10 @@ def check_blocks(prog: Progress) -> list[Diagnostic]:
 _WHOLE_ROUND = frozenset({"asked", *_CLOSING_LOWER})
 
 
-def _decision_format(path: str, entry: Entry, out: list[Diagnostic]) -> None:
+def _decision_format(path: str, value: str, line: int, out: list[Diagnostic]) -> None:
     """A `Decisions:` line with no arrow of split_decision's (a test in C)."""
-    value = entry.value
     if "->" not in value and "→" not in value and value.strip().lower() != "none":
-        out.append(warning(path, entry.line + 1, "DECISION_FORMAT",
+        out.append(warning(path, line + 1, "DECISION_FORMAT",
                            f"`Decisions: {value}` has no `->`: write one decision per "
                            "line as `<ID> -> <answer>`"))
 
@@ -147,7 +154,7 @@ def _check_round(path: str, block: Block, next_kind: str | None) -> list[Diagnos
     if "decisions" in present:
         for entry in entries:
             if entry.key_lower == "decisions":
-                _decision_format(path, entry, out)
+                _decision_format(path, entry.value, entry.line, out)
     if block._stray:  # read with the entries above
         out.extend(_stray(path, block))
     return out
@@ -203,7 +210,11 @@ def _unknown_keys(path: str, block: Block, kind: str) -> list[Diagnostic]:
 _KIND_NAME = {"cancelled": "Cancelled", "mode": "Mode",
               "round": "round", "awaiting": "Awaiting Confirmation", "confirmed": "Confirmed",
               "revised": "Revised", "skipped": "Skipped", "bypassed": "Bypassed",
-              "reset": "Reset", "bound": "Bound", "reaffirmed": "Reaffirmed"}
+              "reset": "Reset", "bound": "Bound", "reaffirmed": "Reaffirmed",
+              "reopened": "Reopened", "amended": "Amended", "imported": "Imported"}
+# every kind of block whose keys are checked has its name: an unknown key in one is a
+# warning, never a KeyError (an Amended block's stray key crashed `validate` once)
+assert _KIND_NAME.keys() >= BLOCK_KEYS.keys()
 
 
 def _stray(path: str, block: Block) -> list[Diagnostic]:

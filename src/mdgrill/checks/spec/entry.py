@@ -71,11 +71,12 @@ def check_progress(prog: Progress, nodes: NodeChecks | None = None) -> list[Diag
     collecting = gc.isenabled()
     gc.disable()
     try:
-        # the checks and the ledger read every block: one pass over the log's lines; the
+        # the round checks and the ledger read every block, from one pass of the log's
+        # line tokens (`read_log_rows`: no entry made for a block nobody asks about); the
         # tree is checked from its lines' tokens (check_nodes), unless an earlier version's
-        # checks are kept (`nodes`: then the bullets of unchanged nodes were taken from it)
+        # checks are kept (`nodes`: then the bullets of unchanged parts were taken from it)
         if nodes is None:
-            prog.read_log_bullets()
+            prog.read_log_rows()
         else:
             prog.read_all_bullets()
         out: list[Diagnostic] = []

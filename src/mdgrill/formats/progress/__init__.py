@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from mdgrill.formats.progress.blocks import (
     ROUND_EDITED_HINT,
+    BulletRow,
     block_heading,
     classify_block,
     lf_line_ends,
@@ -58,6 +59,7 @@ __all__ = [
     "BULLET",
     "BULLET_LINE",
     "Block",
+    "BulletRow",
     "Change",
     "Entry",
     "GOAL",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from hashlib import sha256
+from operator import itemgetter
 
 from mdgrill.formats.progress.lines import (
     ARTIFACT_WORDS,
@@ -177,6 +178,35 @@ def read_parts(tokens: list[tuple[str, str, str]], base: int,
             else:
                 current = None
                 stray.append((line, other))
+
+
+# A bullet of a part as `read_parts` makes its Entry: (key lowered, value, line)
+BulletRow = tuple[str, str, int]
+
+
+def bullet_rows(tokens: list[tuple[str, str, str]], base: int,
+                parts: Iterable[Block | Node]) -> list[tuple[list[BulletRow], bool]]:
+    """What `read_parts` reads of each part's `- Key: value` bullets without making them:
+    their (key lowered, value, line), the fields its entries get, in order, and whether
+    every other line of the part is blank (then it has no stray line and no nested one).
+    The same tokens, the same slices: a check that needs only these reads a 10,000-round
+    log without 70,000 Entry objects."""
+    lowered = _LOWERED
+    out: list[tuple[list[BulletRow], bool]] = []
+    append = out.append
+    other = itemgetter(2)  # a line's text when it is not a bullet ("" for one), in C
+    join = "".join
+    for part in parts:
+        first = part.line + 1
+        at = first - base
+        if at < 0:
+            first, at = base, 0
+        lines = tokens[at:part.end - base]
+        rows = [(lowered.get(key) or _lower(key), value.strip(), line)
+                for line, (key, value, _) in enumerate(lines, first) if key]
+        rest = join(map(other, lines))
+        append((rows, not rest or rest.isspace()))
+    return out
 
 
 def parse_bullets(lines: list[str], start: int, end: int,

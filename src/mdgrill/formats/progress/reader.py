@@ -18,6 +18,8 @@ from mdgrill.formats.markdown import (
     sections,
 )
 from mdgrill.formats.progress.blocks import (
+    BulletRow,
+    bullet_rows,
     classify_block,
     lf_line_ends,
     line_tokens,
@@ -100,6 +102,7 @@ class Progress:
         self._log_text: str | None = None
         self._read_part = part_reader(tf.text)
         self._tree_tokens: tuple[list[tuple[str, str, str]], int] | None = None
+        self._log_rows: list[tuple[list[BulletRow], bool]] | None = None
         # the node index: the tree's `###` titles read as node headings, the nodes' IDs and
         # parts, the nodes made one by one (by their place among the nodes), by ID
         self._matches: list[re.Match[str] | None] | None = None
@@ -304,6 +307,31 @@ class Progress:
         are (`validate` checks the tree from its lines' tokens, `tree_tokens`, and its nodes
         read their bullets only when asked)."""
         self._read_section(LOG, self.blocks)
+
+    def read_log_rows(self) -> list[tuple[list[BulletRow], bool]]:
+        """`validate`'s reading of the log: each block's bullets as `bullet_rows` gives them
+        (key lowered, value, line; and whether its other lines are all blank), in order of
+        the blocks, from one pass of the log's line tokens (read once). The round checks and
+        the ledger read these; a block asked for its entries reads them from its lines."""
+        rows = self._log_rows
+        if rows is None:
+            sec = self.sections.get(LOG)
+            blocks = self.blocks
+            if sec is None or not blocks:
+                rows = self._log_rows = []
+                return rows
+            start, end = self._section_offsets(sec)
+            tokens = line_tokens(self.tf.text, start, end)
+            # the tokens are let go here (a 10,000-round log's are ~10 MB, which a `validate`
+            # run then need not fault in afresh): the few blocks asked for their entries
+            # read them from their own text, as ever
+            rows = self._log_rows = bullet_rows(tokens, sec.start, blocks)
+        return rows
+
+    def log_rows(self) -> list[tuple[list[BulletRow], bool]] | None:
+        """What `read_log_rows` read, if it was asked to (None: the blocks' entries are the
+        reading)."""
+        return self._log_rows
 
     def tree_tokens(self) -> tuple[list[tuple[str, str, str]], int]:
         """The BULLET_LINE token of every line of the design tree's content and the line of
