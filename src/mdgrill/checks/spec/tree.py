@@ -195,8 +195,9 @@ def _key_kind(key: str) -> int:
 
 def _options_said(path: str, node: Node, options: list[int], marks: list[int],
                   listed: list[tuple[int, str]], out: list[Diagnostic]) -> None:
-    """What `_check_node` says of a node's options (the lines of each, and of those marked
-    `(Recommended)`), once for each of its `Options:` entries (line, inline value)."""
+    """What is said of a node's options (the lines of each, and of those marked
+    `(Recommended)`), once for each of its `Options:` entries (line, inline value): the one
+    wording for the token check and the entry check (`_check_options`)."""
     count = len(options)
     for line, inline in listed:
         if not MIN_OPTIONS <= count <= MAX_OPTIONS:
@@ -216,7 +217,8 @@ def _options_said(path: str, node: Node, options: list[int], marks: list[int],
 
 def _check_refs(path: str, node: Node, line: int, ids: list[str], known: dict[str, Node],
                 spawned: bool, out: list[Diagnostic]) -> None:
-    """What `_check_node` says of the IDs of one `Depends on` or `Spawned by` entry."""
+    """What is said of the IDs of one `Depends on` or `Spawned by` entry, by the token check
+    and the entry check (`_check_node`) alike."""
     if spawned and len(ids) > 1:
         out.append(error(path, line + 1, "INVALID_REFERENCE",
                          f"{node.id} names {len(ids)} parents in `Spawned by:`: a "
@@ -244,23 +246,8 @@ def _check_node(path: str, node: Node, known: dict[str, Node]) -> list[Diagnosti
                                f"`{entry.key}:` is not a node key (known: "
                                f"{', '.join(NODE_KEYS)}): check the spelling"))
         elif key in ("depends on", "spawned by"):
-            verb = "depends on" if key == "depends on" else "was spawned by"
-            ids = split_ids(entry.value)
-            if key == "spawned by" and len(ids) > 1:
-                out.append(error(path, entry.line + 1, "INVALID_REFERENCE",
-                                 f"{node.id} names {len(ids)} parents in `Spawned by:`: a "
-                                 "sub-question has one parent"))
-            for ref in ids:
-                if ref in known:  # a node's ID, read by the ID pattern: nothing to say
-                    continue
-                if not is_id(ref):
-                    out.append(error(path, entry.line + 1, "INVALID_REFERENCE",
-                                     f"{node.id} {verb} `{ref}`, which is not an ID: list IDs "
-                                     "separated by commas, or `none`"))
-                else:
-                    out.append(error(path, entry.line + 1, "MISSING_REFERENCE",
-                                     f"{node.id} {verb} {ref}, which does not exist: add a node "
-                                     f"for {ref} or fix the reference"))
+            _check_refs(path, node, entry.line, split_ids(entry.value), known,
+                        key == "spawned by", out)
         elif key == "options":
             out.extend(_check_options(path, node, entry.line, entry.value))
     return out
@@ -269,28 +256,9 @@ def _check_node(path: str, node: Node, known: dict[str, Node]) -> list[Diagnosti
 def _check_options(path: str, node: Node, line: int, inline: str) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     options = node.options
-    if not MIN_OPTIONS <= len(options) <= MAX_OPTIONS:
-        how = " (write them as nested `  - ` bullets)" if inline and not options else ""
-        out.append(error(path, line + 1, "NODE_OPTIONS",
-                         f"{node.id} has {len(options)} option(s){how}: a node offers "
-                         f"{MIN_OPTIONS} to {MAX_OPTIONS} options"))
-    marked = 0  # how many are marked `(Recommended)`, and the first two of them
-    first = second = None
-    for option in options:
-        if option.recommended:
-            marked += 1
-            if first is None:
-                first = option
-            elif second is None:
-                second = option
-    if second is not None:
-        out.append(error(path, second.line + 1, "NODE_RECOMMENDED",
-                         f"{node.id} marks {marked} options `(Recommended)`: keep the "
-                         "mark on one option only"))
-    elif first is not None and first is not options[0]:
-        out.append(error(path, first.line + 1, "NODE_RECOMMENDED",
-                         f"{node.id}'s `(Recommended)` option is not listed first: move it to "
-                         "the top of the options"))
+    _options_said(path, node, [option.line for option in options],
+                  [option.line for option in options if option.recommended], [(line, inline)],
+                  out)
     return out
 
 
