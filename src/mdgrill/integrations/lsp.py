@@ -109,7 +109,9 @@ def revalidate(data: bytes, path: str, earlier: Progress | None,
             prog = read_progress(data, path)
         else:
             prog = reread_progress(data, path, earlier)
-            carry_ledger(prog, earlier)
+        if earlier is None or not carry_ledger(prog, earlier):
+            # the ledger is read afresh: from the log's tokens, as `validate` reads it
+            prog.read_log_rows()
         return sort_diagnostics(check_progress(prog, nodes)), prog
     except (MdgrillError, RecursionError):
         return validate_progress_parsed(data, path)

@@ -38,19 +38,15 @@ def check_blocks(prog: Progress) -> list[Diagnostic]:
     out = _check_headings(path, blocks)
     if prog.log_seal() is True:  # as mdgrill wrote them
         return out
-    # each block's bullets as `validate` read them from the log's tokens (no entry made),
-    # else as its entries hold them
-    rows = prog.log_rows()
+    # each block's bullets as read from the log's tokens (no entry made; read once, and
+    # the ledger reads the same)
+    rows = prog.read_log_rows()
     for index, block in enumerate(blocks):
         kind = block.kind
         if kind == "round":
             if block.phase is None:
                 continue
-            if rows is not None:
-                bullets, plain = rows[index]
-            else:
-                bullets = [(e.key_lower, e.value, e.line) for e in block.entries]
-                plain = not block._stray
+            bullets, plain = rows[index]
             if plain and bullets and bullets[0][0] == "asked":
                 present = set(map(_ROW_KEY, bullets))
                 if present.issuperset(_WHOLE_ROUND) and _ROUND_KEYS.issuperset(present):

@@ -63,8 +63,12 @@ def from_input_error(exc: MdgrillError, path: str) -> Diagnostic:
 
 
 def check_progress(prog: Progress, nodes: NodeChecks | None = None) -> list[Diagnostic]:
-    """Every problem of a parsed `.progress.md`: record, log, blocks, tree, ledger (`nodes`:
-    what was said of an earlier version's nodes, see `check_nodes`)."""
+    """Every problem of a parsed `.progress.md`: record, log, blocks, tree, ledger. One
+    reading: the tree is checked from its lines' tokens (`check_nodes`), the rounds and the
+    ledger from the log's (`Progress.read_log_rows`). `nodes`: what was said of an earlier
+    version's nodes (the language server's revalidation, see `check_nodes`); its caller
+    reads the log's rows when the ledger is to be read afresh (`lsp.revalidate`), and the
+    round checks read them when the log's seal does not hold (`check_blocks`)."""
     # The parts, their bullets and the ledger are ~15 objects a round, all kept until the
     # checks end: the cycle collector, scanning them again and again as they pile up, made
     # a 10,000-round file cost 1.7 times as much. Paused here only, and put back as found.
@@ -72,13 +76,9 @@ def check_progress(prog: Progress, nodes: NodeChecks | None = None) -> list[Diag
     gc.disable()
     try:
         # the round checks and the ledger read every block, from one pass of the log's
-        # line tokens (`read_log_rows`: no entry made for a block nobody asks about); the
-        # tree is checked from its lines' tokens (check_nodes), unless an earlier version's
-        # checks are kept (`nodes`: then the bullets of unchanged parts were taken from it)
+        # line tokens (`read_log_rows`: no entry made for a block nobody asks about)
         if nodes is None:
             prog.read_log_rows()
-        else:
-            prog.read_all_bullets()
         out: list[Diagnostic] = []
         out.extend(check_front_matter(prog))
         out.extend(check_sections(prog))

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
 from mdgrill.checks.spec.front import key_line
 from mdgrill.checks.spec.keys import MAX_OPTIONS, MIN_OPTIONS, NODE_KEYS, NODE_KEYS_LOWER
 from mdgrill.diagnostics import Diagnostic, error, warning
 from mdgrill.formats.progress import Node, Progress, split_ids
+from mdgrill.formats.progress.blocks import line_tokens
 from mdgrill.formats.schema import TERMINAL, is_id
 from mdgrill.model.tree import prerequisites, unexplained
 
@@ -18,19 +17,22 @@ from mdgrill.model.tree import prerequisites, unexplained
 class NodeChecks:
     """What `check_nodes` said of each node of one file, for its next version (the language
     server's revalidation): a node of the same text on the same line, in a tree of the same
-    IDs, gets the same diagnostics without being checked again."""
+    IDs, gets the same diagnostics and references without being checked again."""
 
     __slots__ = ("ids", "found")
 
     def __init__(self) -> None:
         self.ids: frozenset[str] = frozenset()
-        # (path, node text, line) -> its diagnostics and what it waits on
-        self.found: dict[tuple[str, str, int], tuple[list[Diagnostic], list[str]]] = {}
+        # (path, node text, line) -> its diagnostics and its references (`Node.references`)
+        self.found: dict[tuple[str, str, int],
+                         tuple[list[Diagnostic], tuple[tuple[str, ...], str | None]]] = {}
 
 
 def check_nodes(prog: Progress, memo: NodeChecks | None = None) -> list[Diagnostic]:
-    """Every node's keys, references and options; duplicate IDs; loops. `memo`: what was
-    said of an earlier version's nodes (kept there for the next, only for this version's)."""
+    """Every node's keys, references and options; duplicate IDs; loops. Each node is checked
+    from its lines' tokens (`_check_tree`). `memo`: what was said of an earlier version's
+    nodes (kept there for the next, only for this version's): a node found in it is not
+    checked again, and one that is not is checked alone, from its own lines' tokens."""
     path = prog.path
     out: list[Diagnostic] = []
     nodes = prog.nodes
@@ -47,27 +49,42 @@ def check_nodes(prog: Progress, memo: NodeChecks | None = None) -> list[Diagnost
         out.append(warning(path, sec.heading_line + 1, "NODE_HEADING",
                            f"`### {sec.title}` under Design Tree is not a node heading: write "
                            "`### <ID>: <question>` (IDs like D1 or auth.users)"))
-    waits = prerequisites
     if memo is None:
-        out.extend(_check_tree(prog, nodes, first_of))
+        tokens, base = prog.tree_tokens()
+        out.extend(_check_tree(path, nodes, tokens, base, first_of))
     else:
-        ids = frozenset(first_of)
-        found = memo.found if ids == memo.ids else {}
-        kept: dict[tuple[str, str, int], tuple[list[Diagnostic], list[str]]] = {}
-        waits_on: dict[int, list[str]] = {}
-        text = prog.tf.text
-        for node in nodes:
-            key = (path, text[node.offset:node.stop], node.line)
-            said = found.get(key)
-            if said is None:
-                said = (_check_node(path, node, first_of), prerequisites(node))
-            kept[key] = said
-            out.extend(said[0])
-            waits_on[id(node)] = said[1]
-        memo.ids, memo.found = ids, kept
-        waits = lambda node: waits_on[id(node)]  # noqa: E731 - read while `nodes` lives
+        out.extend(_check_tree_again(prog, nodes, first_of, memo))
     out.extend(_asked_without_options(prog))
-    out.extend(_cycles(path, nodes, first_of, waits))
+    out.extend(_cycles(path, nodes, first_of))
+    return out
+
+
+def _check_tree_again(prog: Progress, nodes: list[Node], known: dict[str, Node],
+                      memo: NodeChecks) -> list[Diagnostic]:
+    """`_check_tree` of every node, taking from `memo` what was said of a node of the same
+    text on the same line in a tree of the same IDs (what is said of a node is a function of
+    these); the others are checked one by one, each from the tokens of its own lines, which
+    are the tree's tokens of those lines (a line's token does not depend on the lines around
+    it), so a keystroke in one node of a thousand tokenizes that node's lines alone."""
+    path = prog.path
+    ids = frozenset(known)
+    found = memo.found if ids == memo.ids else {}
+    kept: dict[tuple[str, str, int],
+               tuple[list[Diagnostic], tuple[tuple[str, ...], str | None]]] = {}
+    text = prog.tf.text
+    out: list[Diagnostic] = []
+    for node in nodes:
+        key = (path, text[node.offset:node.stop], node.line)
+        said = found.get(key)
+        if said is None:
+            body = text.find("\n", node.offset, node.stop) + 1  # 0: the heading is all of it
+            tokens = line_tokens(text, body, node.stop) if body else []
+            said = (_check_tree(path, [node], tokens, node.line + 1, known), node.references())
+        else:
+            node.set_references(said[1])
+        kept[key] = said
+        out.extend(said[0])
+    memo.ids, memo.found = ids, kept
     return out
 
 
@@ -99,15 +116,16 @@ def _asked_without_options(prog: Progress) -> list[Diagnostic]:
     return out
 
 
-def _check_tree(prog: Progress, nodes: list[Node],  # noqa: C901 - a branch per kind of line
+def _check_tree(path: str, nodes: list[Node],  # noqa: C901 - a branch per kind of line
+                tokens: list[tuple[str, str, str]], base: int,
                 known: dict[str, Node]) -> list[Diagnostic]:
-    """`_check_node` of every node, read from the tree's line tokens (each node's lines a
-    slice of them, as `read_parts` reads them into entries), without making an entry or an
-    option: a 10,000-node tree is checked at a tuple a line. Each node learns its
-    references (`Node.set_references`) as its entries would give them, for the loop search
-    and the frontier; its entries are made only if something asks for them."""
-    path = prog.path
-    tokens, base = prog.tree_tokens()
+    """What is said of each node's keys, references and options, read from the line tokens
+    of the tree (`tokens`, the first of which is line `base`; each node's lines a slice of
+    them, as `read_parts` reads them into entries), without making an entry or an option:
+    a 10,000-node tree is checked at a tuple a line. The one check of a node, for
+    `validate` and the language server alike. Each node learns its references
+    (`Node.set_references`) as its entries would give them, for the loop search and the
+    frontier; its entries are made only if something asks for them."""
     out: list[Diagnostic] = []
     kinds = _KEY_KINDS
     for node in nodes:
@@ -196,8 +214,7 @@ def _key_kind(key: str) -> int:
 def _options_said(path: str, node: Node, options: list[int], marks: list[int],
                   listed: list[tuple[int, str]], out: list[Diagnostic]) -> None:
     """What is said of a node's options (the lines of each, and of those marked
-    `(Recommended)`), once for each of its `Options:` entries (line, inline value): the one
-    wording for the token check and the entry check (`_check_options`)."""
+    `(Recommended)`), once for each of its `Options:` entries (line, inline value)."""
     count = len(options)
     for line, inline in listed:
         if not MIN_OPTIONS <= count <= MAX_OPTIONS:
@@ -217,8 +234,7 @@ def _options_said(path: str, node: Node, options: list[int], marks: list[int],
 
 def _check_refs(path: str, node: Node, line: int, ids: list[str], known: dict[str, Node],
                 spawned: bool, out: list[Diagnostic]) -> None:
-    """What is said of the IDs of one `Depends on` or `Spawned by` entry, by the token check
-    and the entry check (`_check_node`) alike."""
+    """What is said of the IDs of one `Depends on` or `Spawned by` entry."""
     if spawned and len(ids) > 1:
         out.append(error(path, line + 1, "INVALID_REFERENCE",
                          f"{node.id} names {len(ids)} parents in `Spawned by:`: a "
@@ -237,43 +253,14 @@ def _check_refs(path: str, node: Node, line: int, ids: list[str], known: dict[st
                              f"for {ref} or fix the reference"))
 
 
-def _check_node(path: str, node: Node, known: dict[str, Node]) -> list[Diagnostic]:
-    out: list[Diagnostic] = []
-    for entry in node.entries:
-        key = entry.key_lower
-        if key not in NODE_KEYS_LOWER:
-            out.append(warning(path, entry.line + 1, "UNKNOWN_NODE_KEY",
-                               f"`{entry.key}:` is not a node key (known: "
-                               f"{', '.join(NODE_KEYS)}): check the spelling"))
-        elif key in ("depends on", "spawned by"):
-            _check_refs(path, node, entry.line, split_ids(entry.value), known,
-                        key == "spawned by", out)
-        elif key == "options":
-            out.extend(_check_options(path, node, entry.line, entry.value))
-    return out
-
-
-def _check_options(path: str, node: Node, line: int, inline: str) -> list[Diagnostic]:
-    out: list[Diagnostic] = []
-    options = node.options
-    _options_said(path, node, [option.line for option in options],
-                  [option.line for option in options if option.recommended], [(line, inline)],
-                  out)
-    return out
-
-
-def _upward(known: dict[str, Node], waits: Callable[[Node], list[str]]) -> bool:
+def _upward(known: dict[str, Node]) -> bool:
     """Whether every node waits only on nodes above it (then there is no loop)."""
     place = {node_id: at for at, node_id in enumerate(known)}
-    depends: Sequence[str]
     for here, node in enumerate(known.values()):
-        if waits is prerequisites:  # what it waits on, without a list made a node
-            depends, parent = node.references()
-            at = place.get(parent) if parent is not None else None
-            if at is not None and at >= here:
-                return False
-        else:
-            depends = waits(node)
+        depends, parent = node.references()  # what it waits on, without a list made a node
+        at = place.get(parent) if parent is not None else None
+        if at is not None and at >= here:
+            return False
         for ref in depends:
             at = place.get(ref)
             if at is not None and at >= here:
@@ -281,16 +268,15 @@ def _upward(known: dict[str, Node], waits: Callable[[Node], list[str]]) -> bool:
     return True
 
 
-def _cycles(path: str, nodes: list[Node], known: dict[str, Node],
-            waits: Callable[[Node], list[str]] = prerequisites) -> list[Diagnostic]:
-    """Nodes that wait on each other forever (Depends on / Spawned by forming a loop);
-    `waits`: what a node waits on (`prerequisites`, or what a memo kept of it)."""
+def _cycles(path: str, nodes: list[Node], known: dict[str, Node]) -> list[Diagnostic]:
+    """Nodes that wait on each other forever (Depends on / Spawned by forming a loop)."""
     # Where each ID first stands: while every node waits only on nodes above it, as a tree
     # written top down does, there is no loop to look for (the file's order is then a
     # topological one), and the search below is not run.
-    if _upward(known, waits):
+    if _upward(known):
         return []
-    edges = {node_id: [r for r in waits(node) if r in known] for node_id, node in known.items()}
+    edges = {node_id: [r for r in prerequisites(node) if r in known]
+             for node_id, node in known.items()}
     indegree = dict.fromkeys(edges, 0)
     for refs in edges.values():
         for ref in refs:
