@@ -94,8 +94,10 @@ def revalidate(data: bytes, path: str, earlier: Progress | None,
     (a parse of an earlier version of the buffer, or None): its front matter, the ledger of
     an unchanged log and the bullets of every block and node whose bytes did not change are
     taken from it, and `nodes` keeps what was said of each node for the next version. Every
-    check runs on the result, so the diagnostics are a full validate's (issue 37, goal 4).
-    A buffer that does not read takes the full path, which says why as `validate` does."""
+    check runs on the result with `validate`'s own reading (the tree's and the log's line
+    tokens; a node checked again is checked from its own lines' tokens), so the diagnostics
+    are a full validate's (issue 37, goal 4). A buffer that does not read takes the full
+    path, which says why as `validate` does."""
     from mdgrill.checks.spec import check_progress, validate_progress_parsed
 
     if not data or data.isspace() or (earlier is None and nodes is None):
