@@ -158,3 +158,19 @@ def test_a_loop_between_unchanged_nodes_is_still_found_after_an_edit_elsewhere()
     assert found == validate_progress_bytes(typed.encode("utf-8"), NAME)
     assert [d.message.split(" depend")[0] for d in found if d.code == "DEPENDENCY_CYCLE"] == \
         ["D1, D2"]
+
+
+def test_typing_an_id_checks_again_only_the_nodes_that_name_it() -> None:
+    # D500 renamed: D500 (its heading) and D501 (`Depends on: D500`) name it and are checked
+    # again, the 998 others keep what was said of them; the result is validate's
+    text = genspec.progress_text(1000)
+    nodes = NodeChecks()
+    _, earlier = revalidate(text.encode("utf-8"), NAME, None, nodes)
+    said = dict(nodes.found)
+    typed = text.replace("### D500: ", "### D500x: ")
+    found, _ = revalidate(typed.encode("utf-8"), NAME, earlier, nodes)
+    assert found == validate_progress_bytes(typed.encode("utf-8"), NAME)
+    assert [d.message.split(",")[0] for d in found if d.code == "MISSING_REFERENCE"] == \
+        ["D501 depends on D500"]
+    again = [key for key in nodes.found if nodes.found[key] is not said.get(key)]
+    assert sorted(key[1].split(":")[0] for key in again) == ["### D500x", "### D501"]

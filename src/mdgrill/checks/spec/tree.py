@@ -16,8 +16,9 @@ from mdgrill.model.tree import prerequisites, unexplained
 
 class NodeChecks:
     """What `check_nodes` said of each node of one file, for its next version (the language
-    server's revalidation): a node of the same text on the same line, in a tree of the same
-    IDs, gets the same diagnostics and references without being checked again."""
+    server's revalidation): a node of the same text on the same line, whose text names no ID
+    that became a node or stopped being one, gets the same diagnostics and references
+    without being checked again."""
 
     __slots__ = ("ids", "found")
 
@@ -62,20 +63,29 @@ def check_nodes(prog: Progress, memo: NodeChecks | None = None) -> list[Diagnost
 def _check_tree_again(prog: Progress, nodes: list[Node], known: dict[str, Node],
                       memo: NodeChecks) -> list[Diagnostic]:
     """`_check_tree` of every node, taking from `memo` what was said of a node of the same
-    text on the same line in a tree of the same IDs (what is said of a node is a function of
-    these); the others are checked one by one, each from the tokens of its own lines, which
-    are the tree's tokens of those lines (a line's token does not depend on the lines around
-    it), so a keystroke in one node of a thousand tokenizes that node's lines alone."""
+    text on the same line, unless its text names an ID that became a node or stopped being
+    one since (what is said of a node is a function of its text, its line and which of the
+    IDs it names are nodes; an ID it names is in its text). The others are checked one by
+    one, each from the tokens of its own lines, which are the tree's tokens of those lines
+    (a line's token does not depend on the lines around it): typing in one node of a
+    thousand tokenizes that node alone, and typing an ID checks again the nodes that name
+    it."""
     path = prog.path
     ids = frozenset(known)
-    found = memo.found if ids == memo.ids else {}
+    found = memo.found
+    changed = ids.symmetric_difference(memo.ids) if ids != memo.ids else frozenset()
+    if len(changed) > _CHANGED_IDS:  # a tree renamed, opened or hidden by a fence
+        found = {}
     kept: dict[tuple[str, str, int],
                tuple[list[Diagnostic], tuple[tuple[str, ...], str | None]]] = {}
     text = prog.tf.text
     out: list[Diagnostic] = []
     for node in nodes:
-        key = (path, text[node.offset:node.stop], node.line)
+        own = text[node.offset:node.stop]
+        key = (path, own, node.line)
         said = found.get(key)
+        if said is not None and changed and any(name in own for name in changed):
+            said = None
         if said is None:
             body = text.find("\n", node.offset, node.stop) + 1  # 0: the heading is all of it
             tokens = line_tokens(text, body, node.stop) if body else []
@@ -86,6 +96,11 @@ def _check_tree_again(prog: Progress, nodes: list[Node], known: dict[str, Node],
         out.extend(said[0])
     memo.ids, memo.found = ids, kept
     return out
+
+
+# Above this many IDs gained or lost since the last version, every node is checked again
+# (each would look for each of them in its text).
+_CHANGED_IDS = 8
 
 
 def _asked_without_options(prog: Progress) -> list[Diagnostic]:
