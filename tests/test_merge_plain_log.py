@@ -278,12 +278,21 @@ def _long_way(texts: tuple[str, str, str], monkeypatch: pytest.MonkeyPatch) -> M
 
 
 # Hand edits of what the base recorded, made on one side after the verbs: each of the first
-# six rewrites a block of the stretch before the base's last block (None where the stretch
+# seven rewrites a block of the stretch before the base's last block (None where the stretch
 # has no such line), the last two the base's last block (its heading to its last line).
 def _reworded(stretch: str) -> str | None:
     found = re.search(r"^- (?:Decisions|Facts resolved): [^\n]*", stretch, re.M)
     return None if found is None else \
         stretch[:found.end()] + ", or so" + stretch[found.end():]
+
+
+def _answer_changed(stretch: str) -> str | None:
+    """The first answer's last character another one: the text as long as it was."""
+    found = re.search(r"^- Decisions: [^\n]*", stretch, re.M)
+    if found is None:
+        return None
+    end = found.end()
+    return stretch[:end - 1] + ("C" if stretch[end - 1] == "B" else "B") + stretch[end:]
 
 
 def _bullet_dropped(stretch: str) -> str | None:
@@ -319,6 +328,7 @@ def _recorded_line_dropped(last: str) -> str | None:
 
 EDITS: dict[str, Callable[[str], str | None]] = {
     "an answer reworded": _reworded,
+    "an answer changed": _answer_changed,
     "a bullet dropped": _bullet_dropped,
     "a bullet added": _after(r"^- Asked: [^\n]*$", "- Decisions: D9 -> added by hand"),
     "a line of prose added": _after(r"^### [^\n]*$", "A note by hand."),
@@ -374,6 +384,9 @@ def _rewritten(sides: dict[str, tuple[str, str, str]], way: str,
 
 @settings(max_examples=int(os.environ.get("MDGRILL_MERGE_EXAMPLES", "150")), deadline=None,
           derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# each example below killed a mutant of core/merge.py the old generator let through
+@example(way="answers in the open round", stretch=[],  # short way with one side not kept
+         edit=("a block dropped", "ours"))
 @given(way=st.sampled_from(WAYS), stretch=stretches(), edit=hand_edits())
 def test_the_short_way_merges_as_the_long_way(
         sides: dict[str, tuple[str, str, str]], monkeypatch: pytest.MonkeyPatch, way: str,
@@ -451,6 +464,10 @@ GAPS = {
          edit=None)  # a fence
 @example(way="first round: an answer on each", stretch=[],  # no stretch: the last block edited
          edit=("the last block: a line added", "ours"))
+@example(way="answers in the open round", stretch=[],  # a side's kept stretch told by its
+         edit=("an answer changed", "ours"))  # first 40 characters
+@example(way="answers in the open round", stretch=[],  # closed blocks compared by title
+         edit=("a bullet added", "ours"))
 @given(way=st.sampled_from(WAYS), stretch=stretches(), edit=hand_edits())
 def test_a_merge_keeps_what_each_side_added_or_refuses(
         sides: dict[str, tuple[str, str, str]], way: str, stretch: list[Change],
