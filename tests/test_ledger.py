@@ -160,9 +160,9 @@ def line_ends(draw: st.DrawFn, lines: list[str]) -> str:
     style = draw(st.sampled_from(["\n", "\r\n", "mixed"]))
     if style != "mixed":
         return "".join(line + style for line in lines)
-    ends = draw(st.lists(st.sampled_from(["\n", "\r\n"]), min_size=len(lines),
-                         max_size=len(lines)))
-    return "".join(line + end for line, end in zip(lines, ends, strict=True))
+    bits = draw(st.integers(0, 2**32 - 1))  # line i ends in CRLF where bit i % 32 is set
+    return "".join(line + ("\r\n" if bits >> (i % 32) & 1 else "\n")
+                   for i, line in enumerate(lines))
 
 
 @st.composite
