@@ -277,9 +277,10 @@ def _long_way(texts: tuple[str, str, str], monkeypatch: pytest.MonkeyPatch) -> M
         return merge_progress(*texts, PATH)
 
 
-# Hand edits of what the base recorded, made on one side after the verbs: each of the first
-# seven rewrites a block of the stretch before the base's last block (None where the stretch
-# has no such line), the last two the base's last block (its heading to its last line).
+# Hand edits of the log the base recorded, made on one side after the verbs: each of the
+# first seven rewrites a block of the stretch before the base's last block (None where the
+# stretch has no such line), the next two change only the blank lines between its blocks
+# (LAYOUT), the last two edit the base's last block (its heading to its last line).
 def _reworded(stretch: str) -> str | None:
     found = re.search(r"^- (?:Decisions|Facts resolved): [^\n]*", stretch, re.M)
     return None if found is None else \
@@ -321,6 +322,17 @@ def _renumbered(stretch: str) -> str | None:
     return None if found is None else stretch[:found.start(1)] + "9" + stretch[found.start(1):]
 
 
+def _blank_line(added: bool) -> Callable[[str], str | None]:
+    """A blank line added before the stretch's second block, or the one there dropped: the
+    layout changed, not a block's lines (a block's trailing blank lines are not its own)."""
+    def edit(stretch: str) -> str | None:
+        at = stretch.find("\n\n### ")
+        if at < 0:
+            return None
+        return stretch[:at] + ("\n" if added else "") + stretch[at + 1:]
+    return edit
+
+
 def _recorded_line_dropped(last: str) -> str | None:
     lines = last.split("\n")
     return "\n".join(lines[:1] + lines[2:]) if len(lines) > 1 else None
@@ -334,9 +346,14 @@ EDITS: dict[str, Callable[[str], str | None]] = {
     "a line of prose added": _after(r"^### [^\n]*$", "A note by hand."),
     "a block dropped": _block_dropped,
     "a heading renumbered": _renumbered,
+    "a blank line added": _blank_line(True),
+    "a blank line dropped": _blank_line(False),
     "the last block: a recorded line dropped": _recorded_line_dropped,
     "the last block: a line added": lambda last: last + "\n- Decisions: D1 -> added by hand",
 }
+
+
+LAYOUT = frozenset({"a blank line added", "a blank line dropped"})
 
 
 def hand_edits() -> st.SearchStrategy[tuple[str, str] | None]:
@@ -348,8 +365,9 @@ def hand_edits() -> st.SearchStrategy[tuple[str, str] | None]:
 def _edited(texts: tuple[str, str, str], stretch: str, last: str,
             edit: tuple[str, str] | None) -> tuple[tuple[str, str, str], bool]:
     """`texts` with `edit` made on its side (`stretch` and `last` as they stand in the base),
-    and whether it rewrote what the base had recorded: anything but a line added after the
-    lines of a last block that is an open round (as a hand-recorded answer would be)."""
+    and whether it rewrote what the base had recorded: anything but a change of LAYOUT that
+    leaves every block's lines as they were, or a line added after the lines of a last
+    block that is an open round (as a hand-recorded answer would be)."""
     if edit is None:
         return texts, False
     what, side = edit
@@ -364,9 +382,23 @@ def _edited(texts: tuple[str, str, str], stretch: str, last: str,
     text = text[:where] + changed + text[where + len(part):]
     out = list(texts)
     out[at] = text
+    if what in LAYOUT:  # a blank line inside a fence the stretch opened is a block's own
+        return (out[0], out[1], out[2]), _recorded(texts[at]) != _recorded(text)
     recorded = what != "the last block: a line added" or \
         classify_block(last.split("\n")[0][4:], 0, 0).kind != "round"
     return (out[0], out[1], out[2]), recorded
+
+
+def _recorded(text: str) -> list[tuple[str, list[str]]]:
+    """The log's blocks as read: each one's title and lines, its trailing blank lines not."""
+    prog = Progress(TextFile(text), PATH)
+    out = []
+    for block in prog.blocks:
+        lines = text[block.offset:block.stop].split("\n")
+        while lines and not lines[-1].strip():
+            lines.pop()
+        out.append((block.title, lines))
+    return out
 
 
 def _rewritten(sides: dict[str, tuple[str, str, str]], way: str,
@@ -462,6 +494,8 @@ GAPS = {
 @example(way="answers in the open round", stretch=[("line", 0, 15)], edit=None)  # `  # indented`
 @example(way="awaiting: confirmed on ours, revised on theirs", stretch=[("line", 0, 29)],
          edit=None)  # a fence
+@example(way="answers in the open round", stretch=[("line", 0, 47)],  # a fence, then the blank
+         edit=("a blank line dropped", "ours"))  # line after it dropped: a block's own line
 @example(way="first round: an answer on each", stretch=[],  # no stretch: the last block edited
          edit=("the last block: a line added", "ours"))
 @example(way="answers in the open round", stretch=[],  # a side's kept stretch told by its
