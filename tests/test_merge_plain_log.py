@@ -10,7 +10,9 @@ The bases vary (four closed rounds and one open, one open round alone, answers i
 user's words that `amend` rewords, an approach awaiting confirmation), and so do the ways
 on from them, and one side may also have edited by hand what the base recorded (then that
 side did not keep the stretch, or the base's last block). Whatever the shape, a merge
-refuses or puts in conflict a side that rewrote a recorded block; else it keeps every line
+refuses a side whose log such an edit left not matching its own seal (ROUND_EDITED), and
+refuses or puts in conflict a side that rewrote a recorded block and sealed it again (the
+stretch rewritten alike on the three sides is sealed in each); else it keeps every line
 either side added, and what it merges without conflict validates, or it refuses for a
 reason it documents."""
 
@@ -25,10 +27,11 @@ from pathlib import Path
 
 import pytest
 from conftest import Run, git_init
-from hypothesis import HealthCheck, event, example, given, reject, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 import mdgrill.core.merge as merge_module
+import mdgrill.formats.progress as progress_format
 from mdgrill.api import Spec
 from mdgrill.checks.spec import validate_progress_bytes
 from mdgrill.core.merge import Merged, merge_progress
@@ -262,6 +265,20 @@ def _rewrite(text: str, changes: list[Change], stretch: str) -> tuple[str, str]:
     return text[:first] + rewritten + text[first + len(stretch):], rewritten
 
 
+def _resealed(text: str) -> str:
+    """`text` with its log sealed as it stands (as `restore`, or a merge's resolution, seals
+    it): what reads the same on the three sides is a stretch the base recorded, sealed in."""
+    prog = Progress(TextFile(text), PATH)
+    change = progress_format.Change()
+    change.updates["log"] = {"blocks": len(prog.blocks), "sha256": prog.log_sha256()}
+    return progress_format.apply_change(prog, change)
+
+
+def _seal_broken(text: str) -> bool:
+    """Whether the text's log no longer matches its own seal (`validate`'s ROUND_EDITED)."""
+    return Progress(TextFile(text), PATH).log_seal() is False
+
+
 def _same(a: Merged, b: Merged) -> None:
     assert (a.text, a.reason, a.notes, a.conflicts, a.marks, a.pattern) == \
         (b.text, b.reason, b.notes, b.conflicts, b.marks, b.pattern)
@@ -356,21 +373,26 @@ EDITS: dict[str, Callable[[str], str | None]] = {
 LAYOUT = frozenset({"a blank line added", "a blank line dropped"})
 
 
-def hand_edits() -> st.SearchStrategy[tuple[str, str] | None]:
-    """None (most examples), or (which edit, on which side: ours or theirs)."""
+Edit = tuple[str, str, bool]  # (which edit, on which side, the side's seal recomputed after it)
+
+
+def hand_edits() -> st.SearchStrategy[Edit | None]:
+    """None (most examples), or (which edit, on which side: ours or theirs, and whether the
+    side's log was sealed again after it: a seal recomputed by hand, which only `verify`'s
+    reading of the history tells from mdgrill's; else the edit breaks the side's own seal)."""
     return st.one_of(st.none(), st.tuples(st.sampled_from(sorted(EDITS)),
-                                          st.sampled_from(["ours", "theirs"])))
+                                          st.sampled_from(["ours", "theirs"]), st.booleans()))
 
 
 def _edited(texts: tuple[str, str, str], stretch: str, last: str,
-            edit: tuple[str, str] | None) -> tuple[tuple[str, str, str], bool]:
+            edit: Edit | None) -> tuple[tuple[str, str, str], bool]:
     """`texts` with `edit` made on its side (`stretch` and `last` as they stand in the base),
     and whether it rewrote what the base had recorded: anything but a change of LAYOUT that
     leaves every block's lines as they were, or a line added after the lines of a last
     block that is an open round (as a hand-recorded answer would be)."""
     if edit is None:
         return texts, False
-    what, side = edit
+    what, side, sealed = edit
     at = 1 if side == "ours" else 2
     text = texts[at]
     log = text.index("## Interview Responses")
@@ -380,6 +402,8 @@ def _edited(texts: tuple[str, str, str], stretch: str, last: str,
         return texts, False
     where = text.index(part, log)
     text = text[:where] + changed + text[where + len(part):]
+    if sealed:
+        text = _resealed(text)
     out = list(texts)
     out[at] = text
     if what in LAYOUT:  # a blank line inside a fence the stretch opened is a block's own
@@ -403,13 +427,15 @@ def _recorded(text: str) -> list[tuple[str, list[str]]]:
 
 def _rewritten(sides: dict[str, tuple[str, str, str]], way: str,
                changes: list[Change]) -> tuple[tuple[str, str, str], str, str]:
-    """The way's three versions with the base's stretch rewritten alike, the stretch as
-    rewritten, and the base's last block (its heading to its last line)."""
+    """The way's three versions with the base's stretch rewritten alike (and each sealed so),
+    the stretch as rewritten, and the base's last block (its heading to its last line)."""
     base, ours, theirs = sides[way]
     first, last = _stretch(base)
     stretch = base[first:last]
     (base, rewritten), (ours, _), (theirs, _) = (_rewrite(t, changes, stretch)
                                                  for t in (base, ours, theirs))
+    if changes:  # the stretch as the base recorded it: each side's log sealed as it stands
+        base, ours, theirs = _resealed(base), _resealed(ours), _resealed(theirs)
     last_block = Progress(TextFile(base), PATH).blocks[-1]  # the log ends the file
     return (base, ours, theirs), rewritten, base[last_block.offset:].rstrip("\n")
 
@@ -418,11 +444,11 @@ def _rewritten(sides: dict[str, tuple[str, str, str]], way: str,
           derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 # each example below killed a mutant of core/merge.py the old generator let through
 @example(way="answers in the open round", stretch=[],  # short way with one side not kept
-         edit=("a block dropped", "ours"))
+         edit=("a block dropped", "ours", True))
 @given(way=st.sampled_from(WAYS), stretch=stretches(), edit=hand_edits())
 def test_the_short_way_merges_as_the_long_way(
         sides: dict[str, tuple[str, str, str]], monkeypatch: pytest.MonkeyPatch, way: str,
-        stretch: list[Change], edit: tuple[str, str] | None) -> None:
+        stretch: list[Change], edit: Edit | None) -> None:
     """Any way, any stretch, and one side's log edited by hand or not (then the short way
     is not open to it): the merge is the long way's."""
     texts, rewritten, last = _rewritten(sides, way, stretch)
@@ -476,48 +502,57 @@ def _kept(texts: tuple[str, str, str], merged: Merged) -> None:
                 assert have[line] > 0, (side, line)
 
 
-# Where the merge breaks the oracle below, with a line typed by hand at the end of the
-# base's last block on their side (each pinned by a test at the end of this file):
-GAPS = {
-    # the last block is the recorded `Awaiting Confirmation` block and our log is as the
-    # base's: their log is taken whole and sealed afresh, the rewrite in it merged silently
-    "awaiting: a revise on theirs, the goal on ours",
-    # their open round answers D1 twice (by hand, then by the verb) and we closed that round
-    # with the verb's answer: their line typed by hand is dropped without a conflict or a note
-    "first round: a new round on ours",
-    "first round: new rounds on both",
-}
-
-
 @settings(max_examples=int(os.environ.get("MDGRILL_MERGE_EXAMPLES", "150")), deadline=None,
           derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @example(way="answers in the open round", stretch=[("line", 0, 15)], edit=None)  # `  # indented`
 @example(way="awaiting: confirmed on ours, revised on theirs", stretch=[("line", 0, 29)],
          edit=None)  # a fence
 @example(way="answers in the open round", stretch=[("line", 0, 47)],  # a fence, then the blank
-         edit=("a blank line dropped", "ours"))  # line after it dropped: a block's own line
+         edit=("a blank line dropped", "ours", True))  # line after it dropped: a block's own line
 @example(way="first round: an answer on each", stretch=[],  # no stretch: the last block edited
-         edit=("the last block: a line added", "ours"))
+         edit=("the last block: a line added", "ours", True))
 @example(way="answers in the open round", stretch=[],  # a side's kept stretch told by its
-         edit=("an answer changed", "ours"))  # first 40 characters
+         edit=("an answer changed", "ours", True))  # first 40 characters
 @example(way="answers in the open round", stretch=[],  # closed blocks compared by title
-         edit=("a bullet added", "ours"))
+         edit=("a bullet added", "ours", True))
+# the two shapes the property found merged wrongly: typed by hand, and sealed again after
+@example(way="awaiting: a revise on theirs, the goal on ours", stretch=[],
+         edit=("the last block: a line added", "theirs", False))
+@example(way="awaiting: a revise on theirs, the goal on ours", stretch=[],
+         edit=("the last block: a line added", "theirs", True))
+@example(way="first round: a new round on ours", stretch=[],
+         edit=("the last block: a line added", "theirs", False))
+@example(way="first round: new rounds on both", stretch=[],
+         edit=("the last block: a line added", "theirs", True))
 @given(way=st.sampled_from(WAYS), stretch=stretches(), edit=hand_edits())
 def test_a_merge_keeps_what_each_side_added_or_refuses(
         sides: dict[str, tuple[str, str, str]], way: str, stretch: list[Change],
-        edit: tuple[str, str] | None) -> None:
-    """The oracle, whatever the base, the way, the stretch: a side that rewrote what the base
-    recorded (a closed block, or the recorded lines of its last block) is refused or put in
-    conflict, never merged; else the merge keeps every line either side added, and a merged
-    file without conflicts validates with no error, or the merge refuses for a reason it
+        edit: Edit | None) -> None:
+    """The oracle, whatever the base, the way, the stretch: a side whose log an edit by hand
+    left not matching its own seal (`validate`'s ROUND_EDITED) is refused as such, and so it
+    is with the sides swapped; a side that rewrote what the base recorded (a closed block, or
+    the recorded lines of its last block) and sealed it again is refused or put in conflict,
+    never merged; else the merge keeps every line either side added, and a merged file
+    without conflicts validates with no error, or the merge refuses for a reason it
     documents."""
-    if edit == ("the last block: a line added", "theirs") and way in GAPS:
-        reject()  # two shapes the merge gets wrong (GAPS): left out until it does not
     texts, rewritten, last = _rewritten(sides, way, stretch)
     texts, recorded = _edited(texts, rewritten, last, edit)
     merged = merge_progress(*texts, PATH)
+    broken = [who for who, text in (("our", texts[1]), ("their", texts[2]))
+              if _seal_broken(text)]
     event("refused" if merged.text is None else "in conflict" if merged.in_conflict else
-          "merged", "a recorded block rewritten" if recorded else "")
+          "merged", "a seal broken" if broken else
+          "a recorded block rewritten" if recorded else "")
+    if broken:  # one side was edited: the other kept its seal
+        assert broken == [{"ours": "our", "theirs": "their"}[edit[1] if edit else ""]]
+        assert merged.text is None and \
+            merged.reason.startswith(f"ROUND_EDITED: {broken[0]} log does not match its own "
+                                     "seal"), (way, edit, merged.reason)
+        swapped = merge_progress(texts[0], texts[2], texts[1], PATH)
+        other = "their" if broken[0] == "our" else "our"
+        assert swapped.text is None and \
+            swapped.reason == merged.reason.replace(broken[0], other, 1), swapped.reason
+        return
     if recorded:
         assert merged.text is None or merged.in_conflict, (way, edit)
         return
@@ -644,36 +679,61 @@ def test_each_way_merges_as_it_did_and_the_cli_validates_it(
         assert (said_json["files"], said_json["errors"]) == (1, 0), (way, out)
 
 
-def _gap(sides: dict[str, tuple[str, str, str]], way: str) -> tuple[tuple[str, str, str], Merged]:
+def _gap(sides: dict[str, tuple[str, str, str]], way: str, side: str = "theirs",
+         sealed: bool = False) -> tuple[tuple[str, str, str], Merged]:
     """The way's versions with `- Decisions: D1 -> added by hand` typed at the end of the
-    base's last block on their side, and their merge."""
+    base's last block on `side` (its log sealed again after it, or not), and their merge."""
     texts, rewritten, last = _rewritten(sides, way, [])
-    texts, _ = _edited(texts, rewritten, last, ("the last block: a line added", "theirs"))
+    texts, _ = _edited(texts, rewritten, last, ("the last block: a line added", side, sealed))
+    assert "- Decisions: D1 -> added by hand" in texts[1 if side == "ours" else 2]
     return texts, merge_progress(*texts, PATH)
 
 
-@pytest.mark.xfail(strict=False, raises=AssertionError,
-                   reason="src gap (GAPS above): a line typed into the recorded Awaiting "
-                          "Confirmation block on their side merges silently when our log is "
-                          "the base's")
-def test_a_line_typed_into_the_recorded_last_block_is_not_merged_silently(
-        sides: dict[str, tuple[str, str, str]]) -> None:
-    # the smallest input: the base awaits confirmation after three rounds; we reworded the
-    # goal; they typed one answer into the Awaiting Confirmation block (their own file then
-    # fails `validate` with ROUND_EDITED)
-    texts, merged = _gap(sides, "awaiting: a revise on theirs, the goal on ours")
-    assert "- Decisions: D1 -> added by hand" in texts[2]
-    assert merged.text is None or merged.in_conflict, merged.text
+TYPED_IN = ["awaiting: a revise on theirs, the goal on ours",  # a recorded block
+            "first round: a new round on ours",  # the open round, which we closed
+            "first round: new rounds on both"]
 
 
-@pytest.mark.xfail(strict=False, raises=AssertionError,
-                   reason="src gap (GAPS above): their answer typed by hand into the open "
-                          "round, which we closed, is dropped when they answered the same "
-                          "decision again there as we did")
-def test_an_answer_they_typed_into_the_round_we_closed_is_kept_or_refused(
+@pytest.mark.parametrize("way", TYPED_IN)
+@pytest.mark.parametrize("side", ["ours", "theirs"])
+def test_a_line_typed_into_the_log_is_refused_on_either_side_as_its_own_seal_says(
+        sides: dict[str, tuple[str, str, str]], way: str, side: str) -> None:
+    # the smallest inputs the property found: the base awaits confirmation after three
+    # rounds, we reworded the goal, they typed an answer into the Awaiting Confirmation block
+    # (that used to merge and be sealed again); round 1 open on D1, we answered it and opened
+    # round 2, they typed an answer under `- Asked: D1` and answered D1 as we did (their
+    # typed line used to be dropped without a conflict or a note). The side's own file fails
+    # `validate` with ROUND_EDITED, and so the merge refuses it, whichever side it is.
+    texts, merged = _gap(sides, way, side)
+    who = "our" if side == "ours" else "their"
+    assert _seal_broken(texts[1 if side == "ours" else 2])
+    assert merged.text is None
+    assert merged.reason.startswith(f"ROUND_EDITED: {who} log does not match its own seal "
+                                    "(a recorded block was edited by hand)"), merged.reason
+    assert "`mdgrill restore`" in merged.reason and "`mdgrill amend`" in merged.reason
+
+
+def test_a_line_typed_into_the_recorded_last_block_and_sealed_again_is_refused(
         sides: dict[str, tuple[str, str, str]]) -> None:
-    # the smallest input: round 1 open on D1; we answered D1 -> A and opened round 2; they
-    # typed `- Decisions: D1 -> added by hand` under `- Asked: D1` and answered D1 -> A
-    texts, merged = _gap(sides, "first round: a new round on ours")
-    assert merged.text is None or "- Decisions: D1 -> added by hand" in merged.text, \
-        merged.text
+    # the seal recomputed by hand after the line was typed (only `verify`'s reading of the
+    # history tells it from mdgrill's): the block was still rewritten, on either side
+    way = TYPED_IN[0]
+    for side, who in (("ours", "our"), ("theirs", "their")):
+        _, merged = _gap(sides, way, side, sealed=True)
+        assert merged.text is None, merged.text
+        assert merged.reason == f"{who} version changed the recorded block `Requirements " \
+            "Grill - Awaiting Confirmation`"
+
+
+@pytest.mark.parametrize("way", TYPED_IN[1:])
+def test_an_answer_typed_into_the_round_we_closed_and_sealed_again_is_kept_or_refused(
+        sides: dict[str, tuple[str, str, str]], way: str) -> None:
+    # the seal recomputed by hand: their typed answer under the verb's answer to the same
+    # decision is not dropped (it belongs in the round we closed: refused); ours is kept
+    _, merged = _gap(sides, way, "theirs", sealed=True)
+    assert merged.text is None
+    assert merged.reason.startswith("their lines `- Decisions: D1 -> added by hand` belong in "
+                                    "the round we had already closed"), merged.reason
+    _, merged = _gap(sides, way, "ours", sealed=True)
+    assert merged.text is not None and not merged.in_conflict, merged.reason
+    assert "- Decisions: D1 -> added by hand" in merged.text
