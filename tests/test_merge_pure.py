@@ -665,3 +665,35 @@ def test_a_side_whose_log_keeps_the_base_s_blocks_but_not_its_last_heading(spec:
     m = merge(texts)  # blank lines before a block are not its text: the same merge
     assert m.text is not None and "- Decisions: D2 -> B" in m.text and sealed(m.text)
     assert "\n\n\n" + heading in m.text
+
+
+TYPED = "- Decisions: D3 -> typed by hand"
+
+
+def test_a_line_typed_into_the_open_round_is_refused_unless_the_file_has_no_seal(
+        spec: Spec) -> None:
+    """A line typed by hand into the open round on one side breaks that side's own seal: the
+    merge refuses it (ROUND_EDITED) on either side, and does not seal it in. A file with no
+    seal at all (an older or hand-started spec) merges as before: the typed line is kept
+    (here in conflict with our answer to the same decision)."""
+    def typed(s: Spec) -> None:
+        s.record_answer("D2", "A")
+        p = Path(s.progress)
+        text = p.read_text(encoding="utf-8")
+        p.write_text(text.replace("- Asked: D2, D3\n", f"- Asked: D2, D3\n{TYPED}\n", 1),
+                     encoding="utf-8")
+    base, ours, theirs = versions(spec, answers(("D3", "A")), typed, base=open_round2)
+    assert TYPED in theirs
+    for pair, who in (((base, ours, theirs), "their"), ((base, theirs, ours), "our")):
+        m = merge(pair)
+        assert m.text is None
+        assert m.reason.startswith(f"ROUND_EDITED: {who} log does not match its own seal")
+    unsealed = [re.sub(r"\nlog:\n  blocks: [0-9]+\n  sha256: [0-9a-f]{64}\n", "\n", t)
+                for t in (base, ours, theirs)]
+    assert all("\nlog:" not in t for t in unsealed)
+    m = merge((unsealed[0], unsealed[1], unsealed[2]))
+    assert m.text is not None, m.reason  # merged as before: their typed D3 against our D3
+    assert m.conflicts == [("D3", "A", "typed by hand")]
+    log = log_of(m.text)
+    assert log.count(TYPED) == 1 and "- Decisions: D3 -> A" in log and \
+        "- Decisions: D2 -> A" in log
