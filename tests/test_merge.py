@@ -658,3 +658,61 @@ def test_merge_file_of_a_missing_version_is_bad_input(tmp_path: Path) -> None:
     code, payload, err = run(repo, env, "merge-file", "gone.md", "ours.md", "gone.md", FILE)
     assert code == 2 and payload["error"]["code"] == "NOT_A_FILE"  # type: ignore[index]
     assert (repo / "ours.md").read_text(encoding="utf-8") == "ours\n"  # nothing written
+
+
+TYPED = "- Decisions: D2 -> typed by hand"
+ROUND_EDITED = ("ROUND_EDITED: {} log does not match its own seal (a recorded block was edited "
+                "by hand)")
+
+
+def test_a_side_whose_log_breaks_its_own_seal_is_left_to_git(tmp_path: Path) -> None:
+    """A line typed by hand into the log on one branch (that file alone fails `validate` with
+    ROUND_EDITED): the driver does not merge and reseal it, on either side. It leaves git's
+    own line merge of the three versions in the file, says why and what to do, and exits 1,
+    so git holds the file in conflict; `mdgrill merge` leaves it as it is, for the same
+    reason. Called as git calls it, `merge-file` writes OURS only as git's line merge would."""
+    repo, env = branches(tmp_path, same_round=True)
+    git(repo, env, "checkout", "-q", "bob")
+    path = repo / FILE
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("- Asked: D2, D3\n", f"- Asked: D2, D3\n{TYPED}\n", 1),
+                    encoding="utf-8")
+    code, payload, _ = run(repo, env, "validate", SPEC)
+    assert code == 1 and "ROUND_EDITED" in json.dumps(payload)
+    git(repo, env, "commit", "-qam", "bob types an answer into the open round")
+    for branch, other, who in (("ana", "bob", "their"), ("bob", "ana", "our")):
+        git(repo, env, "checkout", "-q", branch)
+        merge = git(repo, env, "merge", other, "-m", f"merge {other}", check=False)
+        assert merge.returncode != 0
+        said = merge.stdout + merge.stderr
+        assert f"not merged by mdgrill ({ROUND_EDITED.format(who)}" in said, said
+        assert "`mdgrill restore`" in said and "`mdgrill amend`" in said
+        assert git(repo, env, "status", "--short", "--", FILE).stdout.startswith("UU ")
+        stages = []
+        for n in (1, 2, 3):
+            stage = repo / f".merge_file_{n}"  # where git puts a driver's versions
+            stage.write_bytes(subprocess.run(["git", "cat-file", "blob", f":{n}:{FILE}"],
+                                             cwd=repo, env=env, capture_output=True,
+                                             check=True).stdout)
+            stages.append(str(stage))
+        line_merge = git(repo, env, "merge-file", "-p", "-L", "ours", "-L", "base", "-L",
+                         "theirs", stages[1], stages[0], stages[2], check=False).stdout
+        left = path.read_text(encoding="utf-8")
+        assert left == line_merge  # git's own merge, both sides whole: nothing resealed
+        assert "<<<<<<< ours" in left and left.count(TYPED) == 1
+        code, payload, _ = run(repo, env, "merge")
+        assert code == 1
+        [entry] = payload["files"]  # type: ignore[misc]
+        assert (entry["path"], entry["merged"]) == (FILE, False)
+        assert entry["reason"].startswith(ROUND_EDITED.format(who))
+        assert path.read_text(encoding="utf-8") == left  # left as it is
+        # the driver itself, as git runs it: OURS gets git's line merge, exit 1, the reason
+        ours = repo / ".merge_file_ours"
+        ours.write_bytes(Path(stages[1]).read_bytes())
+        code, payload, err = run(repo, env, "merge-file", stages[0], str(ours), stages[2],
+                                 FILE)
+        assert code == 1 and payload["merged"] is False
+        assert str(payload["reason"]).startswith(ROUND_EDITED.format(who))
+        assert f"{FILE}: not merged by mdgrill (ROUND_EDITED" in err
+        assert ours.read_text(encoding="utf-8") == line_merge
+        git(repo, env, "merge", "--abort")

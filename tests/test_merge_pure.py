@@ -24,7 +24,7 @@ from conftest import git_init
 
 from mdgrill.api import Spec
 from mdgrill.core.merge import Merged, merge_progress, resolution
-from mdgrill.formats.progress import Progress, log_digest
+from mdgrill.formats.progress import Change, Progress, apply_change, log_digest
 from mdgrill.formats.textfile import TextFile
 
 PATH = "specs/a/.progress.md"
@@ -86,6 +86,16 @@ def sealed(text: str) -> bool:
     prog = Progress(TextFile(text), PATH)
     seal = prog.data["log"]
     return seal == {"blocks": len(prog.blocks), "sha256": log_digest(prog.log_text())}
+
+
+def resealed(text: str) -> str:
+    """`text` with its log sealed as it stands: a hand edit of the log and a seal recomputed
+    by hand after it (what only `verify`'s reading of the history tells from mdgrill's own);
+    as typed, the edit breaks the side's seal and the merge refuses it as ROUND_EDITED."""
+    prog = Progress(TextFile(text), PATH)
+    change = Change()
+    change.updates["log"] = {"blocks": len(prog.blocks), "sha256": prog.log_sha256()}
+    return apply_change(prog, change)
 
 
 def round2(*steps: tuple[str, str], node: str | None = None,
@@ -319,6 +329,12 @@ def test_a_changed_recorded_block_cannot_merge(spec: Spec) -> None:
                                                            "- Decisions: D1 -> Members"),
                      encoding="utf-8")
     texts = versions(spec, round2(("D2", "B")), edit)
+    # as typed, their log breaks its own seal: refused as `validate` and `restore` say it
+    for pair, who in ((texts, "their"), ((texts[0], texts[2], texts[1]), "our")):
+        m = merge(pair)
+        assert m.text is None
+        assert m.reason.startswith(f"ROUND_EDITED: {who} log does not match its own seal")
+    texts = texts[0], texts[1], resealed(texts[2])  # sealed again by hand: still refused
     m = merge(texts)
     assert m.text is None
     assert m.reason == "their version changed the recorded block `Requirements Grill - Round 1`"
@@ -329,7 +345,8 @@ def test_a_changed_recorded_block_cannot_merge(spec: Spec) -> None:
 def test_a_changed_line_of_the_open_round_cannot_merge(spec: Spec) -> None:
     def edit(s: Spec) -> None:
         p = Path(s.progress)
-        p.write_text(p.read_text(encoding="utf-8").replace("- Asked: D2, D3", "- Asked: D3"),
+        p.write_text(resealed(p.read_text(encoding="utf-8").replace("- Asked: D2, D3",
+                                                                    "- Asked: D3")),
                      encoding="utf-8")
     texts = versions(spec, answers(("D2", "B")), edit, base=open_round2)
     m = merge(texts)
@@ -340,8 +357,8 @@ def test_a_lost_block_cannot_merge(spec: Spec) -> None:
     def drop(s: Spec) -> None:
         p = Path(s.progress)
         text = p.read_text(encoding="utf-8")
-        p.write_text(text[:text.index("### Requirements Grill - Round 2")].rstrip() + "\n",
-                     encoding="utf-8")
+        p.write_text(resealed(text[:text.index("### Requirements Grill - Round 2")].rstrip()
+                              + "\n"), encoding="utf-8")
     texts = versions(spec, answers(("D2", "B")), drop, base=open_round2)
     m = merge(texts)
     assert m.text is None and m.reason == "their log lost a recorded block"
@@ -386,7 +403,8 @@ def test_a_version_without_its_parts_does_not_merge(spec: Spec) -> None:
         "the base version has no `## Interview Responses`"
     bad = ours.replace("interview:\n", "interview: [\n", 1)
     assert merge((base, bad, theirs)).reason.endswith(" version does not read (MALFORMED_FILE)")
-    head = theirs.replace("## Interview Responses\n", "## Interview Responses\n\nA note\n")
+    head = resealed(theirs.replace("## Interview Responses\n",
+                                   "## Interview Responses\n\nA note\n"))
     assert merge((base, ours, head)).reason == \
         "their log has text before its first block: merge by hand"
 
@@ -411,13 +429,15 @@ def test_one_id_taken_on_both_sides_is_renamed_on_theirs(spec: Spec) -> None:
 # -- cases the first mutation run asked for ---------------------------------------------------
 
 
-def edit(old: str, new: str, count: int = 1) -> Step:
-    """A hand edit of the file: `old` replaced by `new` (it must be there)."""
+def edit(old: str, new: str, count: int = 1, *, seal: bool = False) -> Step:
+    """A hand edit of the file: `old` replaced by `new` (it must be there); with `seal`, the
+    log sealed again after it (`resealed`)."""
     def run(s: Spec) -> None:
         p = Path(s.progress)
         text = p.read_text(encoding="utf-8")
         assert old in text
-        p.write_text(text.replace(old, new, count), encoding="utf-8")
+        text = text.replace(old, new, count)
+        p.write_text(resealed(text) if seal else text, encoding="utf-8")
     return run
 
 
@@ -481,7 +501,8 @@ def test_an_earlier_recorded_block_changed_cannot_merge(spec: Spec) -> None:
     for old, new in (("- Decisions: D1 -> All", "- Decisions: D1 -> Members"),
                      ("### Requirements Grill - Round 1", "### Requirements Grill - Round 1 ")):
         Path(spec.progress).write_text(start, encoding="utf-8")
-        texts = versions(spec, answers(("D2", "B")), edit(old, new), base=open_round2)
+        texts = versions(spec, answers(("D2", "B")), edit(old, new, seal=True),
+                         base=open_round2)
         m = merge(texts)
         assert m.text is None
         assert m.reason == \
@@ -582,12 +603,14 @@ def test_rounds_on_a_side_without_an_interview_record_cannot_merge(spec: Spec) -
 
 def test_a_block_after_the_base_s_last_round_starts_no_new_count(spec: Spec) -> None:
     # only Confirmed, Skipped, Bypassed, Reset and Reopened start a phase's count again: an
-    # Amended block after round 1 (written here by hand into all three) does not
+    # Amended block after round 1 (written here by hand into all three, each sealed again)
+    # does not
     texts = versions(spec, round2(("D2", "B")), round2(("D3", "A")))
     amended = "### Requirements Grill - Amended\n- Amended: D1 -> All\n- Was: D1 -> All\n\n"
     ours, theirs = (t.replace("### Requirements Grill - Round 2", amended
                               + "### Requirements Grill - Round 2") for t in texts[1:])
     base = ours[:ours.index("### Requirements Grill - Round 2")].rstrip() + "\n"
+    base, ours, theirs = resealed(base), resealed(ours), resealed(theirs)
     m = merge((base, ours, theirs))
     assert m.text is not None and not m.in_conflict, m.reason
     log = log_of(m.text)
@@ -621,8 +644,8 @@ def test_a_fence_one_side_left_open_hides_the_round_the_other_added(spec: Spec) 
     the merged file the fence hides round 2's heading, so the seal the merge would write
     from its own count of blocks does not hold; the merge seals what a reader of the merged
     file reads (one block) and is then refused as any merge `validate` rejects."""
-    texts = versions(spec, edit("- Decisions: D1 -> All\n", "- Decisions: D1 -> All\n```\n"),
-                     round2(("D2", "B")))
+    texts = versions(spec, edit("- Decisions: D1 -> All\n", "- Decisions: D1 -> All\n```\n",
+                                seal=True), round2(("D2", "B")))
     m = merge(texts)
     assert m.text is None
     assert m.reason.startswith("the merged file would not validate (")
@@ -633,7 +656,7 @@ def test_a_side_whose_log_keeps_the_base_s_blocks_but_not_its_last_heading(spec:
     still there: a side that changed it is read whole, and refused as a changed block."""
     heading = "### Requirements Grill - Round 1"
     start = Path(spec.progress).read_text(encoding="utf-8")
-    texts = versions(spec, round2(("D2", "B")), edit(heading, heading + " (edited)"))
+    texts = versions(spec, round2(("D2", "B")), edit(heading, heading + " (edited)", seal=True))
     m = merge(texts)
     assert m.text is None
     assert m.reason.startswith("their version changed the recorded block `Requirements Grill")
@@ -642,3 +665,35 @@ def test_a_side_whose_log_keeps_the_base_s_blocks_but_not_its_last_heading(spec:
     m = merge(texts)  # blank lines before a block are not its text: the same merge
     assert m.text is not None and "- Decisions: D2 -> B" in m.text and sealed(m.text)
     assert "\n\n\n" + heading in m.text
+
+
+TYPED = "- Decisions: D3 -> typed by hand"
+
+
+def test_a_line_typed_into_the_open_round_is_refused_unless_the_file_has_no_seal(
+        spec: Spec) -> None:
+    """A line typed by hand into the open round on one side breaks that side's own seal: the
+    merge refuses it (ROUND_EDITED) on either side, and does not seal it in. A file with no
+    seal at all (an older or hand-started spec) merges as before: the typed line is kept
+    (here in conflict with our answer to the same decision)."""
+    def typed(s: Spec) -> None:
+        s.record_answer("D2", "A")
+        p = Path(s.progress)
+        text = p.read_text(encoding="utf-8")
+        p.write_text(text.replace("- Asked: D2, D3\n", f"- Asked: D2, D3\n{TYPED}\n", 1),
+                     encoding="utf-8")
+    base, ours, theirs = versions(spec, answers(("D3", "A")), typed, base=open_round2)
+    assert TYPED in theirs
+    for pair, who in (((base, ours, theirs), "their"), ((base, theirs, ours), "our")):
+        m = merge(pair)
+        assert m.text is None
+        assert m.reason.startswith(f"ROUND_EDITED: {who} log does not match its own seal")
+    unsealed = [re.sub(r"\nlog:\n  blocks: [0-9]+\n  sha256: [0-9a-f]{64}\n", "\n", t)
+                for t in (base, ours, theirs)]
+    assert all("\nlog:" not in t for t in unsealed)
+    m = merge((unsealed[0], unsealed[1], unsealed[2]))
+    assert m.text is not None, m.reason  # merged as before: their typed D3 against our D3
+    assert m.conflicts == [("D3", "A", "typed by hand")]
+    log = log_of(m.text)
+    assert log.count(TYPED) == 1 and "- Decisions: D3 -> A" in log and \
+        "- Decisions: D2 -> A" in log

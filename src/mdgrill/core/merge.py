@@ -16,10 +16,10 @@ the interview record follows from the two. So:
 
 A decision the two sides answered differently is a real conflict: where our answer stood,
 standard conflict markers around the two answers only; lines changed two ways elsewhere get
-markers around exactly those lines. Whatever this cannot merge in that way (a recorded block
-changed on a side, an approval on one side next to rounds on the other, a result `validate`
-would reject) comes back as `Merged.cannot`, and the caller leaves git's own conflict in
-place: nothing of either side is dropped.
+markers around exactly those lines. Whatever this cannot merge in that way (a side whose log
+breaks its own seal, a recorded block changed on a side, an approval on one side next to
+rounds on the other, a result `validate` would reject) comes back as `Merged.cannot`, and
+the caller leaves git's own conflict in place: nothing of either side is dropped.
 """
 
 from __future__ import annotations
@@ -384,6 +384,7 @@ def _merge(base_text: str, ours_text: str, theirs_text: str, path: str) -> Merge
     base = _parse(base_text, path, "the base")
     ours = _parse(ours_text, path, "our")
     theirs = _parse(theirs_text, path, "their")
+    _own_seals(ours, theirs)
     result = Merged(None)
     clashes = _Clashes(result)
     renames = _collisions(base, ours, theirs) if _tree_changed_on_both(base, ours, theirs) \
@@ -434,6 +435,23 @@ def _merge(base_text: str, ours_text: str, theirs_text: str, path: str) -> Merge
         return Merged.cannot(f"the merged file would not validate ({errors[0].code}: "
                              f"{errors[0].message})")
     return result
+
+
+def _own_seals(ours: Progress, theirs: Progress) -> None:
+    """Refused: a side whose log no longer matches its own seal (`validate`'s ROUND_EDITED,
+    `Progress.log_seal`), whose recorded log was edited by hand there (a line typed into a
+    recorded block or the open round, a block dropped): merged, the edit would be sealed in
+    as if mdgrill had written it, as `restore` refuses to reseal from such a copy. Read before
+    theirs' IDs are renamed (that changes their log); a side with no seal is merged as it is."""
+    broken = [who for prog, who in ((ours, "our"), (theirs, "their"))
+              if prog.log_seal() is False]
+    if broken:
+        logs = f"{broken[0]} log does not match its" if len(broken) == 1 else \
+            "our log and their log do not match their"
+        raise Cannot(f"ROUND_EDITED: {logs} own seal (a recorded block was edited by hand), "
+                     "and a merge would seal the edit in: on that branch put the block back as "
+                     "it was recorded (`mdgrill restore`, or git), record the change with "
+                     "`mdgrill amend` or `mdgrill revise`, commit, then merge again")
 
 
 def _sealed(text: str, path: str, record: dict[str, object] | None, log: list[str] | None,
@@ -669,9 +687,15 @@ def _after_base(base: list[LogBlock], side: list[LogBlock], who: str,
             at += 1
         else:
             ext.append(line)
-    if last.title != mine.title or at < len(last.lines) or mine.lines[0] != last.lines[0]:
+    if last.title != mine.title or at < len(last.lines) or mine.lines[0] != last.lines[0] or \
+            (ext and _kind(last)[0] not in _APPENDED_TO):
         raise Cannot(f"{who} version changed the recorded block `{last.title}`")
     return ext, side[len(base):]
+
+
+# the last blocks a verb appends lines to: an open round (and, as before, a block this version
+# does not know); an approval, transition or amendment block is whole once written
+_APPENDED_TO = frozenset({"round", "legacy", "unknown"})
 
 
 def _kind(block: LogBlock) -> tuple[str, str | None, int | None]:
@@ -748,8 +772,12 @@ def _log(base: Progress, ours: Progress, theirs: Progress, result: Merged,
         # ours stand; any other line of theirs would rewrite a closed block.
         ours_keys = {_key(line) for line in o_ext}
         answered = _answers(o_ext + [line for b in o_new for line in b.lines])
+        # their last answer to a decision we answered is the same answer, or a conflict;
+        # an earlier one of theirs (typed by hand above it) is a line of theirs all the same
+        last = {line for line, _ in _answers(t_ext).values()}
         kept = [line for line in extra if not (_closing(line) and _key(line) in ours_keys)
-                and not _answer_unit_of(line, answered)]  # the same answer, or a conflict
+                and not (_answer_unit_of(line, answered) and
+                         (line in last or _key(line) == "by"))]
         if kept:
             raise Cannot(f"their lines `{kept[0]}` belong in the round we had already closed: "
                           "merge by hand")
