@@ -201,6 +201,9 @@ def still(path: str, expect: bytes) -> bool:
 def atomic_write(path: str, data: bytes, expect: bytes | None = None) -> None:
     """Replace `path` with `data` so that a crash leaves either the old or the new file.
 
+    The new bytes are fsynced in a temporary file of the same folder before it is renamed
+    over `path`, and the folder is fsynced after: when this returns, the new file is on disk.
+
     A process killed between creating its temporary file and renaming it leaves that file
     behind; the next mdgrill call that takes the folder's lock removes it.
 
@@ -214,26 +217,82 @@ def atomic_write(path: str, data: bytes, expect: bytes | None = None) -> None:
     except FileNotFoundError:
         mode = 0o644
     temp = os.path.join(folder, f"{TEMP_PREFIX}{os.getpid()}-{os.path.basename(path)}")
-    fd = -1
+    fd = old = -1
     try:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_EXCL, mode)
         _write_all(fd, data)
         os.fsync(fd)
         os.close(fd)
         fd = -1
-        if expect is not None and not still(path, expect):
+        # the file about to be replaced, opened now: compared with `expect`, and held over
+        # the rename so that freeing it is left to `retire`, after the write is durable
+        old = open_current(path)
+        if expect is not None and not holds(old, expect):
             os.unlink(temp)
             raise FileChanged(path)
+        if os.name == "nt" and old >= 0:  # Windows refuses to replace a file held open
+            os.close(old)
+            old = -1
         os.replace(temp, path)
-    except OSError as exc:
-        if fd >= 0:
-            os.close(fd)
+    except BaseException as exc:
+        for handle in (fd, old):
+            if handle >= 0:
+                os.close(handle)
+        if not isinstance(exc, OSError):
+            raise
         try:  # noqa: SIM105 - as above
             os.unlink(temp)
         except OSError:
             pass
         raise InputError("WRITE_FAILED", f"cannot write {path}: {exc.strerror}") from None
     _fsync_folder(folder)
+    retire(old)
+
+
+def open_current(path: str) -> int:
+    """A read-only handle on the file at `path` now, or -1 when none can be opened (never
+    waiting: a FIFO there opens without a writer)."""
+    try:
+        return os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return -1
+
+
+def holds(handle: int, expect: bytes) -> bool:
+    """Whether the file open as `handle` (from its start) holds exactly `expect`."""
+    if handle < 0:
+        return False
+    try:
+        with open(handle, "rb", closefd=False) as reader:
+            return reader.read(len(expect) + 1) == expect
+    except OSError:
+        return False
+
+
+def retire(handle: int) -> None:
+    """Close the last handle on a file a rename replaced, on a thread of its own.
+
+    That close frees the old file's blocks, and where the file system is mounted with
+    `discard` (online TRIM, as here) the closing thread waits for the disk to trim them: a
+    third disk round trip after the write's two fsyncs, as long as an fsync on a busy disk
+    (issue 37, goal 2). The new file is durable before this; a crash before the close leaves
+    the old file's blocks to the file system's own recovery (an open, unlinked file is on its
+    orphan list), as for any process that dies holding a file open."""
+    if handle < 0:
+        return
+    import _thread
+
+    try:
+        _thread.start_new_thread(_close_quietly, (handle,))
+    except RuntimeError:  # no thread to be had: close it here
+        _close_quietly(handle)
+
+
+def _close_quietly(handle: int) -> None:
+    try:  # noqa: SIM105 - as above
+        os.close(handle)
+    except OSError:
+        pass
 
 
 def sweep_temps(folder: str) -> None:
