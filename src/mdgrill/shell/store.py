@@ -136,7 +136,12 @@ def read_file(path: str, display: str | None = None, root: str | None = None,
                          f"up to {limit:,} bytes", path=shown)
     try:
         with open(path, "rb") as handle:
-            return handle.read(limit + 1)
+            # as much as the stat saw and one byte more (a read of `limit + 1` would allocate
+            # 64 MB for every read): a file that grew since is read on, up to the limit
+            data = handle.read(st.st_size + 1)
+            if len(data) > st.st_size:
+                data += handle.read(limit + 1 - len(data))
+            return data
     except OSError as exc:
         raise InputError("UNREADABLE", f"{shown} cannot be read: {exc.strerror}") from None
 
@@ -237,7 +242,7 @@ def atomic_write(path: str, data: bytes, expect: bytes | None = None) -> None:
     except BaseException as exc:
         for handle in (fd, old):
             if handle >= 0:
-                os.close(handle)
+                _close_quietly(handle)
         if not isinstance(exc, OSError):
             raise
         try:  # noqa: SIM105 - as above
