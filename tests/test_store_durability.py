@@ -154,3 +154,34 @@ def test_a_fifo_in_the_way_does_not_hang_the_write(tmp_path: Path) -> None:
     os.mkfifo(target)
     store.atomic_write(str(target), b"page")
     assert target.read_bytes() == b"page"
+
+
+def test_many_writes_leave_no_replaced_file_open_and_one_closing_thread(
+        tmp_path: Path) -> None:
+    """Every replaced file is closed, by one thread however many writes there are."""
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("needs Linux's /proc")
+    target = tmp_path / ".progress.md"
+    target.write_bytes(b"0")
+    store.atomic_write(str(target), b"1")  # the closing thread is started by a first write
+    threads = len(os.listdir("/proc/self/task"))
+    for n in range(2, 60):
+        store.atomic_write(str(target), str(n).encode(), expect=str(n - 1).encode())
+    assert len(os.listdir("/proc/self/task")) == threads
+
+    def held() -> list[str]:
+        found = []
+        for fd in os.listdir("/proc/self/fd"):
+            try:
+                link = os.readlink(f"/proc/self/fd/{fd}")
+            except OSError:
+                continue
+            if link.startswith(str(tmp_path)):
+                found.append(link)
+        return found
+
+    deadline = time.monotonic() + 5
+    while held() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert held() == []
+    assert target.read_bytes() == b"59"

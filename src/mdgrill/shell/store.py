@@ -267,11 +267,18 @@ def holds(handle: int, expect: bytes) -> bool:
     """Whether the file open as `handle` (from its start) holds exactly `expect`."""
     if handle < 0:
         return False
+    chunks = []
+    want = len(expect) + 1
     try:
-        with open(handle, "rb", closefd=False) as reader:
-            return reader.read(len(expect) + 1) == expect
+        while want > 0:
+            chunk = os.read(handle, want)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            want -= len(chunk)
     except OSError:
         return False
+    return b"".join(chunks) == expect
 
 
 def retire(handle: int) -> None:
@@ -283,14 +290,48 @@ def retire(handle: int) -> None:
     (issue 37, goal 2). The new file is durable before this; a crash before the close leaves
     the old file's blocks to the file system's own recovery (an open, unlinked file is on its
     orphan list), as for any process that dies holding a file open."""
-    if handle < 0:
-        return
-    import _thread
+    if handle >= 0:
+        _CLOSER.close(handle)
 
-    try:
-        _thread.start_new_thread(_close_quietly, (handle,))
-    except RuntimeError:  # no thread to be had: close it here
-        _close_quietly(handle)
+
+class _Closer:
+    """One thread, started with the first handle, that closes the handles it is given (a
+    long-lived server writes thousands of times: no thread is started for each)."""
+
+    def __init__(self) -> None:
+        import _thread
+
+        self.pending: list[int] = []
+        self.start = _thread.allocate_lock()  # held while the thread is being started
+        self.wake: Any = None  # released when a handle is waiting (the thread takes it)
+
+    def close(self, handle: int) -> None:
+        import _thread
+
+        self.pending.append(handle)
+        with self.start:
+            if self.wake is None:
+                wake = _thread.allocate_lock()
+                wake.acquire()
+                try:
+                    _thread.start_new_thread(self._run, (wake,))
+                except RuntimeError:  # no thread to be had: close it here
+                    _close_quietly(self.pending.pop())
+                    return
+                self.wake = wake
+        try:  # noqa: SIM105 - as above
+            self.wake.release()
+        except RuntimeError:  # released already: the thread has yet to take it
+            pass
+
+    def _run(self, wake: Any) -> None:
+        while True:
+            wake.acquire()
+            while self.pending:
+                _close_quietly(self.pending.pop())
+
+
+_CLOSER = _Closer()
 
 
 def _close_quietly(handle: int) -> None:
