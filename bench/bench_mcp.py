@@ -32,9 +32,9 @@ floor is two fsynced writes per decision. The machine is shared, so every figure
 turns with its baseline and printed beside it, and beside each its CPU time, which the load
 does not add to: a CLI call's and phase_gate.py's from getrusage (the waited-for children), a
 tool call's as this process's (the client's) plus the server's (all its threads, to the
-nanosecond, from Linux's /proc/<pid>/task/*/schedstat; NaN elsewhere). A thread that ended
-between two readings is not counted: the server starts one a write, to close the file the
-write replaced (`store.retire`, ~0.1 ms of CPU, most of it the file system's).
+nanosecond, from Linux's /proc/<pid>/task/*/schedstat; NaN elsewhere), the thread that closes
+the files writes replaced (`store.retire`) included; a thread that ended between two readings
+is skipped (its time is lost), not taken for a failure.
 """
 
 from __future__ import annotations
