@@ -1,15 +1,19 @@
 """The merge driver's speed (issue 37 item 5): `mdgrill merge-file` of a 1,000-round file.
 
-    .venv/bin/python bench/bench_merge.py [--runs 7] [--baseline-rev REV]
+    .venv/bin/python bench/bench_merge.py [--runs 7] [--baseline-rev REV] [--dev-venv]
 
 The base is `genspec.progress_text(4000)` (1,000 closed rounds of four decisions, 4,000
 design-tree nodes, ~1.3 MB) with an open round asking two questions; ours answers one, theirs
 the other. Each run times `mdgrill merge-file BASE OURS THEIRS PATH` (a fresh copy of OURS)
 against `git merge-file` of the same three files, interleaved in the same run: wall and the
-child's CPU (user + system). Children run as on an installed machine (byte-compiled packages,
-see bench_git.py). For scale, the same run times `python -c pass` and, in this process, the
-validation of the merged result that merge-file must do (its CPU). With `--baseline-rev`,
-mdgrill's `src/` at that revision (see bench_git.py) runs the same merge, interleaved, as the
+child's CPU (user + system). Children run as on an installed machine: this checkout installed
+(not editable) into a temporary venv with byte-compiled packages (`installed.py`, as
+bench_mcp.py and bench_peer.py do), where git's merge driver runs an installed `mdgrill`; the
+dev venv's editable install makes every start of its Python ~12 ms slower (its path finder,
+imported by `site`), which `--dev-venv` times instead, as this bench did before. For scale, the
+same run times that venv's `python -c pass` and, in this process, the validation of the merged
+result that merge-file must do (its CPU). With `--baseline-rev`, mdgrill's `src/` at that
+revision (see bench_git.py) runs the same merge on the same Python, interleaved, as the
 before. With `--instructions`, each is also run once under valgrind's cachegrind, which
 counts the instructions it executes: a figure the load of a shared machine does not move.
 Budget: median <= 0.15 s.
@@ -33,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import genspec  # noqa: E402
+import installed  # noqa: E402
 from bench_git import CHILD_ENV, baseline_source, compile_packages, ms, timed_cpu  # noqa: E402
 
 BUDGET = 0.15
@@ -87,11 +92,18 @@ def main() -> int:
                     help="time also mdgrill's src/ at this revision, as the before")
     ap.add_argument("--instructions", action="store_true",
                     help="count the instructions of one run of each (needs valgrind)")
+    ap.add_argument("--dev-venv", action="store_true",
+                    help="time this venv's (editable) mdgrill, not an installed copy")
     opts = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="mdgrill-bench-merge-")
     try:
-        compile_packages(tmp)
-        subprocess.run(["git", "init", "-q", tmp], check=True, env=CHILD_ENV)
+        if opts.dev_venv:
+            compile_packages(tmp)
+            python, child_env = sys.executable, CHILD_ENV
+        else:
+            python = installed.install_fresh(tmp)[1]
+            child_env = installed.CHILD_ENV
+        subprocess.run(["git", "init", "-q", tmp], check=True, env=child_env)
         base, ours, theirs = _sides(tmp)
         work = os.path.join(tmp, "work.md")
         mine: list[float] = []
@@ -99,11 +111,14 @@ def main() -> int:
         gits: list[float] = []
         before: list[tuple[float, float]] = []
         # both as `python -m mdgrill`, so the before and the now start up the same way
-        merge = [sys.executable, "-m", "mdgrill", "merge-file", base, work, theirs,
+        merge = [python, "-m", "mdgrill", "merge-file", base, work, theirs,
                  "specs/b/.progress.md"]
-        old_env = dict(CHILD_ENV)
+        old_env = dict(child_env)
         if opts.baseline_rev is not None:
             old_env["PYTHONPATH"] = baseline_source(tmp, opts.baseline_rev)
+        for env in ([child_env, old_env] if opts.baseline_rev is not None else [child_env]):
+            shutil.copyfile(ours, work)  # a first run of each writes its bytecode
+            timed_cpu(merge, tmp, env)
         for _ in range(opts.runs):
             if opts.baseline_rev is not None:
                 shutil.copyfile(ours, work)
@@ -111,7 +126,7 @@ def main() -> int:
                 with open(work, "rb") as handle:
                     old_merged = handle.read()
             shutil.copyfile(ours, work)
-            wall, cpu = timed_cpu(merge, tmp, CHILD_ENV)
+            wall, cpu = timed_cpu(merge, tmp, child_env)
             mine.append(wall)
             cpus.append(cpu)
             with open(work, "rb") as handle:
@@ -121,14 +136,15 @@ def main() -> int:
             shutil.copyfile(ours, work)
             start = time.perf_counter()
             subprocess.run(["git", "merge-file", work, base, theirs], cwd=tmp,
-                           capture_output=True, env=CHILD_ENV)
+                           capture_output=True, env=child_env)
             gits.append(time.perf_counter() - start)
-        floor = statistics.median(timed_cpu([sys.executable, "-c", "pass"], tmp, CHILD_ENV)[1]
+        floor = statistics.median(timed_cpu([python, "-c", "pass"], tmp, child_env)[1]
                                   for _ in range(opts.runs))
         size = os.path.getsize(ours)
         median = statistics.median(mine)
         print(f"merge-file of a 1,000-round file ({size:,} bytes), {opts.runs} runs; load "
-              f"average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+              f"average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
+              f"{'this (editable) venv' if opts.dev_venv else 'an installed copy'}")
         print(f"  mdgrill merge-file  median {ms(median)}  min {ms(min(mine))}   CPU median "
               f"{ms(statistics.median(cpus))}  min {ms(min(cpus))}")
         if before:
@@ -141,12 +157,12 @@ def main() -> int:
               f"result (in process) CPU {ms(_validation_cpu(merged, opts.runs))}")
         print(f"  git merge-file      median {ms(statistics.median(gits))}  (same files)")
         if opts.instructions:
-            runs = [("mdgrill merge-file", CHILD_ENV), ("python -c pass", CHILD_ENV)]
+            runs = [("mdgrill merge-file", child_env), ("python -c pass", child_env)]
             if opts.baseline_rev is not None:
                 runs.insert(1, (f"at {opts.baseline_rev}", old_env))
             for label, env in runs:
                 shutil.copyfile(ours, work)
-                argv = [sys.executable, "-c", "pass"] if label.startswith("python") else merge
+                argv = [python, "-c", "pass"] if label.startswith("python") else merge
                 print(f"  {label:<19} {_instructions(argv, tmp, env) / 1e6:,.1f} M instructions "
                       "(cachegrind)")
         verdict = "ok" if median <= BUDGET else "OVER BUDGET"

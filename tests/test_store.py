@@ -121,3 +121,23 @@ def test_a_file_broken_long_ago_is_reported_at_once(repo: Path, mdgrill: object)
     with pytest.raises(InputError) as caught:
         load(spec)
     assert caught.value.code in ("MALFORMED_FILE", "EMPTY_FILE")
+
+
+def test_read_file_reads_a_file_that_grew_since_its_stat(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The read is sized from the stat; bytes written after it are read too, up to the
+    limit, as a read of the whole file would."""
+    grown = tmp_path / "grown"
+    grown.write_bytes(b"0123456789" * 3)
+    real_stat = os.stat
+
+    class Smaller:
+        def __init__(self, st: os.stat_result) -> None:
+            self.st_mode, self.st_size = st.st_mode, 5
+
+    monkeypatch.setattr(os, "stat", lambda path, *a, **k: Smaller(real_stat(path, *a, **k)))
+    assert store.read_file(str(grown)) == b"0123456789" * 3
+    assert store.read_file(str(grown), limit=12) == b"0123456789012"  # limit + 1: too large
+    same = tmp_path / "same"
+    same.write_bytes(b"abcde")
+    assert store.read_file(str(same)) == b"abcde"

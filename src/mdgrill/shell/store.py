@@ -136,7 +136,12 @@ def read_file(path: str, display: str | None = None, root: str | None = None,
                          f"up to {limit:,} bytes", path=shown)
     try:
         with open(path, "rb") as handle:
-            return handle.read(limit + 1)
+            # as much as the stat saw and one byte more (a read of `limit + 1` would allocate
+            # 64 MB for every read): a file that grew since is read on, up to the limit
+            data = handle.read(st.st_size + 1)
+            if len(data) > st.st_size:
+                data += handle.read(limit + 1 - len(data))
+            return data
     except OSError as exc:
         raise InputError("UNREADABLE", f"{shown} cannot be read: {exc.strerror}") from None
 
@@ -201,6 +206,9 @@ def still(path: str, expect: bytes) -> bool:
 def atomic_write(path: str, data: bytes, expect: bytes | None = None) -> None:
     """Replace `path` with `data` so that a crash leaves either the old or the new file.
 
+    The new bytes are fsynced in a temporary file of the same folder before it is renamed
+    over `path`, and the folder is fsynced after: when this returns, the new file is on disk.
+
     A process killed between creating its temporary file and renaming it leaves that file
     behind; the next mdgrill call that takes the folder's lock removes it.
 
@@ -214,26 +222,123 @@ def atomic_write(path: str, data: bytes, expect: bytes | None = None) -> None:
     except FileNotFoundError:
         mode = 0o644
     temp = os.path.join(folder, f"{TEMP_PREFIX}{os.getpid()}-{os.path.basename(path)}")
-    fd = -1
+    fd = old = -1
     try:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_EXCL, mode)
         _write_all(fd, data)
         os.fsync(fd)
         os.close(fd)
         fd = -1
-        if expect is not None and not still(path, expect):
+        # the file about to be replaced, opened now: compared with `expect`, and held over
+        # the rename so that freeing it is left to `retire`, after the write is durable
+        old = open_current(path)
+        if expect is not None and not holds(old, expect):
             os.unlink(temp)
             raise FileChanged(path)
+        if os.name == "nt" and old >= 0:  # Windows refuses to replace a file held open
+            os.close(old)
+            old = -1
         os.replace(temp, path)
-    except OSError as exc:
-        if fd >= 0:
-            os.close(fd)
+    except BaseException as exc:
+        for handle in (fd, old):
+            if handle >= 0:
+                _close_quietly(handle)
+        if not isinstance(exc, OSError):
+            raise
         try:  # noqa: SIM105 - as above
             os.unlink(temp)
         except OSError:
             pass
         raise InputError("WRITE_FAILED", f"cannot write {path}: {exc.strerror}") from None
     _fsync_folder(folder)
+    retire(old)
+
+
+def open_current(path: str) -> int:
+    """A read-only handle on the file at `path` now, or -1 when none can be opened (never
+    waiting: a FIFO there opens without a writer)."""
+    try:
+        return os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return -1
+
+
+def holds(handle: int, expect: bytes) -> bool:
+    """Whether the file open as `handle` (from its start) holds exactly `expect`."""
+    if handle < 0:
+        return False
+    chunks = []
+    want = len(expect) + 1
+    try:
+        while want > 0:
+            chunk = os.read(handle, want)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            want -= len(chunk)
+    except OSError:
+        return False
+    return b"".join(chunks) == expect
+
+
+def retire(handle: int) -> None:
+    """Close the last handle on a file a rename replaced, on a thread of its own.
+
+    That close frees the old file's blocks, and where the file system is mounted with
+    `discard` (online TRIM, as here) the closing thread waits for the disk to trim them: a
+    third disk round trip after the write's two fsyncs, as long as an fsync on a busy disk
+    (issue 37, goal 2). The new file is durable before this; a crash before the close leaves
+    the old file's blocks to the file system's own recovery (an open, unlinked file is on its
+    orphan list), as for any process that dies holding a file open."""
+    if handle >= 0:
+        _CLOSER.close(handle)
+
+
+class _Closer:
+    """One thread, started with the first handle, that closes the handles it is given (a
+    long-lived server writes thousands of times: no thread is started for each)."""
+
+    def __init__(self) -> None:
+        import _thread
+
+        self.pending: list[int] = []
+        self.start = _thread.allocate_lock()  # held while the thread is being started
+        self.wake: Any = None  # released when a handle is waiting (the thread takes it)
+
+    def close(self, handle: int) -> None:
+        import _thread
+
+        self.pending.append(handle)
+        with self.start:
+            if self.wake is None:
+                wake = _thread.allocate_lock()
+                wake.acquire()
+                try:
+                    _thread.start_new_thread(self._run, (wake,))
+                except RuntimeError:  # no thread to be had: close it here
+                    _close_quietly(self.pending.pop())
+                    return
+                self.wake = wake
+        try:  # noqa: SIM105 - as above
+            self.wake.release()
+        except RuntimeError:  # released already: the thread has yet to take it
+            pass
+
+    def _run(self, wake: Any) -> None:
+        while True:
+            wake.acquire()
+            while self.pending:
+                _close_quietly(self.pending.pop())
+
+
+_CLOSER = _Closer()
+
+
+def _close_quietly(handle: int) -> None:
+    try:  # noqa: SIM105 - as above
+        os.close(handle)
+    except OSError:
+        pass
 
 
 def sweep_temps(folder: str) -> None:
