@@ -137,18 +137,16 @@ def begin_interview(spec: store.Spec, *, phase: str, interview_id: str,
 
     def step(prog: Progress) -> Transition[BeganReport]:
         from mdgrill.core.artifact_gate import check_phase_order
-        from mdgrill.model.interview import quick_authorized
         from mdgrill.shell.drift import guard_begin
 
-        check_phase_order(prog.data, prog.blocks, phase, interview_id)
+        check_phase_order(prog, phase, interview_id)
         guard_begin(spec, prog, phase)
         warnings = machine.check_skills(prog.data, phase, interview_id, discovery_revision,
                                         skills_stale(prog.data, spec))
         require_manifest(prog.data, declared_skills(spec.root))
         digest, context = context_sources(prog, spec, phase)
         done = machine.begin_interview(prog.data, phase, interview_id, round,
-                                       discovery_revision, digest, context,
-                                       quick_authorized(prog), prog.blocks)
+                                       discovery_revision, digest, context, prog)
         done.report["warnings"] = warnings
         return done
 
