@@ -158,7 +158,8 @@ def _parse_config(data: bytes) -> dict[tuple[str, str], str] | None:
         return None
     if any(blank in text for blank in _ODD_BLANKS):
         return None
-    section_line, entry_line = re.compile(_SECTION).fullmatch, re.compile(_ENTRY).fullmatch
+    section_re = re.compile(_SECTION)  # each name its own, so .ci/redos.py reads the use
+    entry_re = re.compile(_ENTRY)
     found: dict[tuple[str, str], str] = {}
     section: tuple[str, str | None] | None = None
     for raw in text.split("\n"):
@@ -168,7 +169,7 @@ def _parse_config(data: bytes) -> dict[tuple[str, str], str] | None:
         if line.endswith("\\"):  # a value continued on the next line
             return None
         if line.startswith("["):
-            head = section_line(line)
+            head = section_re.fullmatch(line)
             if head is None:
                 return None
             name = head.group(1).lower()
@@ -176,7 +177,7 @@ def _parse_config(data: bytes) -> dict[tuple[str, str], str] | None:
                 return None
             section = (name, head.group(2))
             continue
-        entry = entry_line(line)
+        entry = entry_re.fullmatch(line)
         if entry is None or section is None:
             return None
         key = (section[0], entry.group(1).lower())
