@@ -2,7 +2,7 @@
 decisions, side by side in one run (issue 37, goal 3).
 
     nice -n 10 .venv/bin/python bench/bench_peer.py --phase-gate PATH [--runs 11]
-        [--sizes 10,1000,10000] [--clock cpu|wall] [--mdgrill PATH]
+        [--sizes 10,1000,10000] [--clock cpu|wall] [--mdgrill PATH] [--before PATH]
 
 Each job is one process of each tool, the two taking turns run by run, every file put back
 from a pristine copy before each run (not timed):
@@ -22,6 +22,10 @@ phase_gate's median at every size. `phase_gate.py` is not part of mdgrill: name 
 
 `--clock cpu` (default) compares the children's CPU time (user + system, from wait4), which
 other jobs on a loaded machine do not inflate; `--clock wall` compares wall-clock time.
+
+`--before PATH` times another installed mdgrill (an earlier commit's, say) in the same turns,
+so a change is measured against its baseline under the same load; its column and ratio are
+printed beside (the target is judged on `--mdgrill`'s).
 """
 
 from __future__ import annotations
@@ -184,11 +188,16 @@ def main() -> int:
     ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
     ap.add_argument("--mdgrill", help="an installed mdgrill to time (default: install this "
                     "checkout, not editable, into a temporary venv)")
+    ap.add_argument("--before", help="another installed mdgrill (an earlier commit) to time "
+                    "in the same turns, printed beside")
     opts = ap.parse_args()
     if not opts.phase_gate or not os.path.isfile(opts.phase_gate):
         raise SystemExit("name smart-ralph's phase_gate.py with --phase-gate PATH (or "
                          "MDGRILL_PHASE_GATE): it is the baseline and is not part of mdgrill")
     sizes = [int(s) for s in opts.sizes.split(",")]
+    before = os.path.abspath(opts.before) if opts.before else None
+    if before is not None and not os.path.isfile(before):
+        raise SystemExit(f"--before {opts.before}: no such file")
     tmp = tempfile.mkdtemp(prefix="mdgrill-bench-peer-")
     try:
         if opts.mdgrill:
@@ -206,25 +215,35 @@ def main() -> int:
         print(f"mdgrill: {mdgrill}\nphase_gate.py: {opts.phase_gate} (run from a copy)\n"
               f"{opts.runs} runs a figure, medians of {opts.clock} time, taking turns; "
               f"load average {os.getloadavg()[0]:.1f} at the start")
-        times: list[tuple[list[float], list[float]]] = [([], []) for _ in cases]
-        for _, _, md, gate, folder in cases:  # warm the page cache, check both succeed
+        times: list[tuple[list[float], list[float], list[float]]] = \
+            [([], [], []) for _ in cases]
+        for _, _, md, gate, folder in cases:  # warm the page cache, check each succeeds
             run_once(md, folder)
             run_once(gate, folder)
+            if before is not None:
+                run_once([before, *md[1:]], folder)
         pick = 1 if opts.clock == "cpu" else 0
         for _ in range(opts.runs):
             for i, (_, _, md, gate, folder) in enumerate(cases):
                 times[i][0].append(run_once(md, folder)[pick])
                 times[i][1].append(run_once(gate, folder)[pick])
+                if before is not None:
+                    times[i][2].append(run_once([before, *md[1:]], folder)[pick])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"load average {os.getloadavg()[0]:.1f} at the end\n")
-    print(f"{'verb':15} {'decisions':>9} {'mdgrill':>10} {'phase_gate':>11} {'ratio':>6}")
+    extra = f" {'before':>10} {'ratio':>6}" if before is not None else ""
+    print(f"{'verb':15} {'decisions':>9} {'mdgrill':>10} {'phase_gate':>11} {'ratio':>6}{extra}")
     missed = []
-    for (verb, size, *_), (md_t, gate_t) in zip(cases, times, strict=True):
+    for (verb, size, *_), (md_t, gate_t, before_t) in zip(cases, times, strict=True):
         md_m, gate_m = statistics.median(md_t) * 1000, statistics.median(gate_t) * 1000
         ratio = md_m / gate_m
         shown = "any" if size is None else f"{size:,}"
-        print(f"{verb:15} {shown:>9} {md_m:7.1f} ms {gate_m:8.1f} ms {ratio:6.2f}")
+        beside = ""
+        if before_t:
+            before_m = statistics.median(before_t) * 1000
+            beside = f" {before_m:7.1f} ms {before_m / gate_m:6.2f}"
+        print(f"{verb:15} {shown:>9} {md_m:7.1f} ms {gate_m:8.1f} ms {ratio:6.2f}{beside}")
         if ratio > 0.8:
             missed.append(f"{verb}@{shown}: {ratio:.2f}x")
     print("\ntarget: each <= 0.8x phase_gate: " + ("met" if not missed else

@@ -234,30 +234,41 @@ def check_begin(data: dict[str, object], blocks: list[Block], phase: str,
     Applies only once the gate was used in this spec (specs that never used it keep working).
     `artifact_sha_now` is the sha256 of the recorded artifact's file now (None if missing).
     """
-    if phase not in RANK or not gate_used(data, blocks):
-        return
+    refusal = begin_refusal(data, phase, artifact_sha_now)
+    if refusal is not None and gate_used(data, blocks):
+        raise refusal
+
+
+def begin_refusal(data: dict[str, object], phase: str,
+                  artifact_sha_now: str | None) -> GateRefusal | None:
+    """What `check_begin` refuses with when the gate was used (`gate_used`), asked first: the
+    log's blocks, which only that needs, are read only for a refusal (resuming an interview
+    reads no heading of a 10,000-round log)."""
+    if phase not in RANK:
+        return None
     art = artifact_of(data)
     iv = interview_of(data)
     here = iv.get("phase") if iv is not None else data.get("phase")
     if art is not None and art.get("phase") in RANK and RANK[phase] > RANK[str(art["phase"])]:
         if art.get("status") in OPEN:
-            raise GateRefusal("ARTIFACT_NOT_APPROVED",
-                              f"the {art['phase']} artifact {art['path']} is "
-                              f"{art['status']}: the {phase} interview begins after the user "
-                              "approves it (`approve-artifact`)")
+            return GateRefusal("ARTIFACT_NOT_APPROVED",
+                               f"the {art['phase']} artifact {art['path']} is "
+                               f"{art['status']}: the {phase} interview begins after the user "
+                               "approves it (`approve-artifact`)")
         if art.get("status") == APPROVED and artifact_sha_now != art.get("sha256"):
-            raise GateRefusal("ARTIFACT_CHANGED",
-                              f"{art['path']} changed after its approval: submit it again with "
-                              "`mdgrill await-artifact-approval` and have the user approve it "
-                              f"before the {phase} interview")
+            return GateRefusal("ARTIFACT_CHANGED",
+                               f"{art['path']} changed after its approval: submit it again "
+                               "with `mdgrill await-artifact-approval` and have the user "
+                               f"approve it before the {phase} interview")
     # `start` has no usual artifact: the chain of gates begins with research (or triage).
     if isinstance(here, str) and here in RANK and here != "start" and RANK[phase] > RANK[here]:
         approved = art is not None and art.get("phase") == here and art.get("status") == APPROVED
         if not approved:
-            raise GateRefusal("ARTIFACT_NOT_APPROVED",
-                              f"the {here} artifact has not been approved: submit it "
-                              "(`await-artifact-approval`) and have the user approve it "
-                              f"(`approve-artifact`) before the {phase} interview begins")
+            return GateRefusal("ARTIFACT_NOT_APPROVED",
+                               f"the {here} artifact has not been approved: submit it "
+                               "(`await-artifact-approval`) and have the user approve it "
+                               f"(`approve-artifact`) before the {phase} interview begins")
+    return None
 
 
 # -- the approval question ------------------------------------------------------------------
@@ -432,6 +443,16 @@ def superseded_interviews(blocks: list[Block]) -> set[str]:
     return out
 
 
+def set_aside(prog: Progress, interview_id: str) -> bool:
+    """Whether a `Reopened` block set this interview aside (`superseded_interviews`). Such a
+    block names the interview in the log's text, so where the log's text does not hold the
+    ID no block is read: resuming an interview reads no heading of a 10,000-round log."""
+    span = prog.log_span()
+    if span is None or prog.tf.text.find(interview_id, *span) < 0:
+        return False
+    return interview_id in superseded_interviews(log_blocks(prog, frozenset({"reopened"})))
+
+
 def _approved_interviews(blocks: list[Block]) -> list[tuple[str, str]]:
     """(phase, interview) of each Confirmed, Skipped-then-Confirmed or Bypassed block that no
     Reopened block has set aside yet, in log order."""
@@ -498,10 +519,10 @@ def reopen(data: dict[str, object], blocks: list[Block], phase: str, reason: str
                                "superseded": superseded})
 
 
-def check_phase_order(data: dict[str, object], blocks: list[Block], phase: str,
-                      interview_id: str) -> None:
+def check_phase_order(prog: Progress, phase: str, interview_id: str) -> None:
     """For `begin-interview`: never an earlier phase than the spec's (that is a `reopen`),
     and never an interview ID a reopening set aside."""
+    data = prog.data
     current = data.get("phase")
     iv = interview_of(data)
     resuming = iv is not None and iv.get("id") == interview_id and iv.get("phase") == phase
@@ -511,7 +532,7 @@ def check_phase_order(data: dict[str, object], blocks: list[Block], phase: str,
                           f"the spec is at phase {current}: going back to {phase} sets aside "
                           f"what was approved since, so it is recorded: `mdgrill reopen SPEC "
                           f"--phase {phase} --reason TEXT`, then begin the {phase} interview")
-    if interview_id in superseded_interviews(blocks):
+    if set_aside(prog, interview_id):
         raise GateRefusal("INTERVIEW_SUPERSEDED",
                           f"interview {interview_id} was set aside by a reopening: begin the "
                           "interview under a new ID")

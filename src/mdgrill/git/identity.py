@@ -29,10 +29,13 @@ _CONFIG_ENV = ("GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_C
                "GIT_PYTHON_GIT_EXECUTABLE")
 # The one git whose system configuration is known to be /etc/gitconfig (a distribution's).
 _SYSTEM_GIT, _SYSTEM_CONFIG = "/usr/bin/git", "/etc/gitconfig"
-# the blanks after the name are read once: a `[ \t]*` on each side of the optional subsection
-# made a long run of tabs quadratic (the ReDoS check in .ci/run found it)
-_SECTION = re.compile(r'\[[ \t]*([A-Za-z0-9.-]+)[ \t]*(?:"([^"\\]*)"[ \t]*)?\][ \t]*(?:[#;].*)?')
-_ENTRY = re.compile(r"([A-Za-z][A-Za-z0-9-]*)[ \t]*(?:=(.*))?")
+# The grammar of a configuration file's lines, compiled by the reader (re keeps them), not when
+# the module loads: with GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL set no file is read, and each
+# answer recorded paid for two compiles it never used.
+# The blanks after the name are read once: a `[ \t]*` on each side of the optional subsection
+# made a long run of tabs quadratic (the ReDoS check in .ci/run found it).
+_SECTION = r'\[[ \t]*([A-Za-z0-9.-]+)[ \t]*(?:"([^"\\]*)"[ \t]*)?\][ \t]*(?:[#;].*)?'
+_ENTRY = r"([A-Za-z][A-Za-z0-9-]*)[ \t]*(?:=(.*))?"
 # the line breaks and blanks git reads otherwise than Python (a string, not a pattern: its
 # non-ASCII class took 0.3 ms of every answer's start to compile)
 _ODD_BLANKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
@@ -155,6 +158,8 @@ def _parse_config(data: bytes) -> dict[tuple[str, str], str] | None:
         return None
     if any(blank in text for blank in _ODD_BLANKS):
         return None
+    section_re = re.compile(_SECTION)  # each name its own, so .ci/redos.py reads the use
+    entry_re = re.compile(_ENTRY)
     found: dict[tuple[str, str], str] = {}
     section: tuple[str, str | None] | None = None
     for raw in text.split("\n"):
@@ -164,7 +169,7 @@ def _parse_config(data: bytes) -> dict[tuple[str, str], str] | None:
         if line.endswith("\\"):  # a value continued on the next line
             return None
         if line.startswith("["):
-            head = _SECTION.fullmatch(line)
+            head = section_re.fullmatch(line)
             if head is None:
                 return None
             name = head.group(1).lower()
@@ -172,7 +177,7 @@ def _parse_config(data: bytes) -> dict[tuple[str, str], str] | None:
                 return None
             section = (name, head.group(2))
             continue
-        entry = _ENTRY.fullmatch(line)
+        entry = entry_re.fullmatch(line)
         if entry is None or section is None:
             return None
         key = (section[0], entry.group(1).lower())

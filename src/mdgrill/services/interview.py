@@ -137,28 +137,28 @@ def begin_interview(spec: store.Spec, *, phase: str, interview_id: str,
 
     def step(prog: Progress) -> Transition[BeganReport]:
         from mdgrill.core.artifact_gate import check_phase_order
-        from mdgrill.model.interview import quick_authorized
         from mdgrill.shell.drift import guard_begin
 
-        check_phase_order(prog.data, prog.blocks, phase, interview_id)
+        check_phase_order(prog, phase, interview_id)
         guard_begin(spec, prog, phase)
         warnings = machine.check_skills(prog.data, phase, interview_id, discovery_revision,
                                         skills_stale(prog.data, spec))
         require_manifest(prog.data, declared_skills(spec.root))
         digest, context = context_sources(prog, spec, phase)
         done = machine.begin_interview(prog.data, phase, interview_id, round,
-                                       discovery_revision, digest, context,
-                                       quick_authorized(prog), prog.blocks)
+                                       discovery_revision, digest, context, prog)
         done.report["warnings"] = warnings
         return done
 
-    retry = retry_command(spec, "begin-interview", phase=phase, interview_id=interview_id)
+    def retry() -> str:  # said only by a quick bypass's commit (resuming needs no shlex)
+        return retry_command(spec, "begin-interview", phase=phase, interview_id=interview_id)
+
     try:
         result = transaction(spec, step)
     except GateRefusal as exc:
         # A quick bypass whose commit failed: the same begin-interview retries the commit.
         retried = None if exc.code != "INTERVIEW_TERMINAL" or no_commit else \
-            retry_bypass(spec, phase, interview_id, retry=retry)
+            retry_bypass(spec, phase, interview_id, retry=retry())
         if retried is None:
             raise
         return Began("begin-interview", retried, already_recorded=True)
@@ -167,7 +167,7 @@ def begin_interview(spec: store.Spec, *, phase: str, interview_id: str,
         result["warnings"].append(ignored)
     data: dict[str, object] = dict(result)
     if result["status"] == "bypassed_quick" and not result["resumed"]:
-        data.update(commit_transition(spec, "bypass", no_commit=no_commit, retry=retry))
+        data.update(commit_transition(spec, "bypass", no_commit=no_commit, retry=retry()))
     return Began("begin-interview", data)
 
 

@@ -54,7 +54,9 @@ def guard_begin(spec: store.Spec, prog: Progress, phase: str) -> None:
     if isinstance(art, dict) and art.get("status") == APPROVED and \
             isinstance(art.get("path"), str):
         sha = sha_now(spec.root, str(art["path"]))
-    artifact_gate.check_begin(prog.data, prog.blocks, phase, sha)
+    # the log's blocks (whether the gate was used) are read only where check_begin may refuse
+    if artifact_gate.begin_refusal(prog.data, phase, sha) is not None:
+        artifact_gate.check_begin(prog.data, prog.blocks, phase, sha)
 
 
 def changed_approvals(prog: Progress, root: str) -> list[tuple[Standing, str | None]]:

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 PROGRESS = ".progress.md"
 TEMP_PREFIX = ".mdgrill-tmp-"
+# what `still` reads at a time (a buffer the allocator reuses, no fresh pages)
+_COMPARE_PIECE = 64 * 1024
 
 
 class Spec:
@@ -136,10 +138,11 @@ def read_file(path: str, display: str | None = None, root: str | None = None,
                          f"up to {limit:,} bytes", path=shown)
     try:
         with open(path, "rb") as handle:
-            # as much as the stat saw and one byte more (a read of `limit + 1` would allocate
-            # 64 MB for every read): a file that grew since is read on, up to the limit
+            # the size stat gave, and one byte more to see a file that grew since: a read of
+            # `limit + 1` at once sized its buffer for 64 MB, which the allocator maps afresh
+            # each time (a server reading a 3 MB file again paid 1.45 ms a read, not 0.14)
             data = handle.read(st.st_size + 1)
-            if len(data) > st.st_size:
+            if len(data) > st.st_size:  # it grew: the rest, as far as the limit
                 data += handle.read(limit + 1 - len(data))
             return data
     except OSError as exc:
@@ -196,11 +199,12 @@ class FileChanged(InputError):
 
 def still(path: str, expect: bytes) -> bool:
     """Whether `path` still holds exactly `expect` (the lock keeps mdgrill out, not editors)."""
+    handle = open_current(path)
     try:
-        with open(path, "rb") as handle:
-            return handle.read(len(expect) + 1) == expect
-    except OSError:
-        return False
+        return holds(handle, expect)
+    finally:
+        if handle >= 0:
+            _close_quietly(handle)
 
 
 def atomic_write(path: str, data: bytes, expect: bytes | None = None) -> None:
@@ -265,20 +269,22 @@ def open_current(path: str) -> int:
 
 def holds(handle: int, expect: bytes) -> bool:
     """Whether the file open as `handle` (from its start) holds exactly `expect`."""
+    # compared a piece at a time, not read whole beside `expect`: a second copy of a 3 MB
+    # file was 800 fresh pages of memory, 1-2 ms of system time a write
     if handle < 0:
         return False
-    chunks = []
-    want = len(expect) + 1
+    at = 0
     try:
-        while want > 0:
-            chunk = os.read(handle, want)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            want -= len(chunk)
+        while True:
+            piece = os.read(handle, _COMPARE_PIECE)
+            if not piece:
+                return at == len(expect)
+            # False as well where the file goes on past `expect`
+            if not expect.startswith(piece, at):
+                return False
+            at += len(piece)
     except OSError:
         return False
-    return b"".join(chunks) == expect
 
 
 def retire(handle: int) -> None:

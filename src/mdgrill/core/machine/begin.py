@@ -107,16 +107,18 @@ def _manifest_revision(data: dict[str, object]) -> str | None:
 
 def begin_interview(data: dict[str, object], phase: str, interview_id: str,
                     round_number: int | None, discovery_revision: str | None, digest: str,
-                    context: list[dict[str, str]], quick_ok: bool = False,
-                    blocks: list[Block] | None = None) -> Transition[BeganReport]:
+                    context: list[dict[str, str]],
+                    prog: Progress | None = None) -> Transition[BeganReport]:
     """Begin an interview, or resume it: "Reuse the existing interview ID, immutable digest,
     discovery revision, and round when resuming". An ID keeps the digest it began with, so a
-    changed context is a new interview, which reopens what the old one settled."""
+    changed context is a new interview, which reopens what the old one settled.
+
+    `prog`: the file, whose log (its blocks, its quick-mode authorization) is read only by a
+    new interview, not by a resumed one (none when there is no log)."""
     require_phase(phase)
     require_id(interview_id, "interview ID")
     if round_number is not None and round_number < 1:
         raise InputError("INVALID_ROUND", "--round must be a positive whole number")
-    log = blocks if blocks is not None else []
     change = Change()
     previous: dict[str, str] = {}
     existing = data.get("interview")
@@ -145,12 +147,12 @@ def begin_interview(data: dict[str, object], phase: str, interview_id: str,
                                   f"still {existing.get('status')}: finish, skip or revise it "
                                   "before beginning another")
             # what the old interview settled was said about the old context: asked again
-            previous = settled_in(log, str(existing.get("phase")))
+            previous = settled_in(_log(prog), str(existing.get("phase")))
             reset_interview(data, change, "the context changed (digest "
                             f"{str(existing.get('context_digest'))[:12]}… -> {digest[:12]}…)",
                             list(previous))
     quick = data.get("mode") == "quick"
-    if quick and not quick_ok:
+    if quick and not (prog is not None and quick_authorized(prog)):
         raise GateRefusal("QUICK_NOT_AUTHORIZED",
                           "`mode: quick` is in the front matter, but the log holds no quick-mode "
                           "authorization: only the exact `mdgrill mode SPEC --quick` authorizes a "
@@ -158,8 +160,8 @@ def begin_interview(data: dict[str, object], phase: str, interview_id: str,
                           "`mdgrill mode SPEC --interactive` to interview; nothing was written")
     status = "bypassed_quick" if quick else "collecting"
     # round numbers never repeat: after a Reset the next interview counts on
-    iv = new_interview(phase, interview_id, round_number or first_round(log, phase), status,
-                       digest, context)
+    iv = new_interview(phase, interview_id, round_number or first_round(_log(prog), phase),
+                       status, digest, context)
     revision = discovery_revision if discovery_revision is not None else \
         _manifest_revision(data)
     if revision is None and data.get("discovery_revision") is not None:
@@ -180,6 +182,10 @@ def begin_interview(data: dict[str, object], phase: str, interview_id: str,
         result["reopened"] = list(previous)
         result["previous_answers"] = previous
     return Transition(change, result)
+
+
+def _log(prog: Progress | None) -> list[Block]:
+    return prog.blocks if prog is not None else []
 
 
 def _resumed(existing: dict[str, object], interview_id: str, round_number: int | None,

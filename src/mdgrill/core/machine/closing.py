@@ -382,9 +382,9 @@ def check_delegation(prog: Progress, phase: str, interview_id: str,
                      given_digest: str | None, current_digest: str,
                      discovery_revision: str | None = None) -> DelegationReport:
     require_phase(phase)
-    from mdgrill.core.artifact_gate import log_blocks, superseded_interviews
+    from mdgrill.core.artifact_gate import set_aside
 
-    if interview_id in superseded_interviews(log_blocks(prog, frozenset({"reopened"}))):
+    if set_aside(prog, interview_id):
         raise GateRefusal("INTERVIEW_SUPERSEDED",
                           f"interview {interview_id} was set aside by a reopening (see the "
                           "`Reopened` block): its approval is history; the gates run again "
