@@ -39,3 +39,43 @@ def test_bullet_rows_reads_each_part_line_by_line(lines: list[str], base: int,
     parts = [Block("round", "requirements", 1, "t", base + line, base + end)
              for line, end in spans]
     assert bullet_rows(tokens, base, parts) == rows_line_by_line(tokens, base, parts)
+
+
+BLOCK_LINES = st.sampled_from(["- Asked: D1, D2", "- Decisions: D1 -> yes", "", "  - nested",
+                               "stray text", "- Facts resolved: D2 -> `x`  ", " ", "\t",
+                               "- Out of scope: none"])
+HEADINGS = st.sampled_from(["### Requirements Grill - Round 1", "### Requirements Grill - "
+                            "Confirmed", "### Something else", "###", "### Design Artifact - "
+                            "Approved"])
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(HEADINGS, st.lists(BLOCK_LINES, max_size=5)), min_size=1,
+                max_size=9),
+       st.lists(BLOCK_LINES, max_size=3), st.sampled_from(["\n", "\r\n"]), st.booleans(),
+       st.integers(1, 4))
+def test_the_log_read_a_run_of_blocks_at_a_time_reads_as_one_pass(
+        blocks: list[tuple[str, list[str]]], before: list[str], nl: str, final: bool,
+        run: int) -> None:
+    """`read_log_rows` tokenizes the log a run of blocks at a time: the rows are those of
+    one pass over the whole log's tokens, whatever the run's length and wherever the runs
+    end (lines before the first block, CRLF, a block of a heading alone, the last block
+    with or without a line end)."""
+    from mdgrill.formats.progress import reader
+    from mdgrill.formats.textfile import TextFile
+
+    log = [*before]
+    for heading, lines in blocks:
+        log += [heading, *lines]
+    text = nl.join(["# T", "", "## Interview Responses", *log]) + (nl if final else "")
+    one = reader.Progress(TextFile(text), "x.progress.md")
+    sec = one.sections["interview responses"]
+    start, end = one.section_offsets(sec)
+    whole = bullet_rows(line_tokens(text, start, end), sec.start, one.blocks)
+    old = reader._RUN
+    try:
+        reader._RUN = run
+        runs = reader.Progress(TextFile(text), "x.progress.md").read_log_rows()
+    finally:
+        reader._RUN = old
+    assert runs == whole
