@@ -317,8 +317,9 @@ class Progress:
     def read_log_rows(self) -> list[tuple[list[BulletRow], bool]]:
         """`validate`'s reading of the log: each block's bullets as `bullet_rows` gives them
         (key lowered, value, line; and whether its other lines are all blank), in order of
-        the blocks, from one pass of the log's line tokens (read once). The round checks and
-        the ledger read these; a block asked for its entries reads them from its lines."""
+        the blocks, from the log's line tokens (each line read once, a run of `_RUN` blocks
+        at a time). The round checks and the ledger read these; a block asked for its
+        entries reads them from its lines."""
         rows = self._log_rows
         if rows is None:
             sec = self.sections.get(LOG)
