@@ -79,3 +79,51 @@ def test_the_log_read_a_run_of_blocks_at_a_time_reads_as_one_pass(
     finally:
         reader._RUN = old
     assert runs == whole
+
+
+NODE_LINES = st.sampled_from(["- Section: s1", "- Depends on: D1", "- Options:", "  - A",
+                              "  - B (Recommended)", "", "stray", "- **Bold**: v", " \t",
+                              "> quoted"])
+NODE_HEADINGS = st.sampled_from(["### D1: a", "### D2: b", "### no id here", "###"])
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(HEADINGS, st.lists(BLOCK_LINES, max_size=4)), max_size=6),
+       st.lists(st.tuples(NODE_HEADINGS, st.lists(NODE_LINES, max_size=5)), max_size=6),
+       st.sampled_from(["\n", "\r\n"]), st.booleans(), st.integers(1, 3),
+       st.lists(st.integers(0, 11), max_size=3))
+def test_every_part_read_a_run_at_a_time_reads_as_on_its_own(
+        blocks: list[tuple[str, list[str]]], nodes: list[tuple[str, list[str]]], nl: str,
+        final: bool, run: int, read_first: list[int]) -> None:
+    """`read_all_bullets` reads the unread blocks and nodes a run at a time: each part's
+    entries and stray lines are what it reads from its own text, whichever parts were read
+    before (a run then spans parts already read)."""
+    from mdgrill.formats.progress import reader
+    from mdgrill.formats.textfile import TextFile
+
+    lines = ["# T", "", "## Design Tree"]
+    for heading, body in nodes:
+        lines += [heading, *body]
+    lines.append("## Interview Responses")
+    for heading, body in blocks:
+        lines += [heading, *body]
+    text = nl.join(lines) + (nl if final else "")
+
+    def said(prog: reader.Progress) -> list[object]:
+        return [([(e.key, e.key_lower, e.value, e.line, list(e.children))
+                  for e in part.entries], part.stray) for part in [*prog.blocks, *prog.nodes]]
+
+    alone = said(reader.Progress(TextFile(text), "x.progress.md"))
+    old = reader._RUN
+    try:
+        reader._RUN = run
+        prog = reader.Progress(TextFile(text), "x.progress.md")
+        parts = [*prog.blocks, *prog.nodes]
+        for i in read_first:  # a few parts read first, on their own
+            if parts:
+                parts[i % len(parts)].entries  # noqa: B018 - reads its bullets
+        prog.read_all_bullets()
+        assert all(part._entries is not None for part in parts)
+    finally:
+        reader._RUN = old
+    assert said(prog) == alone

@@ -373,9 +373,14 @@ class Progress:
         unread = [part for part in parts if part._entries is None]
         if sec is None or not unread:
             return
-        start, end = self._section_offsets(sec)
-        # straight into the slots: nothing was worked out from entries never read
-        read_parts(line_tokens(self.tf.text, start, end), sec.start, unread)
+        # straight into the slots: nothing was worked out from entries never read. A run of
+        # parts at a time, as `read_log_rows` reads the log: from the first one's heading
+        # line to where the last one stops, each line read once
+        text = self.tf.text
+        for at in range(0, len(unread), _RUN):
+            run = unread[at:at + _RUN]
+            first, last = run[0], run[-1]
+            read_parts(line_tokens(text, first.offset, last.stop), first.line, run)
 
     def reuse_bullets(self, earlier: Progress) -> int:
         """Take from `earlier` (a parse of an earlier version of the same text) what did not
