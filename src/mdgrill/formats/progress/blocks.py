@@ -204,8 +204,8 @@ def bullet_rows(tokens: list[tuple[str, str, str]], base: int,
         lines = tokens[at:part.end - base]
         rows = [(lowered.get(key) or _lower(key), value.strip(), line)
                 for line, (key, value, _) in enumerate(lines, first) if key]
-        rest = join(map(other, lines))
-        append((rows, not rest or rest.isspace()))
+        # most parts' other lines are all empty: then no text is joined to be looked at
+        append((rows, not any(map(other, lines)) or join(map(other, lines)).isspace()))
     return out
 
 
