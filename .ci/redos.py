@@ -351,10 +351,12 @@ def as_flags(value: object) -> int:
     return int(value)
 
 
-def to_js(source: str, flags: int, mode: str) -> tuple[str, str]:
+def to_js(source: str, flags: int, mode: str) -> tuple[str, str]:  # noqa: C901 - a branch per syntax
     """A Python pattern as a JavaScript one recheck reads, with its flags and anchoring.
 
-    Scoped flags `(?i:...)` become global ones: a wider match, so never a missed finding."""
+    Scoped flags `(?i:...)` become global ones: a wider match, so never a missed finding.
+    Possessive repeats and atomic groups, which JavaScript lacks, become greedy repeats and
+    plain groups: more backtracking, so never a missed finding either."""
     js_flags = {"i"} if flags & re.IGNORECASE else set()
     if flags & re.MULTILINE:
         js_flags.add("m")
@@ -377,6 +379,10 @@ def to_js(source: str, flags: int, mode: str) -> tuple[str, str]:
             in_class = True
             out.append("[^" if source.startswith("[^", i) else "[")
             i += 1 if source.startswith("[^", i) else 0
+        elif source.startswith("(?>", i):
+            # an atomic group as a plain one: it can only backtrack more (see below)
+            out.append("(?:")
+            i += 2
         elif source.startswith("(?P<", i):
             out.append("(?<")
             i += 3
@@ -393,6 +399,11 @@ def to_js(source: str, flags: int, mode: str) -> tuple[str, str]:
             i += len(m.group()) - 1
         else:
             out.append(c)
+            # a possessive repeat (`x*+`, `x++`, `x?+`, `x{m,n}+`, Python 3.11) as the greedy
+            # one: the greedy repeat backtracks wherever the possessive does and more, so a
+            # verdict of linear on it holds for the pattern the code runs
+            if c in "*+?}" and source.startswith("+", i + 1):
+                i += 1
         i += 1
     body = "".join(out)
     if mode == "fullmatch":
