@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mdgrill.checks.spec.front import key_line
 from mdgrill.checks.spec.keys import MAX_OPTIONS, MIN_OPTIONS, NODE_KEYS, NODE_KEYS_LOWER
 from mdgrill.diagnostics import Diagnostic, error, warning
@@ -51,8 +53,11 @@ def check_nodes(prog: Progress, memo: NodeChecks | None = None) -> list[Diagnost
                            f"`### {sec.title}` under Design Tree is not a node heading: write "
                            "`### <ID>: <question>` (IDs like D1 or auth.users)"))
     if memo is None:
-        tokens, base = prog.tree_tokens()
-        out.extend(_check_tree(path, nodes, tokens, base, first_of))
+        # the tree's lines tokenized a run of nodes at a time (each run's let go before the
+        # next is read), each node checked from its slice of its run's
+        for said in prog.read_runs(nodes, lambda tokens, base, run:
+                                   _check_tree(path, run, tokens, base, first_of)):
+            out.extend(said)
     else:
         out.extend(_check_tree_again(prog, nodes, first_of, memo))
     out.extend(_asked_without_options(prog))
@@ -131,7 +136,7 @@ def _asked_without_options(prog: Progress) -> list[Diagnostic]:
     return out
 
 
-def _check_tree(path: str, nodes: list[Node],  # noqa: C901 - a branch per kind of line
+def _check_tree(path: str, nodes: Sequence[Node],  # noqa: C901 - a branch per kind of line
                 tokens: list[tuple[str, str, str]], base: int,
                 known: dict[str, Node]) -> list[Diagnostic]:
     """What is said of each node's keys, references and options, read from the line tokens
