@@ -5,7 +5,6 @@ from __future__ import annotations
 from functools import cache
 
 from mdgrill.formats.progress import LOG, Block, BulletRow, Node, Progress, split_ids
-from mdgrill.formats.progress.blocks import line_tokens
 from mdgrill.formats.schema import ID_RE, is_id
 
 # typing's import costs every verb 3 ms; type checkers treat this name as true
@@ -428,29 +427,34 @@ _SETTLING = {"round": frozenset({"decisions", "facts resolved", "out of scope"})
 def log_settled(prog: Progress) -> Settled:
     """Which IDs the log settled, as `settled_of` says, for a verb that needs no more of the
     ledger (open-frontier: the frontier and the round's `Frontier after round`). Read from the
-    log's line tokens in one pass, a bullet being what `read_parts` makes an entry of (a
-    token with a key: the key lowered, its value stripped, on the lines under its block's
-    heading), without an Entry per bullet or an answer's text: at 10,000 decisions, a third
-    of the ledger's reading. The ledger, when read already, answers instead."""
+    line tokens of the blocks that settle, a run of blocks at a time (`Progress.read_runs`),
+    a bullet being what `read_parts` makes an entry of (a token with a key: the key lowered,
+    its value stripped, on the lines under its block's heading), without an Entry per bullet
+    or an answer's text: at 10,000 decisions, a third of the ledger's reading. The ledger,
+    when read already, answers instead."""
     known = _ledgers().get(prog) or _settled().get(prog)
     if known is not None:
         return known
     answered: set[str] = set()
     out_of_scope: set[str] = set()
-    span, sec = prog.log_span(), prog.sections.get(LOG)
-    if span is not None and sec is not None:
-        _settle_tokens(prog.blocks, line_tokens(prog.tf.text, *span), sec.start, answered,
-                       out_of_scope)
+    if prog.sections.get(LOG) is not None:
+        # the settling blocks' lines a run of blocks at a time (each run's tokens let go
+        # before the next is read), in order: a later block's bullet overrides an earlier's
+        settling = [block for block in prog.blocks if block.kind in _SETTLING]
+        lowered: dict[str, str] = {}
+        prog.read_runs(settling, lambda tokens, base, run:
+                       _settle_tokens(run, tokens, base, answered, out_of_scope, lowered))
     settled = _settled()[prog] = Settled(answered, out_of_scope)
     return settled
 
 
-def _settle_tokens(blocks: list[Block], tokens: list[tuple[str, str, str]], base: int,
-                   answered: set[str], out_of_scope: set[str]) -> None:
-    """`log_settled`'s pass: `tokens` are the log's lines from line `base` on."""
+def _settle_tokens(blocks: Sequence[Block], tokens: list[tuple[str, str, str]], base: int,
+                   answered: set[str], out_of_scope: set[str],
+                   lowered: dict[str, str]) -> None:
+    """`log_settled`'s pass over a run of blocks: `tokens` are the log's lines from line
+    `base` on. `lowered`: each distinct key of the log lowered once (the bullets' keys are a
+    few words), kept from run to run."""
     id_match = ID_RE.match
-    # each distinct key of the log lowered once: the bullets' keys are a few words
-    lowered: dict[str, str] = {}
     for block in blocks:
         keys = _SETTLING.get(block.kind)
         if keys is None:

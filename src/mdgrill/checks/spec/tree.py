@@ -10,6 +10,11 @@ from mdgrill.formats.progress.blocks import line_tokens
 from mdgrill.formats.schema import TERMINAL, is_id
 from mdgrill.model.tree import prerequisites, unexplained
 
+# names for annotations only; type checkers treat this name as true
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 # ---------------------------------------------------------------------------------------
 # Design tree nodes
 
@@ -51,8 +56,11 @@ def check_nodes(prog: Progress, memo: NodeChecks | None = None) -> list[Diagnost
                            f"`### {sec.title}` under Design Tree is not a node heading: write "
                            "`### <ID>: <question>` (IDs like D1 or auth.users)"))
     if memo is None:
-        tokens, base = prog.tree_tokens()
-        out.extend(_check_tree(path, nodes, tokens, base, first_of))
+        # the tree's lines tokenized a run of nodes at a time (each run's let go before the
+        # next is read), each node checked from its slice of its run's
+        for said in prog.read_runs(nodes, lambda tokens, base, run:
+                                   _check_tree(path, run, tokens, base, first_of)):
+            out.extend(said)
     else:
         out.extend(_check_tree_again(prog, nodes, first_of, memo))
     out.extend(_asked_without_options(prog))
@@ -131,7 +139,7 @@ def _asked_without_options(prog: Progress) -> list[Diagnostic]:
     return out
 
 
-def _check_tree(path: str, nodes: list[Node],  # noqa: C901 - a branch per kind of line
+def _check_tree(path: str, nodes: Sequence[Node],  # noqa: C901 - a branch per kind of line
                 tokens: list[tuple[str, str, str]], base: int,
                 known: dict[str, Node]) -> list[Diagnostic]:
     """What is said of each node's keys, references and options, read from the line tokens

@@ -46,11 +46,15 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
     from collections.abc import Callable, Iterable, Sequence
+    from typing import TypeVar
+
+    PartT = TypeVar("PartT", bound=Block | Node)
+    Said = TypeVar("Said")
 
 
-# How many blocks `read_log_rows` tokenizes at a time: few calls, and a run's tokens (~600
-# lines, ~100 KB) stay in the processor's cache (CPU time on a 10,000-round log, in turns with
-# one pass: 64 blocks 0.88-0.91 of it, 128 0.91-0.94, 512 no gain)
+# How many blocks or nodes `read_runs` tokenizes at a time: few calls, and a run's tokens
+# (~600 lines, ~100 KB) stay in the processor's cache (CPU time on a 10,000-round log, in
+# turns with one pass: 64 blocks 0.88-0.91 of it, 128 0.91-0.94, 512 no gain)
 _RUN = 64
 
 
@@ -107,7 +111,6 @@ class Progress:
         self._log_hash: object = None
         self._log_text: str | None = None
         self._read_part = part_reader(tf.text)
-        self._tree_tokens: tuple[list[tuple[str, str, str]], int] | None = None
         self._log_rows: list[tuple[list[BulletRow], bool]] | None = None
         # the node index: the tree's `###` titles read as node headings, the nodes' IDs and
         # parts, the nodes made one by one (by their place among the nodes), by ID
@@ -310,7 +313,7 @@ class Progress:
     def read_log_bullets(self) -> None:
         """`read_all_bullets` for the log alone, in one pass over its lines (what reading
         them block by block gives): for a reader of every block, as the ledger and `validate`
-        are (`validate` checks the tree from its lines' tokens, `tree_tokens`, and its nodes
+        are (`validate` checks the tree from its lines' tokens, `read_runs`, and its nodes
         read their bullets only when asked)."""
         self._read_section(LOG, self.blocks)
 
@@ -334,13 +337,9 @@ class Progress:
             # the tuples of one run are what the next run's reuse, where a whole
             # 10,000-round log's are ~10 MB a `validate` run faults in afresh and drops.
             # (The few blocks asked for their entries read them from their own text.)
-            text = self.tf.text
             rows = []
-            for at in range(0, len(blocks), _RUN):
-                run = blocks[at:at + _RUN]
-                first, last = run[0], run[-1]
-                rows += bullet_rows(line_tokens(text, first.offset, last.stop), first.line,
-                                    run)
+            for found in self.read_runs(blocks, bullet_rows):
+                rows += found
             self._log_rows = rows
         return rows
 
@@ -349,24 +348,25 @@ class Progress:
         reading)."""
         return self._log_rows
 
-    def tree_tokens(self) -> tuple[list[tuple[str, str, str]], int]:
-        """The BULLET_LINE token of every line of the design tree's content and the line of
-        the first (read once). Every node not yet read reads its bullets from these when
-        first asked, not from the text again."""
-        found = self._tree_tokens
-        if found is None:
-            sec = self.sections.get(TREE)
-            if sec is None:
-                found = ([], 0)
-            else:
-                start, end = self._section_offsets(sec)
-                found = (line_tokens(self.tf.text, start, end), sec.start)
-            self._tree_tokens = found
-            read = token_reader(*found)
-            for node in self.nodes:
-                if node._entries is None:
-                    node._read = read
-        return found
+    def read_runs(self, parts: Sequence[PartT],
+                  read: Callable[[list[tuple[str, str, str]], int, Sequence[PartT]], Said]
+                  ) -> list[Said]:
+        """`read(tokens, line, run)` of `parts` (blocks or nodes of this text, in order) a run
+        of `_RUN` at a time, the tokens being the lines' from the run's first heading line
+        (`line`) to where its last part stops. Each line is read once, as one pass over the
+        section would read it (a line's token does not depend on the lines around it), and
+        each run's tokens are let go before the next is read: they are what the next run's
+        reuse in the processor's cache, where a whole 10,000-part section's are ~10 MB
+        faulted in afresh and dropped (`read_log_rows`, `validate`'s tree check, the
+        settled set)."""
+        text = self.tf.text
+        size = _RUN
+        said: list[Said] = []
+        for at in range(0, len(parts), size):
+            run = parts[at:at + size]
+            first, last = run[0], run[-1]
+            said.append(read(line_tokens(text, first.offset, last.stop), first.line, run))
+        return said
 
     def _read_section(self, key: str, parts: Sequence[Block | Node]) -> None:
         sec = self.sections.get(key)
@@ -376,11 +376,7 @@ class Progress:
         # straight into the slots: nothing was worked out from entries never read. A run of
         # parts at a time, as `read_log_rows` reads the log: from the first one's heading
         # line to where the last one stops, each line read once
-        text = self.tf.text
-        for at in range(0, len(unread), _RUN):
-            run = unread[at:at + _RUN]
-            first, last = run[0], run[-1]
-            read_parts(line_tokens(text, first.offset, last.stop), first.line, run)
+        self.read_runs(unread, read_parts)
 
     def reuse_bullets(self, earlier: Progress) -> int:
         """Take from `earlier` (a parse of an earlier version of the same text) what did not
@@ -584,16 +580,6 @@ def part_reader(text: str) -> Callable[[Block | Node], None]:
             part.entries, part.stray = [], []
             return
         part.entries, part.stray = read_bullets(text, body, part.stop, part.line + 1)
-    return read
-
-
-def token_reader(tokens: list[tuple[str, str, str]],
-                 base: int) -> Callable[[Block | Node], None]:
-    """What reads a part's bullets from `tokens`, the tokens of the lines of its section (the
-    first is line `base`): the part's own lines, not the whole section's."""
-    def read(part: Block | Node) -> None:
-        first = part.line + 1
-        read_parts(tokens[first - base:part.end - base], first, (part,))
     return read
 
 
