@@ -89,6 +89,18 @@ def _exact(text: str) -> Progress:
     return prog
 
 
+def _fast_and_exact(text: str) -> tuple[Progress, Progress] | None:
+    """The file parsed as the checks read it, and once more with every bullet made into an
+    entry; None for a text that is no spec at all."""
+    try:
+        fast = Progress(TextFile(text), "p.md")
+        exact = _exact(text)
+    except MdgrillError:
+        return None
+    exact.read_all_bullets()
+    return fast, exact
+
+
 def _parts(parts: list[Block] | list[Node]) -> list[tuple[object, ...]]:
     return [(p.title, p.line, p.end, [(e.key, e.value, e.line, e.children) for e in p.entries],
              p.stray) for p in parts]
@@ -403,12 +415,10 @@ def test_the_references_the_tree_check_gives_its_nodes_are_their_entries(text: s
     # the frontier read; what the entries, read later from the kept tokens, would give
     from mdgrill.checks.spec import check_nodes
 
-    try:
-        fast = Progress(TextFile(text), "p.md")
-        exact = _exact(text)
-    except MdgrillError:
+    parsed = _fast_and_exact(text)
+    if parsed is None:
         return
-    exact.read_all_bullets()
+    fast, exact = parsed
     check_nodes(fast)
     assert [n.references() for n in fast.nodes] == [n.references() for n in exact.nodes]
     assert _parts(fast.nodes) == _parts(exact.nodes)
@@ -427,12 +437,10 @@ def test_the_log_rows_are_its_entries_and_every_round_is_told_its_faults(text: s
     from mdgrill.checks.spec import check_blocks
     from mdgrill.checks.spec.keys import BLOCK_KEYS_LOWER
 
-    try:
-        fast = Progress(TextFile(text), "p.md")
-        exact = _exact(text)
-    except MdgrillError:
+    parsed = _fast_and_exact(text)
+    if parsed is None:
         return
-    exact.read_all_bullets()
+    fast, exact = parsed
     rows = fast.read_log_rows()
     assert fast.log_rows() is rows
     assert exact.log_rows() is None
