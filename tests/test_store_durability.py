@@ -185,3 +185,33 @@ def test_many_writes_leave_no_replaced_file_open_and_one_closing_thread(
         time.sleep(0.01)
     assert held() == []
     assert target.read_bytes() == b"59"
+
+
+def test_a_forked_child_closes_the_files_its_writes_replaced(tmp_path: Path) -> None:
+    """A fork copies the parent's closer but not its thread: the child gets its own, so a
+    library user's forked worker does not keep every replaced file open until it runs out of
+    descriptors."""
+    if not os.path.isdir("/proc/self/fd") or not hasattr(os, "fork"):
+        pytest.skip("needs fork and Linux's /proc")
+    target = tmp_path / ".progress.md"
+    target.write_bytes(b"0")
+    store.atomic_write(str(target), b"1")  # the parent's closing thread is running
+    pid = os.fork()
+    if pid == 0:  # the child: report through the exit code, never return into pytest
+        code = 3
+        try:
+            for n in range(2, 12):
+                store.atomic_write(str(target), str(n).encode())
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                held = [fd for fd in os.listdir("/proc/self/fd")
+                        if os.path.realpath(f"/proc/self/fd/{fd}").startswith(str(tmp_path))]
+                if not held:
+                    code = 0
+                    break
+                time.sleep(0.01)
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert target.read_bytes() == b"11"

@@ -23,6 +23,9 @@ PROGRESS = ".progress.md"
 TEMP_PREFIX = ".mdgrill-tmp-"
 # what `still` reads at a time (a buffer the allocator reuses, no fresh pages)
 _COMPARE_PIECE = 64 * 1024
+# Windows opens a descriptor in text mode unless told otherwise: CRLF read as LF, a Ctrl-Z
+# read as the end. Bytes are compared and written as they are.
+_BINARY = getattr(os, "O_BINARY", 0)
 
 
 class Spec:
@@ -228,7 +231,7 @@ def atomic_write(path: str, data: bytes, expect: bytes | None = None) -> None:
     temp = os.path.join(folder, f"{TEMP_PREFIX}{os.getpid()}-{os.path.basename(path)}")
     fd = old = -1
     try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_EXCL, mode)
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_EXCL | _BINARY, mode)
         _write_all(fd, data)
         os.fsync(fd)
         os.close(fd)
@@ -262,7 +265,7 @@ def open_current(path: str) -> int:
     """A read-only handle on the file at `path` now, or -1 when none can be opened (never
     waiting: a FIFO there opens without a writer)."""
     try:
-        return os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        return os.open(path, os.O_RDONLY | _BINARY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return -1
 
@@ -338,6 +341,22 @@ class _Closer:
 
 
 _CLOSER = _Closer()
+
+
+def _closer_in_child() -> None:
+    """A forked child has the parent's `_CLOSER` but not its thread: a new one, so the
+    child's replaced files are closed too (a library user may fork after a write). The
+    handles the parent had yet to close are the child's copies: closed here at once (the
+    parent still holds the file, so closing a copy waits on no disk)."""
+    global _CLOSER
+    inherited = _CLOSER.pending
+    _CLOSER = _Closer()
+    for handle in inherited:
+        _close_quietly(handle)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_closer_in_child)
 
 
 def _close_quietly(handle: int) -> None:
