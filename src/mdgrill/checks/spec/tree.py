@@ -6,7 +6,6 @@ from mdgrill.checks.spec.front import key_line
 from mdgrill.checks.spec.keys import MAX_OPTIONS, MIN_OPTIONS, NODE_KEYS, NODE_KEYS_LOWER
 from mdgrill.diagnostics import Diagnostic, error, warning
 from mdgrill.formats.progress import Node, Progress, split_ids
-from mdgrill.formats.progress.blocks import line_tokens
 from mdgrill.formats.schema import TERMINAL, is_id
 from mdgrill.model.tree import prerequisites, unexplained
 
@@ -81,7 +80,7 @@ def _check_tree_again(prog: Progress, nodes: list[Node], known: dict[str, Node],
     path = prog.path
     ids = frozenset(known)
     found = memo.found
-    changed = ids.symmetric_difference(memo.ids) if ids != memo.ids else frozenset()
+    changed = ids ^ memo.ids
     if len(changed) > _CHANGED_IDS:  # a tree renamed, opened or hidden by a fence
         found = {}
     kept: dict[tuple[str, str, int],
@@ -95,9 +94,10 @@ def _check_tree_again(prog: Progress, nodes: list[Node], known: dict[str, Node],
         if said is not None and changed and any(name in own for name in changed):
             said = None
         if said is None:
-            body = text.find("\n", node.offset, node.stop) + 1  # 0: the heading is all of it
-            tokens = line_tokens(text, body, node.stop) if body else []
-            said = (_check_tree(path, [node], tokens, node.line + 1, known), node.references())
+            # a run of one: its lines tokenized as `validate`'s runs tokenize them
+            said = (prog.read_runs([node], lambda tokens, base, run:
+                                   _check_tree(path, run, tokens, base, known))[0],
+                    node.references())
         else:
             node.set_references(said[1])
         kept[key] = said
