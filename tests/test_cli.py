@@ -82,7 +82,7 @@ def test_classify_reply_imports_no_state_machine_and_no_spec_reader() -> None:
     loaded = out[-1]
     assert "'mdgrill.model.replies'" in loaded
     for heavy in ("mdgrill.core.machine", "mdgrill.formats.progress", "mdgrill.shell.session",
-                  "mdgrill.services.interview"):
+                  "mdgrill.services.interview", "mdgrill.shell.store", "mdgrill.git.discovery"):
         assert f"'{heavy}'" not in loaded, heavy
 
 
@@ -105,7 +105,7 @@ NEVER_AT_BEGIN = {"mdgrill.model.replies", "mdgrill.git.identity",
 # this path is a choice to make here, with its cost measured (bench/bench_peer.py), not a
 # side effect
 MDGRILL_MODULES = {"begin-interview": 52, "record-answer": 51, "open-frontier": 49,
-                   "classify-reply": 18}
+                   "classify-reply": 12}
 
 
 def _modules_loaded(argv: list[str], cwd: Path) -> list[str]:

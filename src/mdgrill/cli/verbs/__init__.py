@@ -4,8 +4,6 @@ of `Verb(name, help, arguments, run)`: `arguments(parser)` adds the verb's optio
 
 from __future__ import annotations
 
-from mdgrill.shell import store
-
 # `typing` costs 3 ms a call to import; type checkers treat this name as true
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -14,6 +12,7 @@ if TYPE_CHECKING:
 
     from mdgrill.diagnostics import Diagnostic
     from mdgrill.errors import InputError
+    from mdgrill.shell import store
 
 
 class Outcome:
@@ -48,6 +47,10 @@ def no_arguments(p: argparse.ArgumentParser) -> None:
 
 def spec_of(args: argparse.Namespace, must_exist: bool = True) -> store.Spec:
     """The spec named by a verb's SPEC argument (and the global --root)."""
+    # imported here: a verb that names no spec (classify-reply) loads no store, no git
+    # discovery and no text-file reader (4 M instructions of its 100 M)
+    from mdgrill.shell import store
+
     return store.resolve_spec(args.spec, args.root, must_exist=must_exist)
 
 

@@ -7,7 +7,6 @@ import argparse
 
 from mdgrill.cli.verbs import Outcome, Verb
 from mdgrill.services.replies import classify_reply
-from mdgrill.shell import store
 
 
 def _classify_reply_arguments(p: argparse.ArgumentParser) -> None:
@@ -24,7 +23,11 @@ def _classify_reply_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _classify_reply(args: argparse.Namespace) -> Outcome:
-    spec = store.resolve_spec(args.spec, args.root) if args.spec is not None else None
+    spec = None
+    if args.spec is not None:  # a reply is classified without a spec as a rule: no store then
+        from mdgrill.shell import store
+
+        spec = store.resolve_spec(args.spec, args.root)
     done = classify_reply(args.text, spec=spec, decision_id=args.decision_id,
                           options=args.option, recommend=args.recommend)
     return Outcome(done.data, done.classification)
