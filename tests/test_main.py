@@ -143,7 +143,8 @@ def test_the_servers_keep_the_cycle_collector(monkeypatch: pytest.MonkeyPatch) -
 
 _COLLECTOR_AT_EXIT = """
 import atexit, gc, sys
-atexit.register(lambda: print("collector", gc.isenabled(), file=sys.stderr))
+atexit.register(lambda: print("collector", gc.isenabled(), "frozen", gc.get_freeze_count() > 0,
+                              file=sys.stderr))
 from mdgrill.cli.main import entry
 sys.argv = ["mdgrill", *sys.argv[1:]]
 entry()
@@ -153,8 +154,9 @@ entry()
 def test_a_short_verb_ends_with_the_collector_paused_a_server_with_it_on(
         tmp_path: Path) -> None:
     """The console script keeps the collector paused to a short verb's exit (main() alone
-    turns it back on, and its next pass walks all the verb made just before exit); a
-    server's process keeps it on. What the verb prints is unchanged."""
+    turns it back on, and its next pass walks all the verb made just before exit) and
+    freezes what lives then (the interpreter's passes at exit skip it); a server's process
+    keeps it on and freezes nothing. What the verb prints is unchanged."""
     def run(*argv: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-c", _COLLECTOR_AT_EXIT, *argv],
                               capture_output=True, text=True, timeout=60, cwd=tmp_path)
@@ -162,11 +164,11 @@ def test_a_short_verb_ends_with_the_collector_paused_a_server_with_it_on(
     short = run("--json", "classify-reply", "--text", "ok")
     assert short.returncode == 0, short.stderr
     assert json.loads(short.stdout)["classification"] == "control_only"
-    assert short.stderr.splitlines()[-1] == "collector False"
+    assert short.stderr.splitlines()[-1] == "collector False frozen True"
     server = run("mcp", "--help")  # argparse's SystemExit(0) leaves main() by its finally
     assert server.returncode == 0, server.stderr
     assert "usage: mdgrill mcp" in server.stdout
-    assert server.stderr.splitlines()[-1] == "collector True"
+    assert server.stderr.splitlines()[-1] == "collector True frozen False"
 
 
 def test_lsp_exit_after_shutdown_is_clean(home: Path) -> None:
