@@ -55,7 +55,7 @@ ALLOWED: dict[str, str] = {
     "src/mdgrill/core/approval.py:_APPROVE_PHASE":
         "_compile's pattern (recheck cannot parse its `(?(v)...)` conditional): fixed words, "
         "fullmatched on a phrase of at most _LONGEST words",
-    "src/mdgrill/model/replies.py:_NUMBER_FORMS":
+    "src/mdgrill/model/replies.py:number_forms":
         "recheck times out on the alternation; anchored at both ends, one digit run between "
         "optional fixed words: a failing \\Z gives back each digit once (linear)",
     "src/mdgrill/formats/markdown.py:_candidates":

@@ -10,6 +10,7 @@ default the remaining phase interview"; the elicitation skill's stop: "done", "t
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -17,19 +18,24 @@ from pathlib import Path
 
 import pytest
 from conftest import mdgrill_command
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mdgrill.model.replies import (
+    _NOT_WORD,
     ACCEPT_RECOMMENDATION,
     BARE_SKIP,
     CONTROL_ONLY,
     SKIP_DECISION,
     STOP,
     SUBSTANTIVE,
+    _squeezed,
     classify,
     classify_reply,
     normalize_reply,
     overall,
     split_by_question,
+    without_question_prefix,
 )
 
 S, C, B, P, K, A = SUBSTANTIVE, CONTROL_ONLY, BARE_SKIP, STOP, SKIP_DECISION, ACCEPT_RECOMMENDATION
@@ -332,3 +338,42 @@ def test_an_unspaced_word_is_cut_only_into_listed_words(reply: str) -> None:
     """`díkydíky` (thanks thanks, typed as one word) is cut into díky + díky; a cut that
     needs a piece no list holds is no cut (the pieces before it do not stand for it)."""
     assert classify_reply(reply) == C
+
+
+# The patterns issue 37's start-up work replaced by hand (each compile was 0.4-0.6 M
+# instructions of every reply a verb reads): the readings must stay exactly theirs.
+_QUESTION_PREFIX = re.compile(r"\s*[Qq](?P<n>[0-9]{1,3})\b")
+_RUNS = re.compile(r"(.)\1{2,}")
+# the characters the patterns turn on (blanks of every kind, word characters and not, the
+# digits, the Q) more often than plain text would hold them, and any text besides
+_EDGES = " \t\n\r\x0b\x1c\x85\u00a0\u2003\u3000_Qq0123456789\u0663\u00b2aAkKoOs\u00e9\u597d:.)-"
+_REPLIES = st.text(alphabet=st.sampled_from(_EDGES), max_size=12) | st.text(max_size=24)
+
+
+@given(_REPLIES)
+def test_the_question_prefix_read_by_hand_is_the_pattern_it_replaced(text: str) -> None:
+    m = _QUESTION_PREFIX.match(text)
+    assert without_question_prefix(text) == (text if m is None else text[m.end():])
+
+
+@given(_REPLIES)
+def test_stretched_letters_cut_by_hand_are_what_the_pattern_cut(text: str) -> None:
+    assert _squeezed(text, 1) == _RUNS.sub(r"\1", text)
+    assert _squeezed(text, 2) == _RUNS.sub(r"\1\1", text)
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=30))
+def test_ascii_words_split_by_hand_are_what_the_pattern_split(text: str) -> None:
+    folded = text.lower()
+    assert folded.translate(_NOT_WORD).split() == re.sub(r"[^a-z0-9]+", " ", folded).split()
+
+
+def test_hand_readings_at_their_edges() -> None:
+    assert without_question_prefix("  Q12: yes") == ": yes"
+    assert without_question_prefix("Q1234 yes") == "Q1234 yes"  # four digits: no number
+    assert without_question_prefix("q3_x") == "q3_x"  # `_` is a word character
+    assert without_question_prefix("Q\u06637") == "Q\u06637"  # [0-9] is ASCII only
+    assert without_question_prefix("\u2003Q7\u00e9") == "\u2003Q7\u00e9"  # a letter follows
+    assert _squeezed("okkk\n\n\nyesss", 1) == "ok\n\n\nyes"  # `.` takes no line break
+    assert classify("the second one").kind == SUBSTANTIVE  # no options: nothing picked
+    assert classify("2", ["A", "B (Recommended)"]).option == "B"

@@ -35,6 +35,8 @@ reply tried (480,000) and were dropped (issue 32's mutation run found them redun
 from __future__ import annotations
 
 import re
+from functools import cache  # loaded with re already
+from itertools import groupby
 
 # names for annotations only, one module fewer a verb loads; type checkers treat this name
 # as true
@@ -185,15 +187,32 @@ _POLITE_TAIL = ("please", "thanks", "thx", "ty")
 _LONGEST_PHRASE = 6
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "one": 1, "two": 2,
              "three": 3, "four": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
-_NUMBER_FORMS = re.compile(
-    r"(?:(?:the |option |choice |number |answer |no )?(?P<n>[0-9]+|first|second|third|fourth"
-    r"|1st|2nd|3rd|4th)(?: one| option| choice)?"
-    r"|option (?P<w>one|two|three|four))\Z")
-# `Q1: 2`, `q2)`, `Q3 -`: a question number in front of (part of) a reply; the mark after
-# it is no word, and normalization drops it (optional blanks around an optional mark in the
-# pattern backtracked quadratically)
-QUESTION_PREFIX = re.compile(r"\s*[Qq](?P<n>[0-9]{1,3})\b")
-_RECOMMENDED_MARK = re.compile(r"\((?i:recommended)\)")  # and the blanks before it, by hand
+# The patterns below are compiled on first use, not when the module loads: a reply to a
+# decision with no options in view (classify-reply, an answer to a decision outside the tree)
+# never needs them, and each compile is 0.5-0.9 M instructions of a verb's 100-150 M.
+
+
+@cache
+def _number_forms() -> re.Pattern[str]:
+    """An option named by its number: `2`, `option 2`, `the second one`."""
+    number_forms = re.compile(  # a name of its own, as .ci/redos.py reads it
+        r"(?:(?:the |option |choice |number |answer |no )?(?P<n>[0-9]+|first|second|third"
+        r"|fourth|1st|2nd|3rd|4th)(?: one| option| choice)?"
+        r"|option (?P<w>one|two|three|four))\Z")
+    return number_forms
+
+
+@cache
+def _recommended_mark() -> re.Pattern[str]:
+    """`(Recommended)` in any case (the blanks before it are dropped by hand)."""
+    recommended_mark = re.compile(r"\((?i:recommended)\)")
+    return recommended_mark
+
+
+# ASCII's characters but [a-z0-9], each made a blank (normalize_reply)
+_NOT_WORD = str.maketrans(dict.fromkeys(
+    (chr(c) for c in range(128) if chr(c) not in "abcdefghijklmnopqrstuvwxyz0123456789"), " "))
+_DIGITS = frozenset("0123456789")
 
 
 def normalize_reply(text: str) -> str:
@@ -204,8 +223,8 @@ def normalize_reply(text: str) -> str:
         from unicodedata import normalize
 
         folded = normalize("NFKC", text).lower()
-    if folded.isascii():  # the common case, at C speed
-        words = re.sub(r"[^a-z0-9]+", " ", folded).split()
+    if folded.isascii():  # the common case, at C speed: every [^a-z0-9] a blank, then split
+        words = folded.translate(_NOT_WORD).split()
     else:
         from unicodedata import category
 
@@ -224,12 +243,20 @@ def normalize_reply(text: str) -> str:
     return " ".join(words)
 
 
-_RUNS = re.compile(r"(.)\1{2,}")  # a letter said three times or more: `okkk`, `yesss`
-
-
 def _spellings(word: str) -> tuple[str, ...]:
     """The word and its stretched letters taken back: `okkk` -> ok, `sooo` -> so/soo."""
-    return (word, _RUNS.sub(r"\1", word), _RUNS.sub(r"\1\1", word), _last_letter_once(word))
+    return (word, _squeezed(word, 1), _squeezed(word, 2), _last_letter_once(word))
+
+
+def _squeezed(word: str, keep: int) -> str:
+    """Each run of three or more of one character (a letter said three times or more: `okkk`,
+    `yesss`) cut to `keep` of it; a line break is never cut. By hand: a pattern's compile was
+    a third of what reading a short reply cost."""
+    out: list[str] = []
+    for char, run in groupby(word):
+        size = sum(1 for _ in run)
+        out.append(char * (keep if size >= 3 and char != "\n" else size))
+    return "".join(out)
 
 
 def _last_letter_once(word: str) -> str:
@@ -340,15 +367,24 @@ def option_label(option: str) -> str:
 
 def _without_mark(text: str) -> str:
     """The text without its `(Recommended)` marks and the blanks before each."""
-    parts = _RECOMMENDED_MARK.split(text)
+    parts = _recommended_mark().split(text)
     return "".join(part.rstrip() for part in parts[:-1]) + parts[-1]
 
 
 def without_question_prefix(text: str) -> str:
     """A reply without its leading `Q1` (the mark after it, `Q1:`, goes with every other mark
-    when the reply is normalized)."""
-    m = QUESTION_PREFIX.match(text)
-    return text if m is None else text[m.end():]
+    when the reply is normalized): blanks, `Q` or `q`, one to three digits, then no letter,
+    digit or `_` (the end of a word). By hand: every reply read pays this, and a pattern's
+    compile was 0.6 M instructions of it."""
+    start = len(text) - len(text.lstrip())
+    if text[start:start + 1] not in ("Q", "q"):
+        return text
+    end = start + 1
+    while end < len(text) and end - start <= 3 and text[end] in _DIGITS:
+        end += 1
+    if end == start + 1 or (end < len(text) and (text[end].isalnum() or text[end] == "_")):
+        return text
+    return text[end:]
 
 
 class Reply:
@@ -375,8 +411,10 @@ def _option_of(normalized: str, labels: Sequence[str]) -> tuple[int, str] | None
     for index, label in enumerate(labels, 1):
         if normalize_reply(label) == normalized and normalized:
             return index, "label"
-    m = _NUMBER_FORMS.match(normalized)
-    if m is not None and labels:
+    if not labels:
+        return None
+    m = _number_forms().match(normalized)
+    if m is not None:
         raw = m.group("n") or m.group("w")
         number = int(raw) if raw.isdigit() else _ORDINALS[raw]
         if 1 <= number <= len(labels):
@@ -389,8 +427,9 @@ def classify(text: str, options: Sequence[str] = (), recommended: int | None = N
     text = without_question_prefix(text)
     normalized = normalize_reply(text)
     labels = [option_label(o) for o in options]
-    picked = _option_of(normalized, labels) or \
-        _option_of(normalize_reply(_without_mark(text)), labels)
+    # with no options in view no reply names one (nor do its marks need taking out)
+    picked = (_option_of(normalized, labels)
+              or _option_of(normalize_reply(_without_mark(text)), labels)) if labels else None
     if picked is not None:
         index, how = picked
         return Reply(SUBSTANTIVE, normalized, labels[index - 1], index, how)
