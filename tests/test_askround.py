@@ -5,10 +5,13 @@ and next-step hints that name the real spec instead of a `SPEC` placeholder."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from test_reliability import MDGRILL, make_repo
 from test_rounds_cli import ok, run
 
@@ -96,6 +99,19 @@ def test_a_long_brief_names_twelve_decisions_and_counts_the_rest() -> None:
 ])
 def test_spec_arg_is_the_folder_as_a_shell_takes_it(path: str, arg: str) -> None:
     assert spec_arg(path) == arg
+
+
+# the pattern spec_arg's plain test replaced (issue 37's start-up work): quoted exactly when
+# it did not fullmatch
+_PLAIN = re.compile(r"[\w@%+=:,./\\-]+")
+
+
+@given(st.text(alphabet=st.sampled_from("_@%+=:,./\\-' \t\u00e9\u0663\u00b2\u2003aZ9#~*"),
+               max_size=10) | st.text(max_size=16))
+def test_spec_arg_quotes_exactly_what_the_shell_pattern_did_not_take(folder: str) -> None:
+    seen = folder or "."  # `/.progress.md` alone is the current folder's
+    plain = _PLAIN.fullmatch(seen) is not None
+    assert (spec_arg(folder + "/.progress.md") == seen) is plain  # else quoted, so longer
 
 
 def test_next_step_hints_name_the_real_spec(spec: tuple[Path, dict[str, str]]) -> None:
