@@ -6,10 +6,13 @@ others must ask it."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mdgrill.git import identity
 
@@ -134,3 +137,28 @@ def test_a_server_parses_a_config_once_and_sees_every_edit(
     _write(gitconfig, '[user]\n\tname = "Quoted"\n\temail = q@example.com\n')
     monkeypatch.setattr(identity, "_ask_git", lambda root: "asked")
     assert identity.git_identity(str(repo)) == "asked"  # what the reader cannot follow
+
+
+# The patterns the configuration reader was compiled to before issue 37's start-up work read
+# its lines by hand: the reading must stay exactly theirs (a line holds no line break).
+_SECTION = re.compile(r'\[[ \t]*([A-Za-z0-9.-]+)[ \t]*(?:"([^"\\]*)"[ \t]*)?\][ \t]*(?:[#;].*)?')
+_ENTRY = re.compile(r"([A-Za-z][A-Za-z0-9-]*)[ \t]*(?:=(.*))?")
+_LINE = st.text(alphabet=st.sampled_from('[]" \t\\#;=.-_aZ09\u00e9\u0130\u212a\r'), max_size=14)
+
+
+@given(_LINE | st.builds("[{}".format, _LINE) | st.text(max_size=20).filter(
+    lambda text: "\n" not in text))
+def test_a_config_line_read_by_hand_is_what_the_patterns_read(line: str) -> None:
+    section = _SECTION.fullmatch(line)
+    assert identity._section_of(line) == (None if section is None else section.groups())
+    entry = _ENTRY.fullmatch(line)
+    assert identity._entry_of(line) == (None if entry is None else entry.groups())
+
+
+@pytest.mark.parametrize(("line", "section"), [
+    ('[user]', ("user", None)), ('[ remote  "origin" ] # a comment', ("remote", "origin")),
+    ('[user]x', None), ('[a "b\\c"]', None), ('[a "b" c]', None), ('[]', None),
+    ('[a.b-c];', ("a.b-c", None)), ('[a "unclosed]', None),
+])
+def test_a_section_line_at_its_edges(line: str, section: tuple[str, str | None] | None) -> None:
+    assert identity._section_of(line) == section

@@ -13,7 +13,6 @@ git would trim) asks git itself.
 from __future__ import annotations
 
 import os
-import re
 
 from mdgrill.git.discovery import QUIET, executable, git_dirs, repo_root
 
@@ -29,13 +28,11 @@ _CONFIG_ENV = ("GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_C
                "GIT_PYTHON_GIT_EXECUTABLE")
 # The one git whose system configuration is known to be /etc/gitconfig (a distribution's).
 _SYSTEM_GIT, _SYSTEM_CONFIG = "/usr/bin/git", "/etc/gitconfig"
-# The grammar of a configuration file's lines, compiled by the reader (re keeps them), not when
-# the module loads: with GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL set no file is read, and each
-# answer recorded paid for two compiles it never used.
-# The blanks after the name are read once: a `[ \t]*` on each side of the optional subsection
-# made a long run of tabs quadratic (the ReDoS check in .ci/run found it).
-_SECTION = r'\[[ \t]*([A-Za-z0-9.-]+)[ \t]*(?:"([^"\\]*)"[ \t]*)?\][ \t]*(?:[#;].*)?'
-_ENTRY = r"([A-Za-z][A-Za-z0-9-]*)[ \t]*(?:=(.*))?"
+# The grammar of a configuration file's lines, read by hand (`_section_of`, `_entry_of`): the
+# three patterns it was compiled to cost 1.8 M instructions of every answer recorded (1.3% of
+# record-answer), and tests/test_git_identity.py holds the reading to them.
+_SECTION_NAME = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-")
+_KEY = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")
 # the line breaks and blanks git reads otherwise than Python (a string, not a pattern: its
 # non-ASCII class took 0.3 ms of every answer's start to compile)
 _ODD_BLANKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
@@ -158,8 +155,6 @@ def _parse_config(data: bytes) -> dict[tuple[str, str], str] | None:
         return None
     if any(blank in text for blank in _ODD_BLANKS):
         return None
-    section_re = re.compile(_SECTION)  # each name its own, so .ci/redos.py reads the use
-    entry_re = re.compile(_ENTRY)
     found: dict[tuple[str, str], str] = {}
     section: tuple[str, str | None] | None = None
     for raw in text.split("\n"):
@@ -169,27 +164,73 @@ def _parse_config(data: bytes) -> dict[tuple[str, str], str] | None:
         if line.endswith("\\"):  # a value continued on the next line
             return None
         if line.startswith("["):
-            head = section_re.fullmatch(line)
+            head = _section_of(line)
             if head is None:
                 return None
-            name = head.group(1).lower()
+            name = head[0].lower()
             if name in ("include", "includeif") or name.startswith(("include.", "includeif.")):
                 return None
-            section = (name, head.group(2))
+            section = (name, head[1])
             continue
-        entry = entry_re.fullmatch(line)
+        entry = _entry_of(line)
         if entry is None or section is None:
             return None
-        key = (section[0], entry.group(1).lower())
+        key = (section[0], entry[0].lower())
         if section[1] is not None or key not in _WANTED:
             continue
-        value = entry.group(2)
+        value = entry[1]
         if value is None or '"' in value or "\\" in value:
             return None
-        value = re.split(r"[#;]", value, maxsplit=1)[0].strip(" \t")
+        comment = [at for at in (value.find("#"), value.find(";")) if at >= 0]
+        value = (value[:min(comment)] if comment else value).strip(" \t")
         # git keeps each blank inside an unquoted value as one space
         found[key] = value.replace("\t", " ")
     return found
+
+
+def _section_of(line: str) -> tuple[str, str | None] | None:
+    """A section line's name and subsection: `[`, the name (letters, digits, `.`, `-`), an
+    optional `"subsection"` (no `"` or `\\` inside), `]`, blanks around each part, then
+    nothing or a comment (`#`, `;`); None for any other line."""
+    if not line.startswith("["):
+        return None
+    start = _past_blanks(line, 1)
+    end = start
+    while end < len(line) and line[end] in _SECTION_NAME:
+        end += 1
+    if end == start:
+        return None
+    at = _past_blanks(line, end)
+    sub = None
+    if line.startswith('"', at):
+        close = line.find('"', at + 1)
+        if close < 0 or "\\" in line[at + 1:close]:
+            return None
+        sub = line[at + 1:close]
+        at = _past_blanks(line, close + 1)
+    if not line.startswith("]", at):
+        return None
+    rest = _past_blanks(line, at + 1)
+    if rest < len(line) and line[rest] not in "#;":
+        return None
+    return line[start:end], sub
+
+
+def _entry_of(line: str) -> tuple[str, str | None] | None:
+    """A variable line's name and value (None without `=`): the name (a letter, then letters,
+    digits and `-`), blanks, then nothing or `=` and the value; None for any other line."""
+    equals = line.find("=")
+    name = (line if equals < 0 else line[:equals]).rstrip(" \t")
+    if not (name[:1].isascii() and name[:1].isalpha() and all(c in _KEY for c in name)):
+        return None
+    return name, None if equals < 0 else line[equals + 1:]
+
+
+def _past_blanks(line: str, at: int) -> int:
+    """The index of the first character from `at` on that is not a space or a tab."""
+    while at < len(line) and line[at] in " \t":
+        at += 1
+    return at
 
 
 def _ask_git(root: str) -> str | None:
