@@ -46,19 +46,21 @@ def is_opener(run: str, info: str) -> bool:
     return not (run[0] == "`" and "`" in info)
 
 
-_FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
-_ATX = re.compile(r" {0,3}(#{1,6})((?:[ \t][^\n]*)?)\Z")
+# A line's fence run and its ATX heading: compiled where used (`re` keeps them), as only the
+# glossary and spec-kit readers ask line by line; compiling them cost every verb's start.
+_FENCE_OPEN = r" {0,3}(`{3,}|~{3,})(.*)"
+_ATX = r" {0,3}(#{1,6})((?:[ \t][^\n]*)?)\Z"
 
 
 def fence_opener(line: str) -> str | None:
     """The fence run (three or more backticks or tildes) a line opens, or None."""
-    m = _FENCE_OPEN.match(line)
+    m = re.match(_FENCE_OPEN, line)
     return m.group(1) if m is not None and is_opener(m.group(1), m.group(2)) else None
 
 
 def atx_heading(line: str) -> tuple[int, str] | None:
     """(level, text) of one line (without its newline) that is an ATX heading, else None."""
-    m = _ATX.match(line)
+    m = re.match(_ATX, line)
     return None if m is None else (len(m.group(1)), heading_text(m.group(2)))
 
 
@@ -72,10 +74,12 @@ _SCAN_BODY = r"( {0,3})(?:(#{%s})((?:[ \t\r][^\n]*)?)$|(`{3,}|~{3,})([^\n]*)|<!-
 # a space, a tab, a CR or the line's end. `#(?!##)#?` turns down a `###` line at its first
 # `#` (the skeleton scan meets 10,000 of them); `#{1,2}` would backtrack through it.
 _FLUSH_BODY = r"(%s)(?![^ \t\r\n])([^\n]*)"
-_FLUSH = re.compile("\n" + _FLUSH_BODY % "#{1,6}")
 _FLUSH_TOP = re.compile("\n" + _FLUSH_BODY % "#(?!##)#?")
-_FLUSH_FIRST = re.compile(_FLUSH_BODY % "#{1,6}")
 _FLUSH_FIRST_TOP = re.compile(_FLUSH_BODY % "#(?!##)#?")
+# Headings of every level, and `###` parts: compiled where used (`re` keeps them), as the
+# skeleton scan of every verb needs only the two above
+_FLUSH = "\n" + _FLUSH_BODY % "#{1,6}"
+_FLUSH_FIRST = _FLUSH_BODY % "#{1,6}"
 # A line that opens a fence or an HTML comment, or one whose `#` is indented (the first line
 # of a range, matched apart; the others are found by `is_plain`'s searches)
 _UNPLAIN_FIRST = re.compile(r" {0,3}(?:```|~~~|<!--)| {1,3}#")
@@ -182,7 +186,8 @@ def _flush_headings(text: str, start: int, first_line: int, top_only: bool,
                     end: int) -> list[Heading]:
     """scan_headings where no line opens a fence or a comment and no `#` is indented: every
     candidate starts with `\\n#`, a prefix the regex engine finds at C speed."""
-    scan, first = (_FLUSH_TOP, _FLUSH_FIRST_TOP) if top_only else (_FLUSH, _FLUSH_FIRST)
+    scan, first = (_FLUSH_TOP, _FLUSH_FIRST_TOP) if top_only else \
+        (re.compile(_FLUSH), re.compile(_FLUSH_FIRST))
     headings: list[Heading] = []
     append = headings.append
     count = text.count
@@ -205,8 +210,8 @@ def _flush_headings(text: str, start: int, first_line: int, top_only: bool,
     return headings
 
 
-_FLUSH_H3 = re.compile("\n" + _FLUSH_BODY % "###")
-_FLUSH_FIRST_H3 = re.compile(_FLUSH_BODY % "###")
+_FLUSH_H3 = "\n" + _FLUSH_BODY % "###"
+_FLUSH_FIRST_H3 = _FLUSH_BODY % "###"
 
 
 def h3_parts(text: str, start: int, first_line: int, end: int,
@@ -223,13 +228,14 @@ def h3_parts(text: str, start: int, first_line: int, end: int,
     last = start
     title: str | None = None
     at = head = 0
-    m = _FLUSH_FIRST_H3.match(text, start, end) if start == 0 or text[start - 1] == "\n" \
+    m = re.compile(_FLUSH_FIRST_H3).match(text, start, end) \
+        if start == 0 or text[start - 1] == "\n" \
         else None
     if m is not None:
         title, head, at = m.group(2).strip(), line, start
         if title[-1:] == "#":
             title = heading_text(m.group(2))
-    for m in _FLUSH_H3.finditer(text, start, end):
+    for m in re.compile(_FLUSH_H3).finditer(text, start, end):
         pos = m.start(1)
         line += count("\n", last, pos)
         last = pos
@@ -252,12 +258,13 @@ def last_heading(text: str, start: int, end: int, level: int) -> int:
     pattern the forward scan uses (-1: none, or a heading of a higher rank comes after it).
     Only for a plain text (`is_plain`: no fence or comment can hide a heading line), and
     `start` begins a line after a line end."""
+    flush = re.compile(_FLUSH)
     pos = end
     while pos >= start:
         at = text.rfind("\n#", max(start - 1, 0), pos)
         if at < 0:
             return -1
-        m = _FLUSH.match(text, at, end)
+        m = flush.match(text, at, end)
         if m is not None:
             if len(m.group(1)) == level:
                 return at + 1
