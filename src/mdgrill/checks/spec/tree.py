@@ -234,7 +234,7 @@ def _check_tree(path: str, nodes: Sequence[Node],  # noqa: C901 - a branch per k
 _PLAIN, _UNKNOWN, _DEPENDS, _SPAWNED, _OPTIONS = range(5)
 _NONE: list[int] = []  # a node's lists before its first `Options:` entry (never added to)
 # `none` in every case: an ID of that name is read by split_ids as no ID at all
-_NONE_WORDS = frozenset(map("".join, product(*zip("none", "NONE"))))
+_NONE_WORDS = frozenset(map("".join, product(*zip("none", "NONE", strict=True))))
 _KEY_KINDS: dict[str, int] = {}
 
 

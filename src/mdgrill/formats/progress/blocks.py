@@ -58,6 +58,8 @@ def make_blocks(parts: Iterable[tuple[str, int, int, int, int]],
     match = BLOCK_HEADING.match
     make = object.__new__
     phases: dict[str, str | None] = {}  # a phase's word, as written, -> its phase
+    kind: str | None
+    number: str | None
     for title, line, end, offset, stop in parts:
         # a round's title as mdgrill writes it, `<Phase> Grill - Round <N>`, is read from
         # its parts: where the phase is ASCII letters and N ASCII digits, BLOCK_HEADING
