@@ -16,7 +16,7 @@ from mdgrill.checks.spec import blocks as block_checks
 from mdgrill.checks.spec import check_blocks, check_nodes
 from mdgrill.checks.spec.keys import BLOCK_KEYS, NEW_SEQUENCE
 from mdgrill.diagnostics import Diagnostic, warning
-from mdgrill.formats.progress import Block, Progress
+from mdgrill.formats.progress import Block, Progress, split_ids
 from mdgrill.formats.progress.blocks import classify_block, make_blocks
 from mdgrill.formats.textfile import TextFile
 
@@ -178,8 +178,6 @@ def test_a_node_is_told_what_its_entries_tell_and_given_their_references(
                 elif marks and marks[0] != first:
                     expected.add((marks[0] + 1, "NODE_RECOMMENDED"))
             elif entry.key_lower in ("depends on", "spawned by"):
-                from mdgrill.formats.progress import split_ids
-
                 for ref in split_ids(entry.value):
                     if ref not in known:
                         expected.add((entry.line + 1, "MISSING_REFERENCE"
