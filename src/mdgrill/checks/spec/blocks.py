@@ -41,20 +41,25 @@ def check_blocks(prog: Progress) -> list[Diagnostic]:
     # each block's bullets as read from the log's tokens (no entry made; read once, and
     # the ledger reads the same)
     rows = prog.read_log_rows()
+    shapes = _SHAPES
     for index, block in enumerate(blocks):
         kind = block.kind
         if kind == "round":
             if block.phase is None:
                 continue
             bullets, plain = rows[index]
-            if plain and bullets and bullets[0][0] == "asked":
-                present = set(map(_ROW_KEY, bullets))
-                if present.issuperset(_WHOLE_ROUND) and _ROUND_KEYS.issuperset(present):
+            if plain:
+                keys = tuple(map(_ROW_KEY, bullets))
+                decisions = shapes.get(keys, _UNSEEN)
+                if decisions is _UNSEEN:
+                    decisions = _whole_round(keys)
+                if decisions is not None:
                     # a round as mdgrill writes it (opened by its Asked line, the five
                     # closing keys, none unknown, no stray line): `_check_round` has only
                     # its decisions' arrows to look at
-                    for key, value, line in bullets:
-                        if key == "decisions":
+                    for at in decisions:
+                        _, value, line = bullets[at]
+                        if "->" not in value:  # as `_decision_format` tests first
                             _decision_format(path, value, line, out)
                     continue
             nxt = blocks[index + 1].kind if index + 1 < len(blocks) else None
@@ -65,6 +70,24 @@ def check_blocks(prog: Progress) -> list[Diagnostic]:
 
 
 _WHOLE_ROUND = frozenset({"asked", *_CLOSING_LOWER})
+# The keys of a round's bullets, in order (a few shapes in 10,000 rounds) -> where its
+# `Decisions` bullets are when they make a whole round, else None: each shape is looked at
+# once, not each round. Bounded, so a log of made-up keys cannot grow it.
+_SHAPES: dict[tuple[str, ...], tuple[int, ...] | None] = {}
+_UNSEEN: tuple[int, ...] = (-1,)  # a shape not looked at yet
+
+
+def _whole_round(keys: tuple[str, ...]) -> tuple[int, ...] | None:
+    """Where the `Decisions` bullets are among a round's keys (lowered, in order), when they
+    are those of a round as mdgrill writes it: opened by its Asked line, the five closing
+    keys present, none unknown; else None."""
+    present = set(keys)
+    found = tuple(at for at, key in enumerate(keys) if key == "decisions") \
+        if keys and keys[0] == "asked" and present.issuperset(_WHOLE_ROUND) and \
+        _ROUND_KEYS.issuperset(present) else None
+    if len(_SHAPES) < 512:
+        _SHAPES[keys] = found
+    return found
 
 
 def _decision_format(path: str, value: str, line: int, out: list[Diagnostic]) -> None:
@@ -85,8 +108,19 @@ def _check_headings(path: str, blocks: list[Block]) -> list[Diagnostic]:
     # written before it did, from 1
     carried: dict[str, int] = {}
     ours = False  # an mdgrill block came before: notes above the first are history
+    # the block before, when it is a round of a phase with a number (else None): after it,
+    # its phase's count is at its number and nothing is carried for that phase, so the
+    # next round of that phase, numbered on, has nothing to say but its number
+    after: tuple[str, int] | None = None
     for block in blocks:
         kind, phase, number = block.kind, block.phase, block.round
+        if kind == "round" and after is not None and phase == after[0] and \
+                number == after[1] + 1:
+            last_round[phase] = number
+            after = (phase, number)
+            continue
+        after = (phase, number) if kind == "round" and phase is not None and \
+            number is not None else None
         if kind == "unknown" and not ours:
             continue  # an imported log's own notes (smart-ralph's `### Grill-Me Source`, …)
         ours = ours or kind in BLOCK_KEYS

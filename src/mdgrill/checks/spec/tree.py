@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import product
+
 from mdgrill.checks.spec.front import key_line
 from mdgrill.checks.spec.keys import MAX_OPTIONS, MIN_OPTIONS, NODE_KEYS, NODE_KEYS_LOWER
 from mdgrill.diagnostics import Diagnostic, error, warning
@@ -186,7 +188,10 @@ def _check_tree(path: str, nodes: Sequence[Node],  # noqa: C901 - a branch per k
                         listed, options, marks = [], [], []
                     listed.append((line, value.strip()))
                 else:
-                    ids = split_ids(value.strip())
+                    # a node's ID alone, as most such lines name: what split_ids reads of
+                    # it (an ID holds no blank, `,`, `;` or arrow; `none` is no ID there)
+                    ids = [value] if value in known and value not in _NONE_WORDS else \
+                        split_ids(value.strip())
                     if kind == _DEPENDS:
                         if depends is None:
                             depends = ids
@@ -206,13 +211,19 @@ def _check_tree(path: str, nodes: Sequence[Node],  # noqa: C901 - a branch per k
             elif current and other[0] in " \t>":
                 if listing:
                     options.append(line)
-                    if "(recommended)" in other.lower():
+                    # the mark as mostly written, else looked for in any case (a line
+                    # without a `(` holds it in none)
+                    if "(Recommended)" in other or "(" in other and \
+                            "(recommended)" in other.lower():
                         marks.append(line)
             else:
                 current = listing = False
         node.set_references((tuple(depends) if depends else (),
                              spawned[0] if spawned else None))
-        if listed is not None:
+        if listed is not None and (not MIN_OPTIONS <= len(options) <= MAX_OPTIONS or
+                                   marks and (len(marks) > 1 or marks[0] != options[0])):
+            # (2 to 4 options, and the one marked, if any, first: `_options_said` would
+            # say nothing)
             _options_said(path, node, options, marks, listed, out)
     return out
 
@@ -222,6 +233,8 @@ def _check_tree(path: str, nodes: Sequence[Node],  # noqa: C901 - a branch per k
 # file of made-up keys cannot grow it).
 _PLAIN, _UNKNOWN, _DEPENDS, _SPAWNED, _OPTIONS = range(5)
 _NONE: list[int] = []  # a node's lists before its first `Options:` entry (never added to)
+# `none` in every case: an ID of that name is read by split_ids as no ID at all
+_NONE_WORDS = frozenset(map("".join, product(*zip("none", "NONE", strict=True))))
 _KEY_KINDS: dict[str, int] = {}
 
 

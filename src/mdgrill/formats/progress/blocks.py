@@ -58,9 +58,19 @@ def make_blocks(parts: Iterable[tuple[str, int, int, int, int]],
     match = BLOCK_HEADING.match
     make = object.__new__
     phases: dict[str, str | None] = {}  # a phase's word, as written, -> its phase
+    kind: str | None
+    number: str | None
     for title, line, end, offset, stop in parts:
-        m = match(title)
-        phase_word, kind, number, _ = m.groups() if m is not None else _NO_GROUPS
+        # a round's title as mdgrill writes it, `<Phase> Grill - Round <N>`, is read from
+        # its parts: where the phase is ASCII letters and N ASCII digits, BLOCK_HEADING
+        # reads the same phase word and number (the phase holds no blank, so the first
+        # ` Grill - Round ` follows it); any other title is read by the pattern
+        phase_word, grill, number = title.partition(" Grill - Round ")
+        if grill and phase_word.isalpha() and number.isdigit() and title.isascii():
+            kind = "Grill"
+        else:
+            m = match(title)
+            phase_word, kind, number, _ = m.groups() if m is not None else _NO_GROUPS
         if number is not None and kind == "Grill":
             phase = phases.get(phase_word, "")
             if phase == "":
