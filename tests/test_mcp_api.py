@@ -260,7 +260,9 @@ def test_validate_takes_a_spec_a_glossary_or_a_folder(server: Server) -> None:
         for path in ("docs/CONTEXT.md", "docs", None):
             error, payload = server.call("validate", {} if path is None else {"path": path})
             assert not error and payload["ok"] is False, (path, payload)  # type: ignore[index]
-            codes = [d["code"] for d in payload["diagnostics"]]  # type: ignore[index]
+            # the errors: the whole repository also holds the spec, whose node has warnings
+            codes = [d["code"] for d in payload["diagnostics"]  # type: ignore[index]
+                     if d["severity"] == "error"]
             assert codes == ["DUPLICATE_TERM"], (path, payload)
         error, payload = server.call("validate", {"path": SPEC})
         assert not error and payload["ok"] is True and payload["errors"] == 0  # type: ignore[index]

@@ -4,8 +4,10 @@ Each tool calls the `Spec` method of its verb (`METHOD_OF`) with its arguments a
 nothing is parsed as a flag, nothing is printed or captured, no file is written on the way.
 A tool answers what `mdgrill --json <verb>` prints: `{"ok": true, …}`, or `{"ok": false,
 "error": {"code", "message"}}` for a refusal, bad input, or a defect of ours (`INTERNAL`),
-so no call can stop the server. A spec, a file or a resource named by a call must lie inside
-the server's repository (after symlinks), else `PATH_OUTSIDE_REPOSITORY`.
+so no call can stop the server. The answer is that one line of JSON as the call's one text
+block, and nothing else (`answered`): no `outputSchema`, no `structuredContent`. A spec, a
+file or a resource named by a call must lie inside the server's repository (after
+symlinks), else `PATH_OUTSIDE_REPOSITORY`.
 
 Every argument of the `Spec` method is a tool argument, under the name the tool has always
 had (`RENAMED`), except those `WITHHELD` from an agent on purpose; `tests/test_mcp_api.py`
@@ -28,8 +30,9 @@ from mdgrill.git.discovery import find_root
 try:  # the `mcp` extra; `mdgrill mcp` says when it is missing. The SDK reads the tools'
     # annotations at run time, so `Context` (ask_approval's argument) must be a real name here.
     from mcp.server.mcpserver import Context, MCPServer
+    from mcp.types import CallToolResult, TextContent
 except ImportError:  # pragma: no cover - the dev install has the extra
-    Context = MCPServer = None  # type: ignore[assignment,misc]
+    Context = MCPServer = CallToolResult = TextContent = None  # type: ignore[assignment,misc]
 
 if TYPE_CHECKING:
     from mdgrill.api import Spec
@@ -109,24 +112,38 @@ def failure(exc: BaseException) -> dict[str, object]:
                                    "serving. Please report this."}}
 
 
+def answered(answer: dict[str, object]) -> CallToolResult:
+    """A tool's answer as the client gets it: the line `mdgrill --json` prints, as the one
+    text block of the result.
+
+    Only the text, serialised once: the SDK's structured output (an `outputSchema` saying no
+    more than "an object") sent every answer twice, once indented as text and once as
+    `structuredContent`, which each side then walked five times more (validated against the
+    schema, dumped, validated and dumped again per protocol version, written; parsed, checked
+    with jsonschema): a third of a `status` call's round trip (issue 37, goal 2)."""
+    return CallToolResult(content=[TextContent(type="text",
+                                               text=json.dumps(answer, ensure_ascii=False))])
+
+
 def guarded(tool: Tool) -> Tool:
-    """`tool`, answering every exception as a tool result, so no call stops the server.
+    """`tool`, answering every exception as a tool result, so no call stops the server; what
+    it returns (or the failure) reaches the client `answered`.
 
     The guard is a coroutine function even for a plain tool: the SDK would run a plain one on
     a worker thread, a wake-up of another thread per call (issue 37, goal 2); on the event
     loop, calls run one at a time, in the order they came."""
     @functools.wraps(tool)
-    async def run(*args: Any, **kwargs: Any) -> dict[str, object]:
+    async def run(*args: Any, **kwargs: Any) -> CallToolResult:
+        result: dict[str, object]
         try:
             _refuse_nul([*args, kwargs])
-            result: dict[str, object]
             if inspect.iscoroutinefunction(tool):
                 result = await tool(*args, **kwargs)
             else:
                 result = tool(*args, **kwargs)
-            return result
         except Exception as exc:  # every failure is the call's answer
-            return failure(exc)
+            result = failure(exc)
+        return answered(result)
     return run  # type: ignore[return-value]
 
 
@@ -390,8 +407,8 @@ def server(root: str | None = None) -> MCPServer:
 
     ws = Workspace(find_root(root or os.getcwd()))
     app = pipe_server("mdgrill", instructions=INSTRUCTIONS)
-    for tool in tools(ws):
-        app.add_tool(tool)
+    for tool in tools(ws):  # unstructured: the answer is its text block (`answered`)
+        app.add_tool(tool, structured_output=False)
 
     def progress(spec: str) -> str:
         """A spec's `.progress.md` as it is on disk."""
