@@ -76,6 +76,46 @@ def test_no_tool_loses_an_argument_of_its_method(tmp_path: Path) -> None:
     assert {"other", "assumption"} <= set(inspect.signature(found["record_answer"]).parameters)
 
 
+def test_a_spec_named_again_is_resolved_again_once_its_path_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 37, goal 2: the server keeps a spec resolved between calls; never a stale answer
+    from mdgrill import Spec
+    from mdgrill.errors import InputError
+    from mdgrill.integrations.mcp import Workspace
+
+    repo, _ = make_repo(tmp_path)
+    Spec.init(repo / SPEC, goal="G")
+    monkeypatch.chdir(repo)
+    ws = Workspace(str(repo))
+    first = ws.spec(SPEC)
+    assert ws.spec(SPEC) is first  # nothing changed: the same resolution
+    assert ws.spec(f"{SPEC}/.progress.md").folder == first.folder
+    # a repository appears between the root and the spec: the spec's repository is that one
+    nested = repo / "specs" / ".git"
+    nested.mkdir()
+    (nested / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    assert ws.spec(SPEC).root == str(repo / "specs")
+    (nested / "HEAD").unlink()
+    nested.rmdir()
+    assert ws.spec(SPEC).root == str(repo)
+    # the folder swapped for a symlink to a spec outside the repository: refused
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (repo / SPEC).rename(outside / "a")
+    (repo / SPEC).symlink_to(outside / "a", target_is_directory=True)
+    with pytest.raises(InputError) as refused:
+        ws.spec(SPEC)
+    assert refused.value.code == "PATH_OUTSIDE_REPOSITORY"
+    # back as a folder of its own, then its .progress.md gone: not found
+    (repo / SPEC).unlink()
+    (outside / "a").rename(repo / SPEC)
+    assert ws.spec(SPEC).folder == str(repo / SPEC)
+    (repo / SPEC / ".progress.md").unlink()
+    with pytest.raises(InputError) as missing:
+        ws.spec(SPEC)
+    assert missing.value.code == "NOT_FOUND"
+
+
 # -- a server session shared by the calls below --------------------------------------------
 
 class Server:

@@ -21,6 +21,7 @@ import functools
 import inspect
 import json
 import os
+import stat
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -65,12 +66,22 @@ WITHHELD: dict[str, dict[str, str]] = {
 
 
 class Workspace:
-    """The repository the server serves: every path a call names must lie inside it."""
+    """The repository the server serves: every path a call names must lie inside it.
 
-    __slots__ = ("root",)
+    A spec named again is taken from the last call that resolved it while every folder from
+    the root down to it is the one it was resolved through (`_trail`); resolving it again
+    costs more than most reads (issue 37, goal 2), and the answer can only change when one
+    of those folders, or a `.git` in one of them, or the `.progress.md`, is not what it was."""
+
+    __slots__ = ("root", "_specs")
+
+    # the specs a server keeps resolved: an agent works on one or two at a time
+    KEPT = 16
 
     def __init__(self, root: str) -> None:
         self.root = os.path.realpath(root)
+        # the spec argument -> the spec it resolved to, and the trail it was resolved through
+        self._specs: dict[str, tuple[Spec, tuple[object, ...]]] = {}
 
     def inside(self, path: str) -> str:
         """`path` (relative to the server's folder) as an absolute path inside the root."""
@@ -87,8 +98,58 @@ class Workspace:
 
     def spec(self, path: str) -> Spec:
         from mdgrill.api import Spec
+        from mdgrill.shell.store import PROGRESS
 
-        return Spec.open(self.inside(path))
+        known = self._specs.get(path)
+        if known is not None and self._trail(known[0].folder) == known[1]:
+            return known[0]
+        full = self.inside(path)
+        folder = os.path.dirname(full) if os.path.basename(full) == PROGRESS else full
+        before = self._trail(folder)
+        found = Spec.open(full)
+        self._specs.pop(path, None)
+        # kept only when nothing on the trail changed while it was resolved
+        if before is not None and found.folder == folder and self._trail(folder) == before:
+            while len(self._specs) >= self.KEPT:  # the oldest goes (dicts keep their order)
+                del self._specs[next(iter(self._specs))]
+            self._specs[path] = (found, before)
+        return found
+
+    def _trail(self, folder: str) -> tuple[object, ...] | None:
+        """What resolving the spec in `folder` depends on, read with an `lstat` a name: each
+        folder from the root down to it (none a symlink, so that the path is its own real
+        path, inside the root), whether each holds a `.git` (a repository nested in another
+        changes the spec's repository), and whether its `.progress.md` is there. None when it
+        cannot be told this way (a symlink on the way, a root that is no repository, Windows
+        and its junctions): that spec is resolved on every call."""
+        from mdgrill.git.discovery import is_dotgit
+        from mdgrill.shell.store import PROGRESS
+
+        root = self.root
+        if os.name == "nt" or not folder.startswith(root + os.sep):
+            return None
+        trail: list[object] = []
+        current = root
+        try:
+            for name in ["", *folder[len(root) + 1:].split(os.sep)]:
+                current = os.path.join(current, name) if name else current
+                st = os.lstat(current)
+                if not stat.S_ISDIR(st.st_mode):  # a symlink, or no folder
+                    return None
+                dotgit = os.path.join(current, ".git")
+                try:
+                    git = os.lstat(dotgit)
+                except FileNotFoundError:
+                    trail.append((st.st_dev, st.st_ino))
+                    continue
+                trail.append((st.st_dev, st.st_ino, git.st_ino, git.st_mode, is_dotgit(dotgit)))
+            trail.append(os.path.lexists(os.path.join(folder, PROGRESS)))
+        except (OSError, ValueError):  # unreadable, or a NUL in the name
+            return None
+        first = trail[0]
+        if not (isinstance(first, tuple) and first[-1] is True):
+            return None  # the root is no repository: one could appear above it
+        return tuple(trail)
 
 
 def _refuse_nul(values: object) -> None:
