@@ -116,6 +116,19 @@ def test_a_spec_named_again_is_resolved_again_once_its_path_changed(
     assert missing.value.code == "NOT_FOUND"
 
 
+def test_messages_are_traced_only_under_a_tracer_provider(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from opentelemetry import trace
+
+    from mdgrill.integrations.mcp import server
+
+    def chain() -> list[str]:
+        return [type(m).__name__ for m in server(str(tmp_path)).middleware]
+    assert "OpenTelemetryMiddleware" not in chain()  # no provider: no span that records nothing
+    monkeypatch.setattr(trace, "get_tracer_provider", trace.NoOpTracerProvider)
+    assert "OpenTelemetryMiddleware" in chain()  # one set up before the server keeps its spans
+
+
 # -- a server session shared by the calls below --------------------------------------------
 
 class Server:
