@@ -10,8 +10,9 @@ import inspect
 import json
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -127,6 +128,59 @@ def test_messages_are_traced_only_under_a_tracer_provider(
     assert "OpenTelemetryMiddleware" not in chain()  # no provider: no span that records nothing
     monkeypatch.setattr(trace, "get_tracer_provider", trace.NoOpTracerProvider)
     assert "OpenTelemetryMiddleware" in chain()  # one set up before the server keeps its spans
+
+
+def _tools_on_a_spec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                     ) -> tuple[Path, dict[str, Callable[..., Any]]]:
+    """The tools, in process, on a spec whose interview has begun."""
+    from mdgrill import Spec
+    from mdgrill.integrations.mcp import Workspace, tools
+
+    repo, _ = make_repo(tmp_path)
+    Spec.init(repo / SPEC, goal="G").begin_interview(phase="requirements", interview_id="r1")
+    monkeypatch.chdir(repo)
+    return repo, {t.__name__: t for t in tools(Workspace(str(repo)))}
+
+
+def test_a_write_has_its_spec_read_ahead_once_its_answer_is_made(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 37, goal 2: the parse a write leaves for the next read is made after the answer
+    from mdgrill.services import status
+
+    repo, found = _tools_on_a_spec(tmp_path, monkeypatch)
+    ahead: list[tuple[str, str]] = []
+    monkeypatch.setattr(status, "read_ahead", lambda progress, root: ahead.append((progress,
+                                                                                  root)))
+
+    async def calls() -> list[int]:
+        seen = []
+        await found["open_frontier"](spec=SPEC, round=1, decision_id=["D1"])
+        seen.append(len(ahead))  # not yet: the answer goes first
+        await asyncio.sleep(0)
+        seen.append(len(ahead))
+        await found["status"](spec=SPEC)  # a read: nothing to read ahead
+        await found["open_frontier"](spec=SPEC, round=1, decision_id=[])  # refused: nothing
+        await asyncio.sleep(0)
+        seen.append(len(ahead))
+        return seen
+    assert asyncio.run(calls()) == [0, 1, 1]
+    assert ahead == [(str(repo / SPEC / ".progress.md"), str(repo))]
+
+
+def test_a_spec_read_ahead_never_answers_for_bytes_that_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, found = _tools_on_a_spec(tmp_path, monkeypatch)
+    progress = repo / SPEC / ".progress.md"
+
+    async def calls() -> object:
+        await found["open_frontier"](spec=SPEC, round=1, decision_id=["D1"])
+        # a hand edit lands between the answer and the read ahead
+        progress.write_text(progress.read_text(encoding="utf-8").replace(
+            "goal: G", "goal: Edited by hand"), encoding="utf-8")
+        await asyncio.sleep(0)
+        reply = await found["status"](spec=SPEC)
+        return json.loads(reply.content[0].text)["goal"]
+    assert asyncio.run(calls()) == "Edited by hand"
 
 
 # -- a server session shared by the calls below --------------------------------------------

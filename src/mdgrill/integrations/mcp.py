@@ -17,6 +17,7 @@ holds the tools to the methods' signatures. Needs the `mcp` extra (from a clone:
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 import json
@@ -115,6 +116,19 @@ class Workspace:
             self._specs[path] = (found, before)
         return found
 
+    def read_ahead(self, path: str) -> None:
+        """After a write to the spec `path`, make the parse its next call would make first
+        (`services.status.read_ahead`): in the time the client takes to read the answer and
+        send its next call, not in that call. Nothing is written, nothing is refused: a
+        spec that cannot be read now is left to the next call, which says why."""
+        from mdgrill.services.status import read_ahead
+
+        try:
+            found = self.spec(path)
+            read_ahead(found.progress, found.root)
+        except Exception:  # noqa: BLE001 - the next call on this spec reports it
+            return
+
     def _trail(self, folder: str) -> tuple[object, ...] | None:
         """What resolving the spec in `folder` depends on, read with an `lstat` a name: each
         folder from the root down to it (none a symlink, so that the path is its own real
@@ -186,24 +200,32 @@ def answered(answer: dict[str, object]) -> CallToolResult:
                                                text=json.dumps(answer, ensure_ascii=False))])
 
 
-def guarded(tool: Tool) -> Tool:
+def guarded(tool: Tool, ws: Workspace | None = None) -> Tool:
     """`tool`, answering every exception as a tool result, so no call stops the server; what
-    it returns (or the failure) reaches the client `answered`.
+    it returns (or the failure) reaches the client `answered`. With `ws`, a call that wrote
+    its spec has the spec read ahead once the answer has gone (`Workspace.read_ahead`).
 
     The guard is a coroutine function even for a plain tool: the SDK would run a plain one on
     a worker thread, a wake-up of another thread per call (issue 37, goal 2); on the event
     loop, calls run one at a time, in the order they came."""
+    coroutine = inspect.iscoroutinefunction(tool)
+
     @functools.wraps(tool)
     async def run(*args: Any, **kwargs: Any) -> CallToolResult:
         result: dict[str, object]
         try:
             _refuse_nul([*args, kwargs])
-            if inspect.iscoroutinefunction(tool):
+            if coroutine:
                 result = await tool(*args, **kwargs)
             else:
                 result = tool(*args, **kwargs)
         except Exception as exc:  # every failure is the call's answer
             result = failure(exc)
+        spec = kwargs.get("spec")
+        if ws is not None and result.get("written") is True and isinstance(spec, str):
+            # run by the event loop at its next turn: the answer is written before this
+            # task lets it turn (nothing between here and the pipe waits on anything)
+            asyncio.get_running_loop().call_soon(ws.read_ahead, spec)
         return answered(result)
     return run  # type: ignore[return-value]
 
@@ -392,7 +414,7 @@ def tools(ws: Workspace) -> list[Callable[..., object]]:  # noqa: C901 - one clo
         `Cancel` recorded. `Revise decisions` comes back for the agent to ask which ones."""
         return await approval_by_elicitation(ws.spec(spec), decision_id, ctx)
 
-    return [guarded(t) for t in (
+    return [guarded(t, ws) for t in (
         status, frontier, ledger, validate, node_add, begin_interview, ask, answer,
         record_answer, record_fact, await_confirmation, confirm, check_delegation, init,
         open_frontier, out_of_scope, record_stop, classify_reply, skip, revise, cancel, amend,
