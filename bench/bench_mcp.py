@@ -10,7 +10,8 @@ side by side in one run (issue 37, goal 2).
    revision (`git archive`, installed the same way into a venv of its own) runs the same CLI
    calls and a server of its own in the same loop, each of its calls right after this
    checkout's: the before and the now, measured in one run.
-2. Reads: `status`, `frontier`, `ledger` as tool calls. Target: <= 5 ms.
+2. Reads: `status`, `frontier`, `ledger` as tool calls. Target: <= 5 ms. With
+   `--baseline-rev`, the baseline's server answers the same reads, in turns.
 3. The loop an agent runs: for each of `--decisions` decisions, open it in the next round and
    record its answer, through one server session, and as two `phase_gate.py` processes on a
    JSON state file (the helper mdgrill replaces), taking turns decision by decision.
@@ -369,10 +370,11 @@ def main() -> int:
                   f"CPU {mcp_cpu:.1f} ms (client and server) against the CLI's {cli_cpu:.1f}: "
                   f"{mcp_cpu / cli_cpu:.3f}")
     print(f"2. reads ({opts.calls} calls each; target <= 5 ms)")
-    for read in ("status", "frontier", "ledger"):
-        value = med[f"mcp {read}"]
-        print(f"   {read}: {value:.1f} ms ({'met' if value <= 5 else 'NOT met'}); CPU "
-              f"{cpu_med[f'mcp {read}']:.1f} ms (client and server)")
+    for side in sides:
+        for read in READS:
+            value = med[f"{side}mcp {read}"]
+            print(f"   {side}{read}: {value:.1f} ms ({'met' if value <= 5 else 'NOT met'}); CPU "
+                  f"{cpu_med[f'{side}mcp {read}']:.1f} ms (client and server)")
     print(f"3. the loop, {opts.decisions} decisions (open it in the next round, record its "
           f"answer): one MCP session {loop['mcp']:.2f} s ({loop['mcp'] / opts.decisions * 1000:.1f}"
           f" ms a decision; CPU {loop_cpu['mcp']:.2f} s, client and server)")

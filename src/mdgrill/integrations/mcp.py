@@ -4,8 +4,10 @@ Each tool calls the `Spec` method of its verb (`METHOD_OF`) with its arguments a
 nothing is parsed as a flag, nothing is printed or captured, no file is written on the way.
 A tool answers what `mdgrill --json <verb>` prints: `{"ok": true, …}`, or `{"ok": false,
 "error": {"code", "message"}}` for a refusal, bad input, or a defect of ours (`INTERNAL`),
-so no call can stop the server. A spec, a file or a resource named by a call must lie inside
-the server's repository (after symlinks), else `PATH_OUTSIDE_REPOSITORY`.
+so no call can stop the server. The answer is that one line of JSON as the call's one text
+block, and nothing else (`answered`): no `outputSchema`, no `structuredContent`. A spec, a
+file or a resource named by a call must lie inside the server's repository (after
+symlinks), else `PATH_OUTSIDE_REPOSITORY`.
 
 Every argument of the `Spec` method is a tool argument, under the name the tool has always
 had (`RENAMED`), except those `WITHHELD` from an agent on purpose; `tests/test_mcp_api.py`
@@ -15,10 +17,12 @@ holds the tools to the methods' signatures. Needs the `mcp` extra (from a clone:
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 import json
 import os
+import stat
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -28,8 +32,9 @@ from mdgrill.git.discovery import find_root
 try:  # the `mcp` extra; `mdgrill mcp` says when it is missing. The SDK reads the tools'
     # annotations at run time, so `Context` (ask_approval's argument) must be a real name here.
     from mcp.server.mcpserver import Context, MCPServer
+    from mcp.types import CallToolResult, TextContent
 except ImportError:  # pragma: no cover - the dev install has the extra
-    Context = MCPServer = None  # type: ignore[assignment,misc]
+    Context = MCPServer = CallToolResult = TextContent = None  # type: ignore[assignment,misc]
 
 if TYPE_CHECKING:
     from mdgrill.api import Spec
@@ -62,12 +67,22 @@ WITHHELD: dict[str, dict[str, str]] = {
 
 
 class Workspace:
-    """The repository the server serves: every path a call names must lie inside it."""
+    """The repository the server serves: every path a call names must lie inside it.
 
-    __slots__ = ("root",)
+    A spec named again is taken from the last call that resolved it while every folder from
+    the root down to it is the one it was resolved through (`_trail`); resolving it again
+    costs more than most reads (issue 37, goal 2), and the answer can only change when one
+    of those folders, or a `.git` in one of them, or the `.progress.md`, is not what it was."""
+
+    __slots__ = ("root", "_specs")
+
+    # the specs a server keeps resolved: an agent works on one or two at a time
+    KEPT = 16
 
     def __init__(self, root: str) -> None:
         self.root = os.path.realpath(root)
+        # the spec argument -> the spec it resolved to, and the trail it was resolved through
+        self._specs: dict[str, tuple[Spec, tuple[object, ...]]] = {}
 
     def inside(self, path: str) -> str:
         """`path` (relative to the server's folder) as an absolute path inside the root."""
@@ -84,8 +99,71 @@ class Workspace:
 
     def spec(self, path: str) -> Spec:
         from mdgrill.api import Spec
+        from mdgrill.shell.store import PROGRESS
 
-        return Spec.open(self.inside(path))
+        known = self._specs.get(path)
+        if known is not None and self._trail(known[0].folder) == known[1]:
+            return known[0]
+        full = self.inside(path)
+        folder = os.path.dirname(full) if os.path.basename(full) == PROGRESS else full
+        before = self._trail(folder)
+        found = Spec.open(full)
+        self._specs.pop(path, None)
+        # kept only when nothing on the trail changed while it was resolved
+        if before is not None and found.folder == folder and self._trail(folder) == before:
+            while len(self._specs) >= self.KEPT:  # the oldest goes (dicts keep their order)
+                del self._specs[next(iter(self._specs))]
+            self._specs[path] = (found, before)
+        return found
+
+    def read_ahead(self, path: str) -> None:
+        """After a write to the spec `path`, make the parse its next call would make first
+        (`services.status.read_ahead`): in the time the client takes to read the answer and
+        send its next call, not in that call. Nothing is written, nothing is refused: a
+        spec that cannot be read now is left to the next call, which says why."""
+        from mdgrill.services.status import read_ahead
+
+        try:
+            found = self.spec(path)
+            read_ahead(found.progress, found.root)
+        except Exception:  # noqa: BLE001 - the next call on this spec reports it
+            return
+
+    def _trail(self, folder: str) -> tuple[object, ...] | None:
+        """What resolving the spec in `folder` depends on, read with an `lstat` a name: each
+        folder from the root down to it (none a symlink, so that the path is its own real
+        path, inside the root), whether each holds a `.git` (a repository nested in another
+        changes the spec's repository), and whether its `.progress.md` is there. None when it
+        cannot be told this way (a symlink on the way, a root that is no repository, Windows
+        and its junctions): that spec is resolved on every call."""
+        from mdgrill.git.discovery import is_dotgit
+        from mdgrill.shell.store import PROGRESS
+
+        root = self.root
+        if os.name == "nt" or not folder.startswith(root + os.sep):
+            return None
+        trail: list[object] = []
+        current = root
+        try:
+            for name in ["", *folder[len(root) + 1:].split(os.sep)]:
+                current = os.path.join(current, name) if name else current
+                st = os.lstat(current)
+                if not stat.S_ISDIR(st.st_mode):  # a symlink, or no folder
+                    return None
+                dotgit = os.path.join(current, ".git")
+                try:
+                    git = os.lstat(dotgit)
+                except FileNotFoundError:
+                    trail.append((st.st_dev, st.st_ino))
+                    continue
+                trail.append((st.st_dev, st.st_ino, git.st_ino, git.st_mode, is_dotgit(dotgit)))
+            trail.append(os.path.lexists(os.path.join(folder, PROGRESS)))
+        except (OSError, ValueError):  # unreadable, or a NUL in the name
+            return None
+        first = trail[0]
+        if not (isinstance(first, tuple) and first[-1] is True):
+            return None  # the root is no repository: one could appear above it
+        return tuple(trail)
 
 
 def _refuse_nul(values: object) -> None:
@@ -109,24 +187,46 @@ def failure(exc: BaseException) -> dict[str, object]:
                                    "serving. Please report this."}}
 
 
-def guarded(tool: Tool) -> Tool:
-    """`tool`, answering every exception as a tool result, so no call stops the server.
+def answered(answer: dict[str, object]) -> CallToolResult:
+    """A tool's answer as the client gets it: the line `mdgrill --json` prints, as the one
+    text block of the result.
+
+    Only the text, serialised once: the SDK's structured output (an `outputSchema` saying no
+    more than "an object") sent every answer twice, once indented as text and once as
+    `structuredContent`, which each side then walked five times more (validated against the
+    schema, dumped, validated and dumped again per protocol version, written; parsed, checked
+    with jsonschema): a third of a `status` call's round trip (issue 37, goal 2)."""
+    return CallToolResult(content=[TextContent(type="text",
+                                               text=json.dumps(answer, ensure_ascii=False))])
+
+
+def guarded(tool: Tool, ws: Workspace | None = None) -> Tool:
+    """`tool`, answering every exception as a tool result, so no call stops the server; what
+    it returns (or the failure) reaches the client `answered`. With `ws`, a call that wrote
+    its spec has the spec read ahead once the answer has gone (`Workspace.read_ahead`).
 
     The guard is a coroutine function even for a plain tool: the SDK would run a plain one on
     a worker thread, a wake-up of another thread per call (issue 37, goal 2); on the event
     loop, calls run one at a time, in the order they came."""
+    coroutine = inspect.iscoroutinefunction(tool)
+
     @functools.wraps(tool)
-    async def run(*args: Any, **kwargs: Any) -> dict[str, object]:
+    async def run(*args: Any, **kwargs: Any) -> CallToolResult:
+        result: dict[str, object]
         try:
             _refuse_nul([*args, kwargs])
-            result: dict[str, object]
-            if inspect.iscoroutinefunction(tool):
+            if coroutine:
                 result = await tool(*args, **kwargs)
             else:
                 result = tool(*args, **kwargs)
-            return result
         except Exception as exc:  # every failure is the call's answer
-            return failure(exc)
+            result = failure(exc)
+        spec = kwargs.get("spec")
+        if ws is not None and result.get("written") is True and isinstance(spec, str):
+            # run by the event loop at its next turn: the answer is written before this
+            # task lets it turn (nothing between here and the pipe waits on anything)
+            asyncio.get_running_loop().call_soon(ws.read_ahead, spec)
+        return answered(result)
     return run  # type: ignore[return-value]
 
 
@@ -314,7 +414,7 @@ def tools(ws: Workspace) -> list[Callable[..., object]]:  # noqa: C901 - one clo
         `Cancel` recorded. `Revise decisions` comes back for the agent to ask which ones."""
         return await approval_by_elicitation(ws.spec(spec), decision_id, ctx)
 
-    return [guarded(t) for t in (
+    return [guarded(t, ws) for t in (
         status, frontier, ledger, validate, node_add, begin_interview, ask, answer,
         record_answer, record_fact, await_confirmation, confirm, check_delegation, init,
         open_frontier, out_of_scope, record_stop, classify_reply, skip, revise, cancel, amend,
@@ -380,6 +480,18 @@ INSTRUCTIONS = (
     "check_delegation before delegating.")
 
 
+def untraced(app: MCPServer) -> None:
+    """Leave out the SDK's OpenTelemetry middleware when no tracer provider is set, as in
+    every server an agent starts: its span around each message then records nothing, and
+    costs ~50 us of every call (issue 37, goal 2). A provider set before the server is made
+    (`opentelemetry-instrument mdgrill mcp`) keeps it, and its spans."""
+    from opentelemetry import trace
+
+    if isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
+        app.middleware[:] = [m for m in app.middleware
+                             if type(m).__name__ != "OpenTelemetryMiddleware"]
+
+
 def server(root: str | None = None) -> MCPServer:
     """The server for the repository around `root` (default: the working directory)."""
     from mdgrill.shell import store
@@ -390,8 +502,9 @@ def server(root: str | None = None) -> MCPServer:
 
     ws = Workspace(find_root(root or os.getcwd()))
     app = pipe_server("mdgrill", instructions=INSTRUCTIONS)
-    for tool in tools(ws):
-        app.add_tool(tool)
+    untraced(app)
+    for tool in tools(ws):  # unstructured: the answer is its text block (`answered`)
+        app.add_tool(tool, structured_output=False)
 
     def progress(spec: str) -> str:
         """A spec's `.progress.md` as it is on disk."""

@@ -3,9 +3,11 @@
 The SDK's `stdio_server()` reads and writes the standard streams through `anyio.wrap_file`:
 a worker thread for every line read and two for every line written (write, flush), each a
 wake-up of another thread that the scheduler of a loaded machine can keep waiting. Here the
-event loop reads and writes the pipes itself, and the SDK's own `stdio_server()` does the rest
-(framing, validation, serialization), handed these two objects in place of its wrapped files;
-so the JSON-RPC on the wire is the SDK's, byte for byte.
+event loop reads and writes the pipes itself. The messages are made and written as that
+transport makes them, with the SDK's own calls (`MessageReader`, `MessageWriter`), but by the
+task that asks for the next message or sends one, where `stdio_server()` hands each through a
+task of its own and a stream more: two task switches a call fewer. The JSON-RPC on the wire
+is the SDK's, byte for byte (tests/test_mcp_pipes.py).
 
 As the SDK does, the wire is moved to private descriptors while the server runs: fd 0 reads
 the null device and fd 1 writes to stderr, so a stray print or a child's output never lands
@@ -25,6 +27,8 @@ from contextlib import asynccontextmanager, suppress
 # typing costs 3 ms to import; type checkers treat this name as true
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from mcp.server.mcpserver import MCPServer
 
 # the pipe's chunk: asyncio stops reading ahead at twice this much unread
@@ -102,6 +106,90 @@ class LineWriter:
                 self._gone = True
 
 
+class MessageReader:
+    """The client's messages as the SDK's server reads them from its transport: each line
+    validated as a JSON-RPC message as the SDK's `stdio_server()` does it (a line that is
+    none is handed on as its exception, which the server answers), in the task that asks for
+    the next message."""
+
+    def __init__(self, lines: LineReader) -> None:
+        from mcp import types
+        from mcp.shared.message import SessionMessage
+
+        self._lines = lines
+        self._parse = types.jsonrpc_message_adapter.validate_json
+        self._message = SessionMessage
+        self._closed = False
+
+    async def receive(self) -> object:
+        import anyio
+
+        if self._closed:
+            raise anyio.ClosedResourceError
+        try:
+            line = await self._lines.__anext__()
+        except StopAsyncIteration:
+            raise anyio.EndOfStream from None
+        try:
+            return self._message(self._parse(line, by_name=False))
+        except Exception as exc:  # noqa: BLE001 - the SDK's server answers a bad line
+            return exc
+
+    def __aiter__(self) -> MessageReader:
+        return self
+
+    async def __anext__(self) -> object:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    def close(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> MessageReader:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class MessageWriter:
+    """The server's messages, each serialised as the SDK's `stdio_server()` does it and
+    written by the task that sends it (`send` returns once the pipe took it). Messages go out
+    in the order they are sent: a line is handed to the pipe whole before any wait."""
+
+    def __init__(self, out: LineWriter) -> None:
+        self._out = out
+        self._closed = False
+
+    async def send(self, item: Any) -> None:
+        import anyio
+
+        if self._closed:
+            raise anyio.ClosedResourceError
+        await self._out.write(item.message.model_dump_json(by_alias=True, exclude_unset=True)
+                              + "\n")
+        await self._out.flush()
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    def close(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> MessageWriter:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
 @asynccontextmanager
 async def pipes() -> AsyncIterator[tuple[LineReader, LineWriter] | None]:
     """Stdin and stdout as a line reader and writer on the event loop, or None when either
@@ -154,7 +242,6 @@ def pipe_server(name: str, *, instructions: str) -> MCPServer:
     The SDK is imported here, not when this module loads: it is the `[mcp]` extra, and its
     stdio module imports `fcntl`, which Windows has not (tests/test_portability.py)."""
     from mcp.server.mcpserver import MCPServer
-    from mcp.server.stdio import stdio_server
 
     class PipeServer(MCPServer):
         async def run_stdio_async(self) -> None:
@@ -166,11 +253,11 @@ def pipe_server(name: str, *, instructions: str) -> MCPServer:
                 if wire is None:  # a file or a terminal: the SDK's own wrapped files
                     await super().run_stdio_async()
                     return
-                # the SDK's framing on these lines; its files and descriptors stay untouched
-                async with stdio_server(*wire) as (read, write):  # type: ignore[arg-type]
-                    # `Server.run` is the SDK's serving loop; MCPServer keeps its Server private
-                    # (the SDK's in-memory transport reaches it the same way)
-                    lowlevel = self._lowlevel_server
-                    await lowlevel.run(read, write, lowlevel.create_initialization_options())
+                lines, out = wire
+                # `Server.run` is the SDK's serving loop; MCPServer keeps its Server private
+                # (the SDK's in-memory transport reaches it the same way)
+                lowlevel = self._lowlevel_server
+                await lowlevel.run(MessageReader(lines), MessageWriter(out),  # type: ignore[arg-type]
+                                   lowlevel.create_initialization_options())
 
     return PipeServer(name, instructions=instructions)

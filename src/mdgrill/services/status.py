@@ -56,6 +56,23 @@ def status_view(spec: store.Spec) -> StatusView:
     return view
 
 
+def read_ahead(progress: str, root: str) -> None:
+    """Make now the parse the next read of this `.progress.md` would make first, when the
+    file still has the bytes a write left: a write keeps the parse of what it wrote to be
+    made on the next read (a CLI process never reads again). A server calls this once a
+    write's answer has gone, while the client reads it (issue 37, goal 2). Never a stale
+    parse: it is kept for those very bytes; other bytes, or a file that cannot be read, are
+    left to the next call, which reads them as ever."""
+    from mdgrill.shell.session import PARSED
+
+    key = (progress, display(progress))
+    try:
+        data = store.read_file(progress, key[1], root)
+    except MdgrillError:
+        return
+    PARSED.get(key, data, False)  # a parse that fails is dropped, for the next call to say
+
+
 def _approved_changed(spec: store.Spec, prog: Progress) -> list[dict[str, object]]:
     from mdgrill.shell.drift import changed_approvals
 
