@@ -142,6 +142,27 @@ def _tools_on_a_spec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     return repo, {t.__name__: t for t in tools(Workspace(str(repo)))}
 
 
+def test_a_lone_surrogate_in_an_argument_is_refused_as_the_cli_refuses_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # no UTF-8 text: refused before anything reads it (its echo in an answer would not
+    # serialise), and an answer that holds one anyway is escaped, never dropped
+    from mdgrill.integrations.mcp import json_text
+
+    _, found = _tools_on_a_spec(tmp_path, monkeypatch)
+    for arguments in ({"spec": "\udc80x"}, {"spec": SPEC, "decision_id": "D\udc80"}):
+        tool = found["status"] if len(arguments) == 1 else found["record_answer"]
+        extra = {} if len(arguments) == 1 else {"answer": "yes"}
+        result = asyncio.run(tool(**arguments, **extra))
+        answer = json.loads(result.content[0].text)
+        assert answer["error"]["code"] == "INVALID_INPUT", answer
+        assert "UTF-8" in answer["error"]["message"]
+
+    escaped = json_text({"ok": True, "spec": "a\udc80", "goal": "ü"})
+    assert escaped.encode("utf-8")  # serialisable: nothing dropped
+    assert json.loads(escaped) == {"ok": True, "spec": "a\udc80", "goal": "ü"}
+    assert json_text({"goal": "ü"}) == '{"goal": "ü"}'  # as the CLI prints it
+
+
 def test_a_write_has_its_spec_read_ahead_once_its_answer_is_made(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # issue 37, goal 2: the parse a write leaves for the next read is made after the answer

@@ -166,16 +166,26 @@ class Workspace:
         return tuple(trail)
 
 
-def _refuse_nul(values: object) -> None:
-    """A NUL character in any text argument: refused before anything reads it."""
-    if isinstance(values, str) and "\0" in values:
-        raise InputError("INVALID_INPUT", "an argument holds a NUL character")
+def _refuse_unreadable(values: object) -> None:
+    """A NUL character or a lone surrogate (text that is no UTF-8, as the CLI refuses an
+    argument) in any text argument: refused before anything reads it. A lone surrogate
+    reached the answer otherwise, which the SDK could not serialise: the call went
+    unanswered."""
+    if isinstance(values, str):
+        if "\0" in values:
+            raise InputError("INVALID_INPUT", "an argument holds a NUL character")
+        if not values.isascii():
+            try:
+                values.encode("utf-8")
+            except UnicodeEncodeError:
+                raise InputError("INVALID_INPUT", "an argument is not valid UTF-8 text (a lone "
+                                 "surrogate): pass it in UTF-8 (nothing was written)") from None
     if isinstance(values, (list, tuple)):
         for value in values:
-            _refuse_nul(value)
+            _refuse_unreadable(value)
     if isinstance(values, dict):
         for value in values.values():
-            _refuse_nul(value)
+            _refuse_unreadable(value)
 
 
 def failure(exc: BaseException) -> dict[str, object]:
@@ -196,8 +206,19 @@ def answered(answer: dict[str, object]) -> CallToolResult:
     `structuredContent`, which each side then walked five times more (validated against the
     schema, dumped, validated and dumped again per protocol version, written; parsed, checked
     with jsonschema): a third of a `status` call's round trip (issue 37, goal 2)."""
-    return CallToolResult(content=[TextContent(type="text",
-                                               text=json.dumps(answer, ensure_ascii=False))])
+    return CallToolResult(content=[TextContent(type="text", text=json_text(answer))])
+
+
+def json_text(answer: dict[str, object]) -> str:
+    """The answer as the CLI's JSON line; a lone surrogate that reached it (a defect) escaped,
+    so the SDK can serialise it and the call is still answered."""
+    text = json.dumps(answer, ensure_ascii=False)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return json.dumps(answer)
+    return text
 
 
 def guarded(tool: Tool, ws: Workspace | None = None) -> Tool:
@@ -214,7 +235,7 @@ def guarded(tool: Tool, ws: Workspace | None = None) -> Tool:
     async def run(*args: Any, **kwargs: Any) -> CallToolResult:
         result: dict[str, object]
         try:
-            _refuse_nul([*args, kwargs])
+            _refuse_unreadable([*args, kwargs])
             if coroutine:
                 result = await tool(*args, **kwargs)
             else:
@@ -511,6 +532,7 @@ def server(root: str | None = None) -> MCPServer:
         from mcp.server.mcpserver.exceptions import ResourceError
 
         try:
+            _refuse_unreadable(spec)
             found = ws.spec(spec.replace("~", "/"))
             return store.read_file(found.progress, os.path.basename(found.progress),
                                    found.root).decode("utf-8", "replace")
@@ -520,10 +542,11 @@ def server(root: str | None = None) -> MCPServer:
     def ledger_resource(spec: str) -> str:
         """A spec's elicitation ledger (E1 … En), as the `ledger` verb's JSON."""
         try:
+            _refuse_unreadable(spec)
             answer = ok(ws.spec(spec.replace("~", "/")).ledger())
         except Exception as exc:  # every failure is the call's answer
             answer = failure(exc)
-        return json.dumps(answer, ensure_ascii=False)
+        return json_text(answer)
 
     app.resource("mdgrill://spec/{spec}/progress", mime_type="text/markdown")(progress)
     app.resource("mdgrill://spec/{spec}/ledger", mime_type="application/json")(ledger_resource)
