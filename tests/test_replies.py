@@ -375,5 +375,9 @@ def test_hand_readings_at_their_edges() -> None:
     assert without_question_prefix("Q\u06637") == "Q\u06637"  # [0-9] is ASCII only
     assert without_question_prefix("\u2003Q7\u00e9") == "\u2003Q7\u00e9"  # a letter follows
     assert _squeezed("okkk\n\n\nyesss", 1) == "ok\n\n\nyes"  # `.` takes no line break
+    # a letter stretched inside a word is read back to one (`yeees` is yes) or, where the word
+    # doubles it, to two (`gooood` is good): both spellings are tried
+    assert classify("yeees").kind == classify("yes").kind == CONTROL_ONLY
+    assert classify("sounds gooood").kind == classify("sounds good").kind == CONTROL_ONLY
     assert classify("the second one").kind == SUBSTANTIVE  # no options: nothing picked
     assert classify("2", ["A", "B (Recommended)"]).option == "B"
