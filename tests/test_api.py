@@ -190,3 +190,20 @@ def test_a_field_of_another_type_is_an_internal_defect() -> None:
         _ = Bound("bind", {"targets": [{"target": "a.py"}]}).targets
     assert Bound("bind", {"targets": [{"target": "a.py", "fingerprint": "f"}]}).targets == [
         {"target": "a.py", "fingerprint": "f"}]
+
+
+def test_text_that_is_no_utf8_is_bad_input_and_writes_nothing(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a lone surrogate (what Python makes of undecodable bytes) can reach the library from a
+    # caller's string: the write refuses it as the CLI and the MCP server refuse it, typed
+    from mdgrill import InputError, Spec
+
+    monkeypatch.chdir(repo)
+    spec = Spec.init("specs/a", goal="G")
+    spec.begin_interview(phase="requirements", interview_id="r1")
+    spec.open_frontier(round=1, decision_ids=["D1"])
+    before = Path(spec.progress).read_bytes()
+    with pytest.raises(InputError) as refused:
+        spec.record_answer("D1", "Use the magic link \udc80 for everyone")
+    assert refused.value.code == "INVALID_INPUT"
+    assert Path(spec.progress).read_bytes() == before

@@ -235,9 +235,13 @@ def transaction(spec: store.Spec, step: Callable[[Progress], Transition[W]]) -> 
             if not (change.updates or change.touches_log or change.insert_nodes):
                 result["written"] = False
                 return result
-            new_text = apply_change(prog, change)
-            new_tf = prog.tf.with_text(new_text)
-            data = new_tf.encode()
+            try:  # the new text, its log's seal and its bytes
+                new_tf = prog.tf.with_text(apply_change(prog, change))
+                data = new_tf.encode()
+            except UnicodeEncodeError:  # a lone surrogate, from a caller of the library
+                raise InputError("INVALID_INPUT", "a value to record is not valid UTF-8 text "
+                                 "(it holds a lone surrogate): pass it in UTF-8; nothing was "
+                                 "written") from None
             try:
                 after = verify_written(new_tf, prog.path, change.log_span_after, prog)
             except MdgrillError as exc:  # a defect of ours: never write it
