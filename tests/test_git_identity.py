@@ -162,3 +162,10 @@ def test_a_config_line_read_by_hand_is_what_the_patterns_read(line: str) -> None
 ])
 def test_a_section_line_at_its_edges(line: str, section: tuple[str, str | None] | None) -> None:
     assert identity._section_of(line) == section
+
+
+def test_a_comment_right_after_the_equals_sign_leaves_the_value_empty() -> None:
+    # git starts a comment at `#` or `;` anywhere outside quotes, the value's first character
+    # too (a mutation run found that first place untested)
+    assert identity._parse_config(b"[user]\n\tname=#c\n\temail = a@b ;x\n") == \
+        {("user", "name"): "", ("user", "email"): "a@b"}
