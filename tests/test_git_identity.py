@@ -169,3 +169,12 @@ def test_a_comment_right_after_the_equals_sign_leaves_the_value_empty() -> None:
     # too (a mutation run found that first place untested)
     assert identity._parse_config(b"[user]\n\tname=#c\n\temail = a@b ;x\n") == \
         {("user", "name"): "", ("user", "email"): "a@b"}
+
+
+def test_a_subsection_and_a_quoted_value_are_not_read_as_the_identity() -> None:
+    # `[user "work"]` holds user.work.name, not user.name; a quoted value (or a bare name
+    # with no value) is left to git itself, which reads it exactly
+    assert identity._parse_config(b'[user]\n\tname = A\n[user "x"]\n\tname = B\n') == \
+        {("user", "name"): "A"}
+    assert identity._parse_config(b'[user]\n\tname = "A B"\n') is None
+    assert identity._parse_config(b"[user]\n\tname\n") is None
