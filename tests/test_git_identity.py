@@ -178,3 +178,23 @@ def test_a_subsection_and_a_quoted_value_are_not_read_as_the_identity() -> None:
         {("user", "name"): "A"}
     assert identity._parse_config(b'[user]\n\tname = "A B"\n') is None
     assert identity._parse_config(b"[user]\n\tname\n") is None
+
+
+@pytest.mark.parametrize("line", [
+    '[a ""]', '[a "x"]', '[a "xy"] ', '[a"x"]', '[a "x"y]', '[ a.b ]', '[a "" ];c',
+    '[a "\\x"]', '[a "x\\"]',
+    "a1 = v", "x=v", "xy=", "a-b =  v ", "=v", "1a = v", "ab", "a b = c", "a=b=c", "é = v",
+])
+def test_config_lines_at_the_edges_are_read_as_the_patterns_read_them(line: str) -> None:
+    # the quotes of a subsection, a name's first characters, the place of `=`: where a
+    # mutation run of the hand reading found the generated lines too few
+    section = _SECTION.fullmatch(line)
+    assert identity._section_of(line) == (None if section is None else section.groups())
+    entry = _ENTRY.fullmatch(line)
+    assert identity._entry_of(line) == (None if entry is None else entry.groups())
+
+
+def test_comment_lines_are_skipped_and_an_unreadable_line_gives_up() -> None:
+    assert identity._parse_config(b"# c\n; d\n[user]\n\tname = A\n") == {("user", "name"): "A"}
+    assert identity._parse_config(b"[user]\n\t!x = 1\n") is None  # left to git itself
+    assert identity._parse_config(b"name = A\n") is None  # a variable before any section
