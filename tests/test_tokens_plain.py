@@ -61,7 +61,7 @@ def h3_reference(text: str, start: int, first_line: int, end: int,
 
 
 H3_PIECES = st.sampled_from(["###", " ", "\t", "\r", "\n", "#", "x", "####", "\n###", "é",
-                             "##", "\r\n", " #"])
+                             "##", "\r\n", " #", "#\0", "\0"])
 
 
 @settings(max_examples=3000, deadline=None, derandomize=True)
