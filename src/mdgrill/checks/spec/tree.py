@@ -291,7 +291,7 @@ def _check_refs(path: str, node: Node, line: int, ids: list[str], known: dict[st
 
 def _upward(known: dict[str, Node]) -> bool:
     """Whether every node waits only on nodes above it (then there is no loop)."""
-    place = {node_id: at for at, node_id in enumerate(known)}
+    place = dict(zip(known, range(len(known)), strict=True))  # made by C, not a frame
     for here, node in enumerate(known.values()):
         depends, parent = node.references()  # what it waits on, without a list made a node
         at = place.get(parent) if parent is not None else None
