@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 
 from mdgrill.checks.spec import blocks as block_checks
 from mdgrill.checks.spec import check_blocks, check_nodes
-from mdgrill.checks.spec.keys import BLOCK_KEYS, NEW_SEQUENCE
+from mdgrill.checks.spec import tree as tree_checks
+from mdgrill.checks.spec.keys import BLOCK_KEYS, NEW_SEQUENCE, NODE_KEYS, NODE_KEYS_LOWER
 from mdgrill.diagnostics import Diagnostic, warning
-from mdgrill.formats.progress import Block, Progress, split_ids
+from mdgrill.formats.progress import Block, Node, Progress, split_ids
 from mdgrill.formats.progress.blocks import classify_block, make_blocks
 from mdgrill.formats.textfile import TextFile
 
@@ -189,3 +190,97 @@ def test_a_node_is_told_what_its_entries_tell_and_given_their_references(
     assert got - expected <= {(d.line, d.code) for d in said
                               if d.code == "INVALID_REFERENCE" and "parents" in d.message}
     assert expected <= got
+
+
+def _tree_said_plainly(path: str, nodes: list[Node], tokens: list[tuple[str, str, str]],
+                       base: int, known: dict[str, Node]) -> list[Diagnostic]:
+    """`tree_checks._check_tree` without its shortcuts: every reference line's IDs read by
+    split_ids and looked up, every `Options:` line's inline value trimmed where it is read,
+    each node's references made from lists; what the tree check said before it took them."""
+    out: list[Diagnostic] = []
+    for node in nodes:
+        first = node.line + 1
+        at = first - base
+        if at < 0:
+            first, at = base, 0
+        current = listing = False
+        depends: list[str] | None = None
+        spawned: list[str] | None = None
+        listed: list[tuple[int, str]] = []
+        options: list[int] = []
+        marks: list[int] = []
+        for line, (key, value, other) in enumerate(tokens[at:node.end - base], first):
+            if key:
+                current, listing = True, False
+                low = key.lower()
+                if low not in NODE_KEYS_LOWER:
+                    out.append(warning(path, line + 1, "UNKNOWN_NODE_KEY",
+                                       f"`{key}:` is not a node key (known: "
+                                       f"{', '.join(NODE_KEYS)}): check the spelling"))
+                elif low == "options":
+                    listing = True
+                    listed.append((line, value.strip()))
+                elif low in ("depends on", "spawned by"):
+                    ids = split_ids(value.strip())
+                    if low == "depends on":
+                        depends = ids if depends is None else depends
+                    else:
+                        spawned = ids if spawned is None else spawned
+                    if any(ref not in known for ref in ids) or \
+                            (low == "spawned by" and len(ids) > 1):
+                        tree_checks._check_refs(path, node, line, ids, known,
+                                                low == "spawned by", out)
+            elif not other or other.isspace():
+                continue
+            elif current and other[0] in " \t>":
+                if listing:
+                    options.append(line)
+                    if "(recommended)" in other.lower():
+                        marks.append(line)
+            else:
+                current = listing = False
+        node.set_references((tuple(depends) if depends else (),
+                             spawned[0] if spawned else None))
+        if listed:
+            tree_checks._options_said(path, node, options, marks, listed, out)
+    return out
+
+
+TREE_LINES = st.sampled_from([
+    "- Section: s1", "- Depends on: D1", "- Depends on: D2", "- Depends on: none",
+    "- Depends on: None", "- Depends on: D1 ", "- Depends on:  D1", "- depends on: D3",
+    "- Depends on: D1, D2", "- Depends on: D1,D9", "- Depends on: x y", "- Depends on:",
+    "- Spawned by: D2", "- Spawned by: D1, D2", "- Spawned by: NONE", "- Spawned by: D9",
+    "- Spawned by: D1 D1", "- Options:", "- Options: inline", "- Options:  ", "- Options: \u00a0",
+    "- Options: \x0c",
+    "  - A (Recommended)", "  - B", "  - C (recommended)", "  - D (", "\t- E", "> quoted",
+    "", "  ", "stray", "- Colour: red", "- Status: open"])
+TREE_IDS = st.sampled_from(["D1", "D2", "D3", "none", "NONE", "None", "D1"])
+
+
+@settings(max_examples=800, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(TREE_IDS, st.lists(TREE_LINES, max_size=9)), min_size=1,
+                max_size=6))
+def test_the_tree_check_says_what_its_plain_reading_says(
+        nodes: list[tuple[str, list[str]]]) -> None:
+    # the tree check's shortcuts (a lone ID of a node taken without split_ids and without
+    # a look-up of each of its IDs, the references kept as tuples, an inline option value
+    # trimmed only where it is said): the same diagnostics, messages included, in the same
+    # order, and the same references, as every line read plainly
+    lines = ["# T", "", "## Design Tree", ""]
+    for node_id, body in nodes:
+        lines += [f"### {node_id}: question", *body, ""]
+    text = "\n".join(lines)
+    fast = Progress(TextFile(text), "p.md")
+    plain = Progress(TextFile(text), "p.md")
+    known: dict[str, Node] = {}
+    for node in fast.nodes:
+        known.setdefault(node.id, node)
+    said = fast.read_runs(fast.nodes, lambda tokens, base, run: tree_checks._check_tree(
+        "p.md", run, tokens, base, known))
+    plain_known = {node_id: plain.nodes[fast.nodes.index(node)]
+                   for node_id, node in known.items()}
+    expected = plain.read_runs(plain.nodes, lambda tokens, base, run: _tree_said_plainly(
+        "p.md", list(run), tokens, base, plain_known))
+    assert said == expected
+    assert [n.references() for n in fast.nodes] == [n.references() for n in plain.nodes]

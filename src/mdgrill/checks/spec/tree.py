@@ -160,8 +160,8 @@ def _check_tree(path: str, nodes: Sequence[Node],  # noqa: C901 - a branch per k
             first, at = base, 0
         current = False  # an entry is open: an indented line below it is its nested line
         listing = False  # the open entry is an `Options:` one: its nested lines are options
-        depends: list[str] | None = None  # the IDs of the node's first `Depends on` entry
-        spawned: list[str] | None = None  # and of its first `Spawned by`
+        depends: tuple[str, ...] | None = None  # the IDs of its first `Depends on` entry
+        spawned: tuple[str, ...] | None = None  # and of its first `Spawned by`
         # the lines of the node's options, and of those marked `(Recommended)`: the mark is
         # looked for in the whole line, which holds it where the option's text does (the
         # text is what follows the line's blanks and bullet, trimmed of blanks, none of them
@@ -186,12 +186,18 @@ def _check_tree(path: str, nodes: Sequence[Node],  # noqa: C901 - a branch per k
                     listing = True
                     if listed is None:
                         listed, options, marks = [], [], []
-                    listed.append((line, value.strip()))
-                else:
+                    listed.append((line, value))
+                elif value in known and value not in _NONE_WORDS:
                     # a node's ID alone, as most such lines name: what split_ids reads of
-                    # it (an ID holds no blank, `,`, `;` or arrow; `none` is no ID there)
-                    ids = [value] if value in known and value not in _NONE_WORDS else \
-                        split_ids(value.strip())
+                    # it (an ID holds no blank, `,`, `;` or arrow; `none` is no ID there),
+                    # one ID of a node, of which nothing is said
+                    if kind == _DEPENDS:
+                        if depends is None:
+                            depends = (value,)
+                    elif spawned is None:
+                        spawned = (value,)
+                else:
+                    ids = tuple(split_ids(value.strip()))
                     if kind == _DEPENDS:
                         if depends is None:
                             depends = ids
@@ -218,7 +224,7 @@ def _check_tree(path: str, nodes: Sequence[Node],  # noqa: C901 - a branch per k
                         marks.append(line)
             else:
                 current = listing = False
-        node.set_references((tuple(depends) if depends else (),
+        node.set_references((depends or (),
                              spawned[0] if spawned else None))
         if listed is not None and (not MIN_OPTIONS <= len(options) <= MAX_OPTIONS or
                                    marks and (len(marks) > 1 or marks[0] != options[0])):
@@ -250,11 +256,13 @@ def _key_kind(key: str) -> int:
 def _options_said(path: str, node: Node, options: list[int], marks: list[int],
                   listed: list[tuple[int, str]], out: list[Diagnostic]) -> None:
     """What is said of a node's options (the lines of each, and of those marked
-    `(Recommended)`), once for each of its `Options:` entries (line, inline value)."""
+    `(Recommended)`), once for each of its `Options:` entries (line, inline value as its
+    line's token holds it)."""
     count = len(options)
     for line, inline in listed:
         if not MIN_OPTIONS <= count <= MAX_OPTIONS:
-            how = " (write them as nested `  - ` bullets)" if inline and not options else ""
+            how = " (write them as nested `  - ` bullets)" if inline.strip() and not options \
+                else ""
             out.append(error(path, line + 1, "NODE_OPTIONS",
                              f"{node.id} has {count} option(s){how}: a node offers "
                              f"{MIN_OPTIONS} to {MAX_OPTIONS} options"))
@@ -268,7 +276,7 @@ def _options_said(path: str, node: Node, options: list[int], marks: list[int],
                              "it to the top of the options"))
 
 
-def _check_refs(path: str, node: Node, line: int, ids: list[str], known: dict[str, Node],
+def _check_refs(path: str, node: Node, line: int, ids: Sequence[str], known: dict[str, Node],
                 spawned: bool, out: list[Diagnostic]) -> None:
     """What is said of the IDs of one `Depends on` or `Spawned by` entry."""
     if spawned and len(ids) > 1:
