@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from typing import TypeVar
 
     from mdgrill.core.evidence import Evidence
-    from mdgrill.core.machine.reports import BeganReport, ConfirmReport, Written
+    from mdgrill.core.machine.reports import BeganReport, ConfirmReport, SkipReport, Written
     from mdgrill.formats.progress import Progress, Transition
     from mdgrill.shell.project import Owners
 
@@ -193,11 +193,14 @@ def record_answer(spec: store.Spec, *, decision_id: str, answer: str, by: str | 
 
 def record_fact(spec: store.Spec, *, text: str, decision_id: str | None = None,
                 by: str | None = None) -> FactRecorded:
-    """Record a fact found in the code or docs (it resolves the decision it names)."""
-    person = who(spec, by)
+    """Record a fact found in the code or docs (it resolves the decision it names, so the
+    owners of that decision's section are held to as for its answer)."""
+    person, account, own = acting(spec, by)
+    owned = None if decision_id is None else \
+        section_rule(own, account, decision_id, "record-fact")
     return FactRecorded("record-fact", transaction(spec, fresh(spec, "record-fact", signed(
         lambda prog: machine.record_fact(prog.data, prog, text, decision_id),
-        person, decision_id))))
+        person, decision_id, owned))))
 
 
 def out_of_scope(spec: store.Spec, *, decision_id: str, reply: str,
@@ -370,11 +373,26 @@ def _signs_commits(spec: store.Spec) -> bool:
 
 def skip(spec: store.Spec, *, reason: str, assumptions: list[str],
          decision_id: str = "skip-confirmation", by: str | None = None) -> Skipped:
-    """Skip the remaining decisions with recorded assumptions (confirm follows)."""
-    person = who(spec, by)
+    """Skip the remaining decisions with recorded assumptions (confirm follows); each
+    decision it defaults is held to its section's owners, as its answer would be."""
+    person, account, own = acting(spec, by)
     return Skipped("skip", transaction(spec, fresh(spec, "skip", signed(
-        lambda prog: machine.skip(prog.data, prog, reason, list(assumptions), decision_id),
+        _defaults_owned(lambda prog: machine.skip(prog.data, prog, reason, list(assumptions),
+                                                  decision_id), own, account),
         person))))
+
+
+def _defaults_owned(step: Step[SkipReport], own: Owners,
+                    account: str | None) -> Step[SkipReport]:
+    """`step` (a skip), refused where a decision it defaults lies in a section whose owners
+    do not include the account: a default settles the decision as an answer does. Checked
+    on the transition, before anything is written."""
+    def run(prog: Progress) -> Transition[SkipReport]:
+        done = step(prog)
+        for node_id in done[1]["defaulted"]:
+            section_rule(own, account, node_id, "skip")(prog)
+        return done
+    return run
 
 
 def reopen(spec: store.Spec, *, phase: str, reason: str, by: str | None = None,
@@ -398,11 +416,12 @@ def reopen(spec: store.Spec, *, phase: str, reason: str, by: str | None = None,
 
 def amend(spec: store.Spec, *, decision_id: str, answer: str, reason: str,
           by: str | None = None) -> Amended:
-    """Correct a recorded answer's wording (an Amended block; the log stays append-only)."""
-    person = who(spec, by)
-    return Amended("amend", transaction(spec, signed(
+    """Correct a recorded answer's wording (an Amended block; the log stays append-only):
+    the decision's section owners and the context's freshness hold as for its answer."""
+    person, account, own = acting(spec, by)
+    return Amended("amend", transaction(spec, fresh(spec, "amend", signed(
         lambda prog: machine.amend(prog.data, prog, decision_id, answer, reason),
-        person, decision_id)))
+        person, decision_id, section_rule(own, account, decision_id, "amend")))))
 
 
 def revise(spec: store.Spec, *, decision_ids: list[str],
