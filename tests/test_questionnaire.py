@@ -130,9 +130,11 @@ def test_the_whole_interview_answered_from_the_file(tmp_path: Path) -> None:
 
 
 def save_under_watch(repo: Path, env: dict[str, str], path: Path, text: str,
-                     kind: str = "recorded") -> dict[str, object]:
+                     kind: str = "recorded", settle: float = 0.0) -> dict[str, object]:
     """Start `mdgrill watch` on `repo`, save `text` to `path` as an editor does (a temporary
-    file renamed over it), and return the first report of `kind` that follows."""
+    file renamed over it), and return the first report of `kind` that follows. With
+    `settle`, watch then runs that many seconds more and must report nothing else: one save,
+    one collection (a file watch rewrites itself would be collected again, and again)."""
     import queue
     import threading
     import time
@@ -158,7 +160,14 @@ def save_under_watch(repo: Path, env: dict[str, str], path: Path, text: str,
         temp = path.with_name(f".{path.name}.tmp")
         temp.write_text(text, encoding="utf-8")
         temp.replace(path)  # an editor's save
-        return wait(kind)
+        first = wait(kind)
+        if settle:
+            time.sleep(settle)
+            more = []
+            while not reports.empty():
+                more.append(reports.get())
+            assert more == [], f"watch went on after one save: {more[:3]}"
+        return first
     finally:
         proc.terminate()
         proc.wait(timeout=10)

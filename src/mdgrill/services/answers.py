@@ -296,6 +296,10 @@ def collect(spec: store.Spec, person: str | None, source: str | None = None) -> 
         rest: str | None = without(text, set(out.done.recorded))
     else:
         rest = questionnaire_text(spec)
+    if rest is not None and rest.encode("utf-8") == raw:
+        # nothing to take out (every answer refused): the file is left as it is, for a
+        # rewrite of the same bytes is a save to `watch`, which would collect it again
+        return out
     if not store.still(path, raw):
         return out  # saved again meanwhile: that save is the person's, and is kept
     if rest is None:
