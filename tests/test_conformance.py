@@ -41,7 +41,8 @@ class Op(NamedTuple):
 
 class Rule(NamedTuple):
     code: str
-    base: str  # "fresh": no interview yet; "asked": D1 asked in round 1; "awaiting": approval
+    base: str  # "fresh": no interview yet; "asked": D1 asked in round 1; "answered": D1
+    # answered; "awaiting": approval asked
     prepare: Callable[[Path], None]
     op: Op
 
@@ -142,7 +143,7 @@ ENTRY_MODULES: dict[str, set[str]] = {
     "mdgrill.cli.verbs.rounds": {"answer", "collect"},
     "mdgrill.services.watch.engine": {"watch"},
     "mdgrill.integrations.lsp": {"lsp"},
-    "mdgrill.integrations.mcp": {"mcp", "mcp answer"},
+    "mdgrill.integrations.mcp": {"mcp", "mcp answer", "mcp collect"},
     "mdgrill.api": {"library"},
 }
 ENTRY_POINTS = sorted(set().union(*ENTRY_MODULES.values()))
@@ -163,7 +164,7 @@ LAYER = {"mdgrill.services.interview", "mdgrill.services.rounds", "mdgrill.servi
 
 # A cell without a case says why the entry point cannot express the operation at all.
 _ROUND_ONLY = "it answers only the questions of the open round: it cannot name another"
-_ROUND_ENTRIES = ("answer", "collect", "watch", "lsp", "mcp answer")
+_ROUND_ENTRIES = ("answer", "collect", "watch", "lsp", "mcp answer", "mcp collect")
 _NO_VERB = "it records answers only; it has no way to {}"
 NOT_APPLICABLE: dict[tuple[str, str], str] = {
     **{("frontier not asked", e): _ROUND_ONLY for e in _ROUND_ENTRIES},
@@ -235,7 +236,7 @@ def _mdgrill(repo: Path, env: dict[str, str], *argv: str,
 @pytest.fixture(scope="module")
 def bases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, dict[str, str]]]:
     made: dict[str, tuple[Path, dict[str, str]]] = {}
-    for name in ("fresh", "asked", "awaiting"):
+    for name in ("fresh", "asked", "answered", "awaiting"):
         repo, env = make_repo(tmp_path_factory.mktemp(name))
         steps = [["init", SPEC, "--goal", "Promo codes"],
                  ["node", "add", SPEC, "D1", "--title", "Who?", "--section", "Money",
@@ -249,9 +250,10 @@ def bases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, dic
         # would have added it to the open round, and it is to stay unasked here
         steps += [["node", "add", SPEC, "D2", "--title", "When?", "--option", "Now",
                    "--option", "Later", "--recommend", "1"]]
+        if name in ("answered", "awaiting"):
+            steps += [["record-answer", SPEC, "--decision-id", "D1", "--answer", "Everyone"]]
         if name == "awaiting":
-            steps += [["record-answer", SPEC, "--decision-id", "D1", "--answer", "Everyone"],
-                      ["open-frontier", SPEC, "--round", "1", "--decision-id", "D2"],
+            steps += [["open-frontier", SPEC, "--round", "1", "--decision-id", "D2"],
                       ["record-answer", SPEC, "--decision-id", "D2", "--answer", "Now"],
                       ["await-confirmation", SPEC, "--decision-id", "C1", "--approach", "All"]]
         (repo / SPEC).mkdir(parents=True)
@@ -331,8 +333,9 @@ def via_collect(repo: Path, env: dict[str, str], op: Op) -> str:
 def via_watch(repo: Path, env: dict[str, str], op: Op) -> str:
     from test_questionnaire import save_under_watch
 
+    # and the refusal is said once: the questionnaire it leaves as it was is no new save
     report = save_under_watch(repo, env, repo / SPEC / "questions.md",
-                              _filled_text(repo, op.answer))
+                              _filled_text(repo, op.answer), settle=1.0)
     return _refused_code(report, op.decision)
 
 
@@ -357,6 +360,13 @@ def _mcp_call(repo: Path, env: dict[str, str], name: str,
 def via_mcp_answer(repo: Path, env: dict[str, str], op: Op) -> str:
     payload = _mcp_call(repo, env, "answer", {
         "spec": SPEC, "tool_result": json.dumps({"answers": {QUESTION: op.answer}})})
+    assert payload["ok"] is False, payload
+    return _refused_code(payload, op.decision)
+
+
+def via_mcp_collect(repo: Path, env: dict[str, str], op: Op) -> str:
+    _filled(repo, op.answer)
+    payload = _mcp_call(repo, env, "collect", {"spec": SPEC})
     assert payload["ok"] is False, payload
     return _refused_code(payload, op.decision)
 
@@ -407,7 +417,8 @@ def via_library(repo: Path, env: dict[str, str], op: Op) -> str:
 
 RUNNERS: dict[str, Callable[[Path, dict[str, str], Op], str]] = {
     "cli": via_cli, "answer": via_answer, "collect": via_collect, "watch": via_watch,
-    "mcp": via_mcp, "mcp answer": via_mcp_answer, "lsp": via_lsp, "library": via_library}
+    "mcp": via_mcp, "mcp answer": via_mcp_answer, "mcp collect": via_mcp_collect,
+    "lsp": via_lsp, "library": via_library}
 
 
 def test_every_entry_point_has_a_runner() -> None:
@@ -443,8 +454,91 @@ def test_the_rule_holds_on_every_way_in(rule: str, entry: str, tmp_path: Path,
     assert code == case.code
     assert progress.read_bytes() == before  # nothing written
     questions = repo / SPEC / "questions.md"
-    if entry in ("collect", "watch", "lsp"):  # the refused answer is kept for the person
+    if entry in ("collect", "watch", "lsp", "mcp collect"):  # the refused answer is kept
         assert f"- Other: {case.op.answer}" in questions.read_text(encoding="utf-8")
+
+
+# -- the settling rules: every verb that settles a decision or rewrites its answer ----------
+# A fact that resolves a decision, an amendment of its answer's words and a skip's default
+# settle it as an answer does: the owners of its section and the freshness of the context
+# hold for them as for `record-answer`, through the CLI, the MCP tools and `Spec`.
+
+class Settling(NamedTuple):
+    base: str  # "asked": D1 (section Money) asked; "answered": D1 answered in round 1
+    cli: list[str]
+    mcp: tuple[str, dict[str, object]]
+    library: Callable[..., object]
+
+
+SETTLING: dict[str, Settling] = {
+    "fact": Settling("asked",
+                     ["record-fact", SPEC, "Everyone (found in the docs)", "--decision-id", "D1"],
+                     ("record_fact", {"spec": SPEC, "text": "Everyone (found in the docs)",
+                                      "decision_id": "D1"}),
+                     lambda spec: spec.record_fact("Everyone (found in the docs)",
+                                                   decision_id="D1")),
+    "amend": Settling("answered",
+                      ["amend", SPEC, "--decision-id", "D1", "--answer", "everyone",
+                       "--reason", "typo"],
+                      ("amend", {"spec": SPEC, "decision_id": "D1", "answer": "everyone",
+                                 "reason": "typo"}),
+                      lambda spec: spec.amend("D1", answer="everyone", reason="typo")),
+    "skip": Settling("asked",
+                     ["skip", SPEC, "--reason", "later", "--assumption", "members only"],
+                     ("skip", {"spec": SPEC, "reason": "later",
+                               "assumption": ["members only"]}),
+                     lambda spec: spec.skip(reason="later", assumptions=["members only"])),
+}
+SETTLING_RULES = {"owners": ("NOT_AN_OWNER", _owners),
+                  "freshness": ("CONTEXT_STALE", _context_changed)}
+SETTLING_CASES = [(rule, verb, entry) for rule in SETTLING_RULES for verb in SETTLING
+                  for entry in ("cli", "mcp", "library")]
+
+
+def settle_by(repo: Path, env: dict[str, str], verb: str, entry: str) -> str:
+    way = SETTLING[verb]
+    if entry == "cli":
+        proc = _mdgrill(repo, env, *way.cli)
+        assert proc.returncode == 3, proc.stdout + proc.stderr
+        return _error_code(proc)
+    if entry == "mcp":
+        payload = _mcp_call(repo, env, *way.mcp)
+        assert payload["ok"] is False, payload
+        return str(payload["error"]["code"])  # type: ignore[index]
+    import mdgrill
+
+    with pytest.raises(mdgrill.GateRefusal) as refused:
+        way.library(mdgrill.Spec.open(repo / SPEC))
+    return refused.value.code
+
+
+@pytest.mark.parametrize(("rule", "verb", "entry"), SETTLING_CASES,
+                         ids=[f"{r}|{v}|{e}" for r, v, e in SETTLING_CASES])
+def test_what_settles_a_decision_keeps_its_rules(
+        rule: str, verb: str, entry: str, tmp_path: Path,
+        bases: dict[str, tuple[Path, dict[str, str]]],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    if entry == "mcp":
+        pytest.importorskip("mcp", reason="the MCP SDK is the `mcp` extra (.[dev])")
+    code, prepare = SETTLING_RULES[rule]
+    repo, env = _copy(bases[SETTLING[verb].base], tmp_path)
+    prepare(repo)
+    if entry == "library":
+        same_git_environment(monkeypatch, env)
+    progress = repo / SPEC / ".progress.md"
+    before = progress.read_bytes()
+
+    assert settle_by(repo, env, verb, entry) == code
+    assert progress.read_bytes() == before  # nothing written
+
+
+def test_what_settles_a_decision_goes_through_when_no_rule_stands(
+        tmp_path: Path, bases: dict[str, tuple[Path, dict[str, str]]]) -> None:
+    # the table's refusals are the rules', not the verbs': unprepared, each verb records
+    for verb, way in SETTLING.items():
+        repo, env = _copy(bases[way.base], tmp_path / verb)
+        proc = _mdgrill(repo, env, *way.cli)
+        assert proc.returncode == 0, (verb, proc.stdout, proc.stderr)
 
 
 # -- the delegation rules: every way to ask whether work may be delegated --------------------
