@@ -296,8 +296,68 @@ def test_a_reader_that_goes_away_gets_no_traceback(home: Path, buffered: bool) -
     proc.stdout.close()
     with proc.stderr:
         err = proc.stderr.read().decode()
-    assert proc.wait(timeout=60) == 1
+    # EX_IOERR, not 1: in a script, `validate | head` failing to print is not "errors found"
+    assert proc.wait(timeout=60) == 74
     assert "Traceback" not in err and err == ""
+
+
+def test_a_verb_printing_as_it_goes_to_a_reader_gone_away_gets_no_traceback(
+        home: Path) -> None:
+    # `validate` prints its diagnostics itself: the broken pipe meets it inside the verb
+    bad = home / "bad" / ".progress.md"
+    bad.parent.mkdir()
+    bad.write_text("---\nmdgrill: 1\n---\n\n## Design Tree\n\n### D1: x\n- Options:\n"
+                   "  - one\n", encoding="utf-8")
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([*mdgrill_command(), "validate", str(bad.parent)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    with proc.stderr:
+        err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 74
+    assert "Traceback" not in err and "INTERNAL" not in err
+
+
+def _cafe(home: Path) -> Path:
+    spec = home / "specs" / "cafe"
+    proc = subprocess.run([*mdgrill_command(), "init", str(spec), "--goal", "Café menus"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return spec
+
+
+def test_json_on_an_ascii_stdout_is_utf8_json(home: Path) -> None:
+    # PYTHONIOENCODING=ascii made the result a UnicodeEncodeError traceback, exit 1, after
+    # the work was done; JSON goes out in UTF-8 whatever the stream's encoding (RFC 8259)
+    spec = _cafe(home)
+    env = dict(os.environ, PYTHONIOENCODING="ascii")
+    proc = subprocess.run([*mdgrill_command(), "--json", "status", str(spec)], env=env,
+                          capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.decode("utf-8"))["goal"] == "Café menus"
+
+
+def test_text_on_an_ascii_stdout_escapes_what_it_cannot_hold(home: Path) -> None:
+    spec = _cafe(home)
+    env = dict(os.environ, PYTHONIOENCODING="ascii")
+    proc = subprocess.run([*mdgrill_command(), "status", str(spec)], env=env,
+                          capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert b"goal: Caf\\xe9 menus" in proc.stdout and b"Traceback" not in proc.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+@pytest.mark.parametrize("json_flag", [["--json"], []])
+def test_output_to_a_full_disk_is_one_line_and_exit_74(home: Path,
+                                                       json_flag: list[str]) -> None:
+    spec = _cafe(home)
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([*mdgrill_command(), *json_flag, "status", str(spec)],
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert proc.returncode == 74
+    assert proc.stderr.startswith("mdgrill: error OUTPUT_FAILED: ")
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
 
 
 def _one_value_options(verb: str) -> list[tuple[argparse.ArgumentParser, argparse.Action]]:

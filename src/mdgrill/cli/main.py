@@ -125,7 +125,7 @@ VERBS: dict[str, tuple[str, str]] = {
 
 # `mdgrill --help` lists the verbs by task, the groups in the order a user meets them and the
 # most used verbs first in each; every verb of VERBS is in exactly one group
-# (tests/test_help.py). A list of its own, beside VERBS, so a verb's line stays one line.
+# (tests/test_cli.py). A list of its own, beside VERBS, so a verb's line stays one line.
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("run an interview", ("init", "begin-interview", "ask", "status", "frontier", "demo",
                           "mode", "record-skill-load", "digest")),
@@ -370,23 +370,29 @@ def main(argv: list[str] | None = None) -> int:
             gc.enable()
 
 
+# sysexits.h's EX_IOERR: the output could not be written (a full disk, a reader gone away),
+# never 1, which says the files have errors (`validate | head` in a script tells them apart)
+OUTPUT_FAILED = 74
+
+
 def entry() -> None:
     """The console script: main(), and its exit code."""
-    short = _verb_of(sys.argv[1:]) not in LONG_LIVED
+    args = sys.argv[1:]
+    verb = _verb_of(args)
+    short = verb not in LONG_LIVED
     if short:
         # a short verb's process keeps the cycle collector paused to its end: main() would
         # turn it back on after the verb, and the next allocation would then walk everything
         # the verb made, just before exit frees it
         gc.disable()
+    if verb not in ("mcp", "lsp"):  # the servers speak their protocol's bytes themselves
+        _speakable_stdout("--json" in args or verb == "hook")
     try:
         code = main()
         if not sys.stdout.closed:  # the LSP server closes stdout when the editor says `exit`
             sys.stdout.flush()
-    except BrokenPipeError:  # the reader went away (`mdgrill log | head`): nothing to add
-        # Python would report the failed flush of stdout again at exit: point it at nothing
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        code = 1
+    except OSError as exc:  # only the output is written past main()'s own boundary
+        code = _output_failed(exc)
     # the process ends here: the collector's pass at exit would only walk what exit frees
     # anyway (argparse's parsers, no finalizer among them): 2-4% of a verb's instructions
     gc.disable()
@@ -396,6 +402,40 @@ def entry() -> None:
         # finalizer to run (mdgrill has none; its files are closed by `with`)
         gc.freeze()
     sys.exit(code)
+
+
+def _speakable_stdout(json_out: bool) -> None:
+    """Let standard output carry any text where its encoding is not UTF-8 (`PYTHONIOENCODING=
+    ascii`, a non-UTF-8 locale): JSON is written in UTF-8 anyway (RFC 8259 asks it of JSON
+    between systems, and `\\xe9` would not be JSON), text in the stream's encoding with what
+    it cannot hold escaped (`Caf\\xe9`), never a UnicodeEncodeError after the work is done."""
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("_", "-")
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if encoding in ("utf-8", "utf8") or reconfigure is None:
+        return
+    if json_out:
+        reconfigure(encoding="utf-8")
+    else:
+        reconfigure(errors="backslashreplace")
+
+
+def _output_failed(exc: OSError) -> int:
+    """Exit OUTPUT_FAILED when the output could not be written: one line on standard error
+    (none for a reader that went away, `mdgrill log | head`), no traceback."""
+    try:
+        # Python would report the failed flush of stdout again at exit: point it at nothing
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor behind it: nothing is flushed at exit
+        pass
+    if not isinstance(exc, BrokenPipeError):
+        try:  # noqa: SIM105 - contextlib is an import a verb's start-up does without
+            sys.stderr.write(f"mdgrill: error OUTPUT_FAILED: the output could not be written "
+                             f"({exc.strerror or exc}); a change the command makes to a spec "
+                             "was still written (`mdgrill status SPEC` shows the state)\n")
+        except OSError:
+            pass
+    return OUTPUT_FAILED
 
 
 def _main(args_list: list[str], verb: str | None) -> int:
@@ -415,6 +455,8 @@ def _main(args_list: list[str], verb: str | None) -> int:
         return _fail(exc, want_json)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # a verb writing as it goes, its reader gone: as for the result
+        raise
     except Exception as exc:  # the boundary: a defect of ours is exit 70, never 1
         return _fail(_internal(exc, args_list), want_json)
     _emit(outcome, want_json)
