@@ -207,3 +207,51 @@ def test_text_that_is_no_utf8_is_bad_input_and_writes_nothing(
         spec.record_answer("D1", "Use the magic link \udc80 for everyone")
     assert refused.value.code == "INVALID_INPUT"
     assert Path(spec.progress).read_bytes() == before
+
+
+WRONG_TYPES = [
+    # a str where a list of str is asked: it was taken letter by letter
+    ("skip", (), {"reason": "later", "assumptions": "xy"}, "assumptions takes list[str]"),
+    ("add_node", ("D2",), {"title": "When?", "options": "ab"}, "options takes list[str] | None"),
+    ("open_frontier", (), {"round": 2, "decision_ids": "D2"}, "decision_ids takes list[str]"),
+    # None where text is asked: it was an AttributeError
+    ("record_answer", ("D1", None), {}, "answer takes str"),
+    # a round as text or as a bool ("not 2" / True taken for 1)
+    ("open_frontier", (), {"round": "2", "decision_ids": ["D2"]}, "round takes int, not str"),
+    ("open_frontier", (), {"round": True, "decision_ids": ["D2"]}, "round takes int, not bool"),
+    ("record_answer", ("D1", "Everyone"), {"other": "yes"}, "other takes bool"),
+]
+
+
+@pytest.mark.parametrize(("method", "args", "kwargs", "said"), WRONG_TYPES,
+                         ids=[f"{m}-{s.split()[0]}" for m, _, _, s in WRONG_TYPES])
+def test_an_argument_of_the_wrong_type_is_bad_input_and_writes_nothing(
+        repo: Path, monkeypatch: pytest.MonkeyPatch, method: str, args: tuple[object, ...],
+        kwargs: dict[str, object], said: str) -> None:
+    from mdgrill import InputError, Spec
+
+    monkeypatch.chdir(repo)
+    spec = Spec.init("specs/a", goal="G")
+    spec.add_node("D1", title="Who?", options=["Everyone", "Members"], recommend=1)
+    spec.begin_interview(phase="requirements", interview_id="r1")
+    spec.open_frontier(round=1, decision_ids=["D1"])
+    before = Path(spec.progress).read_bytes()
+    with pytest.raises(InputError) as refused:
+        getattr(spec, method)(*args, **kwargs)
+    assert refused.value.code == "INVALID_INPUT"
+    assert f"Spec.{method}: {said}" in refused.value.message
+    assert Path(spec.progress).read_bytes() == before
+
+
+def test_every_public_method_holds_its_arguments_to_their_types() -> None:
+    # a method added later is held too: the check wraps every public one of the class
+    from mdgrill import Spec
+
+    for name, member in vars(Spec).items():
+        if name.startswith("_") or isinstance(member, property):
+            continue
+        function = member.__func__ if isinstance(member, classmethod) else member
+        assert hasattr(function, "__wrapped__"), name
+    with pytest.raises(Exception) as refused:
+        Spec.open(42)  # type: ignore[arg-type]
+    assert getattr(refused.value, "code", None) == "INVALID_INPUT"

@@ -18,6 +18,9 @@ from mdgrill.shell import store
 # typing costs every verb 3 ms to import; type checkers treat this name as true
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeVar
+
     from mdgrill.diagnostics import Diagnostic
     from mdgrill.services.result import (
         Allowed,
@@ -51,6 +54,8 @@ if TYPE_CHECKING:
         Tree,
     )
     from mdgrill.services.rounds import Answered, Asked
+
+    T = TypeVar("T")
 
 
 class Spec:
@@ -276,3 +281,69 @@ class Spec:
     def resolve_approval(self, *, text: str) -> Resolved:
         """The one live approval action a free-text reply maps to (reads only)."""
         return artifact_gate.resolve_approval(self._where, text=text)
+
+
+# -- the arguments' types, held at the door ---------------------------------------------------
+# A Python caller gets no type checker at run time: `skip(assumptions="xy")` recorded two
+# assumptions, `x` and `y`, `add_node(options="ab")` two options, and `record_answer("D1",
+# None)` ended in an AttributeError. Each public method's arguments are held to its own
+# annotations (the few this API uses) before it runs: a wrong one is INVALID_INPUT, nothing
+# read or written, as the CLI and the MCP server refuse theirs.
+
+def _accepts(annotation: str, value: object) -> bool:
+    """Whether `value` is of the annotated type (`str`, `int`, `bool`, `list[str]`,
+    `os.PathLike[str]`, unions of them with `None`); a type not named here is not checked."""
+    for kind in annotation.split("|"):
+        kind = kind.strip()
+        if kind == "None":
+            ok = value is None
+        elif kind == "str":
+            ok = isinstance(value, str)
+        elif kind == "int":  # a bool is an int to Python, not to a caller asking for a round
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif kind == "bool":
+            ok = isinstance(value, bool)
+        elif kind == "list[str]":  # a str is a sequence of str: the mistake this is for
+            ok = isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
+        elif kind == "os.PathLike[str]":
+            ok = isinstance(value, os.PathLike)
+        else:
+            return True
+        if ok:
+            return True
+    return False
+
+
+def _typed(method: Callable[..., T]) -> Callable[..., T]:
+    """`method`, refusing an argument its annotation does not admit (INVALID_INPUT)."""
+    from functools import wraps
+
+    code = method.__code__
+    positional = code.co_varnames[1:code.co_argcount]  # after self (or cls)
+    hints: dict[str, str] = {k: v for k, v in method.__annotations__.items()
+                             if isinstance(v, str) and k != "return"}
+
+    @wraps(method)
+    def run(first: object, *args: object, **kwargs: object) -> T:
+        # more arguments than names: the method itself raises the TypeError Python would
+        for name, value in (*zip(positional, args, strict=False), *kwargs.items()):
+            hint = hints.get(name)
+            if hint is not None and not _accepts(hint, value):
+                from mdgrill.errors import InputError
+
+                raise InputError("INVALID_INPUT",
+                                 f"Spec.{method.__name__}: {name} takes {hint}, not "
+                                 f"{type(value).__name__} ({value!r:.80}); nothing was read "
+                                 "or written")
+        return method(first, *args, **kwargs)
+    return run
+
+
+for _name, _member in list(vars(Spec).items()):
+    if _name.startswith("_"):
+        continue
+    if isinstance(_member, classmethod):
+        setattr(Spec, _name, classmethod(_typed(_member.__func__)))
+    elif callable(_member):
+        setattr(Spec, _name, _typed(_member))
+del _name, _member
