@@ -46,6 +46,12 @@ VALID: dict[str, dict[str, object]] = {
     "amend": {"spec": SPEC, "decision_id": "D1", "answer": "All", "reason": "typo"},
     "reopen": {"spec": SPEC, "phase": "requirements", "reason": "redo"},
     "ask_approval": {"spec": SPEC, "decision_id": "C1"},
+    "record_skill_load": {"spec": SPEC, "input": "manifest.json"},
+    "questionnaire": {"spec": SPEC}, "collect": {"spec": SPEC},
+    "await_artifact_approval": {"spec": SPEC, "artifact": f"{SPEC}/requirements.md"},
+    "approve_artifact": {"spec": SPEC, "source": "approve-artifact"},
+    "request_revision": {"spec": SPEC, "feedback": "shorter"},
+    "resolve_approval": {"spec": SPEC, "text": "looks good"},
 }
 MEGABYTE = "x" * (1 << 20)
 HOSTILE: list[object] = ["--help", "-h", "--json", "", "\0", "a\0b", MEGABYTE, 7, -1, 3.5,
@@ -75,6 +81,18 @@ def test_no_tool_loses_an_argument_of_its_method(tmp_path: Path) -> None:
     assert checked >= 25
     # record_answer has both flags the CLI has (issue 29: they were missing)
     assert {"other", "assumption"} <= set(inspect.signature(found["record_answer"]).parameters)
+
+
+def test_every_method_of_spec_is_a_tool_or_says_why_not(tmp_path: Path) -> None:
+    # "every interview verb as an MCP tool" (docs/integrations.md): a method added to Spec
+    # without a tool, or a reason, fails here
+    from mdgrill import Spec
+    from mdgrill.integrations.mcp import METHOD_OF, NO_TOOL, Workspace, tools
+
+    offered = {METHOD_OF.get(t.__name__, t.__name__) for t in tools(Workspace(str(tmp_path)))}
+    methods = {name for name, member in vars(Spec).items()
+               if not name.startswith("_") and not isinstance(member, property)}
+    assert methods - offered == set(NO_TOOL)
 
 
 def test_a_spec_named_again_is_resolved_again_once_its_path_changed(

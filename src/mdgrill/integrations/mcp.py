@@ -63,6 +63,13 @@ WITHHELD: dict[str, dict[str, str]] = {
                         "says so (commit.gpgsign), not when an agent asks"},
     "begin_interview": {"no_commit": "a quick bypass is a commit: an agent does not skip it"},
     "reopen": {"no_commit": "a reopening is a commit: an agent does not skip it"},
+    "approve_artifact": {"no_commit": "the approval is a commit: an agent does not skip it"},
+}
+# Spec's methods no tool is made of, and why
+NO_TOOL: dict[str, str] = {
+    "open": "it makes a Spec: each tool names its spec",
+    "approve": "it reads the user's selection from their own terminal; over MCP the user is "
+               "asked by elicitation (`ask_approval`)",
 }
 
 
@@ -428,6 +435,39 @@ def tools(ws: Workspace) -> list[Callable[..., object]]:  # noqa: C901 - one clo
         is a bypass only the user authorizes."""
         return ok(ws.spec(spec).mode())
 
+    def record_skill_load(spec: str, input: str) -> dict[str, object]:
+        """Record the skill-load manifest: `input`, a JSON file inside the repository."""
+        return ok(ws.spec(spec).record_skill_load(input=ws.inside(input)))
+
+    def questionnaire(spec: str) -> dict[str, object]:
+        """Write the open round as the spec's questions.md, for the user to fill in their
+        editor (`collect` records it)."""
+        return ok(ws.spec(spec).questionnaire())
+
+    def collect(spec: str, file: str | None = None, by: str | None = None) -> dict[str, object]:
+        """Record the answers the user filled in questions.md (or `file`, another tool's
+        questionnaire inside the repository)."""
+        done = ws.spec(spec).collect(file=ws.inside(file) if file is not None else None, by=by)
+        return ok(done, done.exit_code == 0)
+
+    def await_artifact_approval(spec: str, artifact: str) -> dict[str, object]:
+        """Submit the phase's artifact (a file inside the repository) for the user's
+        approval."""
+        return ok(ws.spec(spec).await_artifact_approval(artifact=ws.inside(artifact)))
+
+    def approve_artifact(spec: str, source: str, by: str | None = None) -> dict[str, object]:
+        """Record the user's approval of the artifact (`source`: their selection,
+        `approve-artifact`) and commit it."""
+        return ok(ws.spec(spec).approve_artifact(source=source, by=by))
+
+    def request_revision(spec: str, feedback: str, by: str | None = None) -> dict[str, object]:
+        """Record what the user wants changed in the artifact."""
+        return ok(ws.spec(spec).request_revision(feedback=feedback, by=by))
+
+    def resolve_approval(spec: str, text: str) -> dict[str, object]:
+        """The one live approval action a free-text reply maps to (reads only)."""
+        return ok(ws.spec(spec).resolve_approval(text=text))
+
     async def ask_approval(spec: str, decision_id: str, ctx: Context) -> dict[str, object]:
         """Ask the user the final approval question directly (MCP elicitation), so their
         selection reaches mdgrill without passing through the model; it is journaled as the
@@ -439,7 +479,9 @@ def tools(ws: Workspace) -> list[Callable[..., object]]:  # noqa: C901 - one clo
         status, frontier, ledger, validate, node_add, begin_interview, ask, answer,
         record_answer, record_fact, await_confirmation, confirm, check_delegation, init,
         open_frontier, out_of_scope, record_stop, classify_reply, skip, revise, cancel, amend,
-        reopen, digest, tree, mode, ask_approval)]
+        reopen, digest, tree, mode, record_skill_load, questionnaire, collect,
+        await_artifact_approval, approve_artifact, request_revision, resolve_approval,
+        ask_approval)]
 
 
 async def approval_by_elicitation(spec: Spec, decision_id: str,
