@@ -521,3 +521,43 @@ def test_the_python_fingerprint_is_the_same_on_every_python() -> None:
         "python-ast-1:53f96c7ee66f836eae632ed19d9cf09758c7bbe188d5ddda66ffa675a7665f21"
     assert fp.python_fingerprint(GOLDEN, "Cart.total") == \
         "python-ast-1:a97763869c5238c948cb3721f12dcc0d1f6124a193f4f2f823612d13d80bf053"
+
+
+def test_the_library_and_the_mcp_server_bind_and_reaffirm_as_the_cli_does(
+        bound: Path, mdgrill: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `Spec.bind`/`Spec.reaffirm` and their tools call the function the verbs call: the same
+    # result, the same refusals (issue 29: one method per verb)
+    import mdgrill as api
+
+    monkeypatch.chdir(bound)
+    spec = api.Spec.open(SPEC)
+    with pytest.raises(api.InputError) as usage:
+        spec.bind(None, ["src/pricing.py::tax"])
+    assert usage.value.code == "USAGE"
+    done = spec.bind("D1", ["src/pricing.py::tax"])
+    assert type(done) is api.Bound and done.decision == "D1" and done.commit
+    assert [t["target"] for t in done.targets] == ["src/pricing.py::tax"]
+    commit(bound, "Twenty percent off", {"src/pricing.py": PRICING.replace("0.9", "0.8")})
+    with pytest.raises(api.GateRefusal) as control:
+        spec.reaffirm("D1", reply="ok")
+    assert control.value.code == "CONTROL_ONLY_ANSWER"
+    said = spec.reaffirm("D1", reply="Still holds")
+    assert type(said) is api.Reaffirmed and said.selection == "Still holds" and said.commit
+    assert drift(mdgrill, bound)[0] == 0
+
+
+def test_the_mcp_tools_bind_and_reaffirm(bound: Path, mdgrill: Run) -> None:
+    pytest.importorskip("mcp", reason="the MCP SDK is the `mcp` extra (.[dev])")
+    import os
+
+    from test_conformance import _mcp_call
+
+    env = dict(os.environ)
+    done = _mcp_call(bound, env, "bind", {"spec": SPEC, "decision_id": "D1",
+                                          "target": ["src/pricing.py::tax"]})
+    assert done["ok"] is True and done["commit"], done
+    commit(bound, "Twenty percent off", {"src/pricing.py": PRICING.replace("0.9", "0.8")})
+    said = _mcp_call(bound, env, "reaffirm", {"spec": SPEC, "decision_id": "D1",
+                                              "reply": "Still holds"})
+    assert said["ok"] is True and said["selection"] == "Still holds", said
+    assert drift(mdgrill, bound)[0] == 0

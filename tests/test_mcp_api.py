@@ -52,6 +52,8 @@ VALID: dict[str, dict[str, object]] = {
     "approve_artifact": {"spec": SPEC, "source": "approve-artifact"},
     "request_revision": {"spec": SPEC, "feedback": "shorter"},
     "resolve_approval": {"spec": SPEC, "text": "looks good"},
+    "bind": {"spec": SPEC, "decision_id": "D1", "target": ["app.py"]},
+    "reaffirm": {"spec": SPEC, "decision_id": "D1", "reply": "Still holds"},
 }
 MEGABYTE = "x" * (1 << 20)
 HOSTILE: list[object] = ["--help", "-h", "--json", "", "\0", "a\0b", MEGABYTE, 7, -1, 3.5,

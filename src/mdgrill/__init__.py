@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         AnswerRecorded,
         ArtifactApproved,
         Began,
+        Bound,
         Cancelled,
         Classified,
         Committed,
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
         OutOfScope,
         Presented,
         Questionnaire,
+        Reaffirmed,
         Reopened,
         Resolved,
         Result,
@@ -58,18 +60,19 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 __all__ = [
     "Allowed", "Amended", "AnswerRecorded", "Answered", "ArtifactApproved", "Asked", "Began",
-    "Cancelled", "Classified", "Committed", "Confirmed", "Diagnostic", "Digest", "FactRecorded",
-    "Frontier", "GateRefusal", "Initialized", "InputError", "Ledger", "MdgrillError", "Mode",
-    "NodeAdded", "Opened", "OutOfScope", "Presented", "Questionnaire", "Reopened", "Resolved",
-    "Result", "Revised", "RevisionRequested", "Selected", "Signed", "SkillsRecorded", "Skipped",
-    "Spec", "Status", "StopRecorded", "Submitted", "Tree", "__version__",
+    "Bound", "Cancelled", "Classified", "Committed", "Confirmed", "Diagnostic", "Digest",
+    "FactRecorded", "Frontier", "GateRefusal", "Initialized", "InputError", "Ledger",
+    "MdgrillError", "Mode", "NodeAdded", "Opened", "OutOfScope", "Presented", "Questionnaire",
+    "Reaffirmed", "Reopened", "Resolved", "Result", "Revised", "RevisionRequested", "Selected",
+    "Signed", "SkillsRecorded", "Skipped", "Spec", "Status", "StopRecorded", "Submitted", "Tree",
+    "__version__",
 ]
 
 # what `Spec`'s methods return, each named for what the operation did
-RESULTS = ("Allowed", "Amended", "AnswerRecorded", "ArtifactApproved", "Began", "Cancelled",
-           "Classified", "Committed", "Confirmed", "Digest", "FactRecorded",
+RESULTS = ("Allowed", "Amended", "AnswerRecorded", "ArtifactApproved", "Began", "Bound",
+           "Cancelled", "Classified", "Committed", "Confirmed", "Digest", "FactRecorded",
            "Frontier", "Initialized", "Ledger", "Mode", "NodeAdded", "Opened",
-           "OutOfScope", "Presented", "Questionnaire", "Reopened", "Resolved",
+           "OutOfScope", "Presented", "Questionnaire", "Reaffirmed", "Reopened", "Resolved",
            "Revised", "RevisionRequested", "Selected", "Signed", "SkillsRecorded",
            "Skipped", "Status", "StopRecorded", "Submitted", "Tree")
 

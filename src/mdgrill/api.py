@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         AnswerRecorded,
         ArtifactApproved,
         Began,
+        Bound,
         Cancelled,
         Classified,
         Confirmed,
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
         OutOfScope,
         Presented,
         Questionnaire,
+        Reaffirmed,
         Reopened,
         Resolved,
         Revised,
@@ -281,6 +283,27 @@ class Spec:
     def resolve_approval(self, *, text: str) -> Resolved:
         """The one live approval action a free-text reply maps to (reads only)."""
         return artifact_gate.resolve_approval(self._where, text=text)
+
+    # -- decisions bound to the code ---------------------------------------------------------
+
+    def bind(self, decision_id: str | None = None, targets: list[str] | None = None, *,
+             by: str | None = None, no_commit: bool = False) -> Bound:
+        """Bind a settled decision to the code and docs that carry it out (fingerprinted at
+        HEAD, committed); with no decision, every hand-written `- Binds:` target not bound
+        yet (docs/bindings.md)."""
+        from mdgrill.services.bindings import bind_decision
+
+        return bind_decision(self._where, decision_id=decision_id, targets=list(targets or []),
+                             by=by, no_commit=no_commit)
+
+    def reaffirm(self, decision_id: str, *, reply: str, by: str | None = None,
+                 no_commit: bool = False) -> Reaffirmed:
+        """Record the owner's selection for a decision whose bound code drifted (`Still
+        holds`, `Revise the decision`, `The change was wrong`), committed."""
+        from mdgrill.services.bindings import reaffirm_decision
+
+        return reaffirm_decision(self._where, decision_id=decision_id, reply=reply, by=by,
+                                 no_commit=no_commit)
 
 
 # -- the arguments' types, held at the door ---------------------------------------------------

@@ -49,7 +49,7 @@ RENAMED: dict[str, dict[str, str]] = {
     "node_add": {"option": "options"}, "open_frontier": {"decision_id": "decision_ids"},
     "revise": {"decision_id": "decision_ids"}, "skip": {"assumption": "assumptions"},
     "init": {"spec": "path", "required_section": "required_sections"},
-    "classify_reply": {"option": "options"},
+    "classify_reply": {"option": "options"}, "bind": {"target": "targets"},
 }
 # method arguments no tool offers, and why: each is the user's own decision, not an agent's
 WITHHELD: dict[str, dict[str, str]] = {
@@ -64,6 +64,8 @@ WITHHELD: dict[str, dict[str, str]] = {
     "begin_interview": {"no_commit": "a quick bypass is a commit: an agent does not skip it"},
     "reopen": {"no_commit": "a reopening is a commit: an agent does not skip it"},
     "approve_artifact": {"no_commit": "the approval is a commit: an agent does not skip it"},
+    "bind": {"no_commit": "a binding is a commit: an agent does not skip it"},
+    "reaffirm": {"no_commit": "the owner's word is a commit: an agent does not skip it"},
 }
 # Spec's methods no tool is made of, and why
 NO_TOOL: dict[str, str] = {
@@ -468,6 +470,19 @@ def tools(ws: Workspace) -> list[Callable[..., object]]:  # noqa: C901 - one clo
         """The one live approval action a free-text reply maps to (reads only)."""
         return ok(ws.spec(spec).resolve_approval(text=text))
 
+    def bind(spec: str, decision_id: str | None = None, target: list[str] | None = None,
+             by: str | None = None) -> dict[str, object]:
+        """Bind a settled decision to the code and docs that carry it out (a file, a glob,
+        `file.py::symbol`, `file.md#Heading`), fingerprinted at HEAD and committed; with no
+        decision, every hand-written `- Binds:` target not bound yet."""
+        return ok(ws.spec(spec).bind(decision_id, target, by=by))
+
+    def reaffirm(spec: str, decision_id: str, reply: str,
+                 by: str | None = None) -> dict[str, object]:
+        """Record the owner's selection for a decision whose bound code drifted: `Still
+        holds`, `Revise the decision` or `The change was wrong`, committed."""
+        return ok(ws.spec(spec).reaffirm(decision_id, reply=reply, by=by))
+
     async def ask_approval(spec: str, decision_id: str, ctx: Context) -> dict[str, object]:
         """Ask the user the final approval question directly (MCP elicitation), so their
         selection reaches mdgrill without passing through the model; it is journaled as the
@@ -480,8 +495,8 @@ def tools(ws: Workspace) -> list[Callable[..., object]]:  # noqa: C901 - one clo
         record_answer, record_fact, await_confirmation, confirm, check_delegation, init,
         open_frontier, out_of_scope, record_stop, classify_reply, skip, revise, cancel, amend,
         reopen, digest, tree, mode, record_skill_load, questionnaire, collect,
-        await_artifact_approval, approve_artifact, request_revision, resolve_approval,
-        ask_approval)]
+        await_artifact_approval, approve_artifact, request_revision, resolve_approval, bind,
+        reaffirm, ask_approval)]
 
 
 async def approval_by_elicitation(spec: Spec, decision_id: str,

@@ -40,6 +40,33 @@ if TYPE_CHECKING:
     )
     from mdgrill.formats.progress import Change, Progress
 
+# -- the verbs, as every entry point calls them ------------------------------------------------
+
+def bind_decision(spec: store.Spec, *, decision_id: str | None, targets: list[str],
+                  by: str | None = None, no_commit: bool = False) -> Bound:
+    """`bind`: the decision's targets fingerprinted at HEAD and committed; with no decision,
+    every hand-written `- Binds:` target not bound yet. `by`: whom the account relays (git's
+    identity otherwise), recorded as `- By:`."""
+    from mdgrill.shell.people import who
+
+    person = who(spec, by)
+    if decision_id is None:
+        if targets:
+            raise InputError("USAGE", "name the decision the targets carry out: "
+                             "`mdgrill bind SPEC --decision-id ID TARGET...`")
+        return bind_written(spec, person, no_commit)
+    return bind(spec, decision_id, targets, person, no_commit)
+
+
+def reaffirm_decision(spec: store.Spec, *, decision_id: str, reply: str, by: str | None = None,
+                      no_commit: bool = False) -> Reaffirmed:
+    """`reaffirm`: the owner's selection for a drifted decision, committed (the owners rule
+    holds the account that runs it, never `by`)."""
+    from mdgrill.shell.people import who
+
+    return reaffirm(spec, decision_id, reply, who(spec, by), no_commit)
+
+
 # -- bind ------------------------------------------------------------------------------------
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable
 
 from mdgrill.cli.verbs import Outcome, Verb, add_spec, spec_of
 from mdgrill.errors import InputError
@@ -65,48 +64,33 @@ def _reaffirm_arguments(p: argparse.ArgumentParser) -> None:
                    "decision` or `The change was wrong` (or 1-3)")
 
 
-def _by_person(handler: Callable[[store.Spec, argparse.Namespace, str | None], Outcome],
-               ) -> Callable[[argparse.Namespace], Outcome]:
-    """`bind` and `reaffirm` record who acted: the spec and the person are found first."""
-
-    def run(args: argparse.Namespace) -> Outcome:
-        spec = spec_of(args)
-        from mdgrill.shell.people import who
-
-        return handler(spec, args, who(spec, args.by))
-
-    return run
-
-
 def _commit_text(result: Committed) -> str:
     if result.commit:
         return f"\ncommitted {result.commit[:12]}"
     return f"\nnot committed: {result.commit_skipped}"
 
 
-def _bind(spec: store.Spec, args: argparse.Namespace, person: str | None) -> Outcome:
-    from mdgrill.services.bindings import bind, bind_written
+def _bind(args: argparse.Namespace) -> Outcome:
+    from mdgrill.services.bindings import bind_decision
 
+    done = bind_decision(spec_of(args), decision_id=args.decision_id, targets=args.targets,
+                         by=args.by, no_commit=args.no_commit)
     if args.decision_id is None:
-        if args.targets:
-            raise InputError("USAGE", "name the decision the targets carry out: "
-                             "`mdgrill bind SPEC --decision-id ID TARGET...`")
-        done = bind_written(spec, person, args.no_commit)
         lines = [f"bound {b['decision']} ({b['answer']}): "
                  + ", ".join(t["target"] for t in b["targets"])
                  for b in done.bound]
         return Outcome(done.data, "\n".join(lines) + _commit_text(done))
-    result = bind(spec, args.decision_id, args.targets, person, args.no_commit)
-    lines = [f"bound {args.decision_id} ({result.answer}) at {result.at[:12]}:"]
-    lines.extend(f"  {t['target']}  {str(t['fingerprint'])[:24]}…" for t in result.targets)
-    lines.extend(f"warning: {w}" for w in result.warnings)
-    return Outcome(result.data, "\n".join(lines) + _commit_text(result))
+    lines = [f"bound {args.decision_id} ({done.answer}) at {done.at[:12]}:"]
+    lines.extend(f"  {t['target']}  {str(t['fingerprint'])[:24]}…" for t in done.targets)
+    lines.extend(f"warning: {w}" for w in done.warnings)
+    return Outcome(done.data, "\n".join(lines) + _commit_text(done))
 
 
-def _reaffirm(spec: store.Spec, args: argparse.Namespace, person: str | None) -> Outcome:
-    from mdgrill.services.bindings import reaffirm
+def _reaffirm(args: argparse.Namespace) -> Outcome:
+    from mdgrill.services.bindings import reaffirm_decision
 
-    result = reaffirm(spec, args.decision_id, args.reply, person, args.no_commit)
+    result = reaffirm_decision(spec_of(args), decision_id=args.decision_id, reply=args.reply,
+                               by=args.by, no_commit=args.no_commit)
     text = f"{args.decision_id} ({result.answer}): {result.selection}"
     if result.reopened:
         text += f"\nreopened: {', '.join(result.reopened)}"
@@ -246,13 +230,13 @@ def _why(args: argparse.Namespace) -> Outcome:
 
 VERBS = (
     Verb("bind", "Bind a settled decision to the code and docs that carry it out.",
-         _bind_arguments, _by_person(_bind)),
+         _bind_arguments, _bind),
     Verb("drift", "Check bound code and docs: exit 1 when one changed in substance since its "
          "binding.",
          _drift_arguments, _drift),
     Verb("reaffirm", "Record the owner's word on a drifted decision: still holds, revise, change "
          "was wrong.",
-         _reaffirm_arguments, _by_person(_reaffirm)),
+         _reaffirm_arguments, _reaffirm),
     Verb("why", "Show the decisions bound to a file, symbol or section, and who approved them.",
          _why_arguments, _why),
 )
