@@ -153,51 +153,61 @@ _LEDGER_KEYS = frozenset({"facts resolved", "out of scope", "amended"})
 
 def _read_round(ledger: Ledger, bullets: list[BulletRow]) -> None:
     # `_settle`'s steps written out, and `split_decision`'s first arrow tried here: this
-    # runs once per answer of the log (10,000 of them at 10,000 decisions)
+    # runs once per answer of the log (10,000 of them at 10,000 decisions). An ID of ASCII
+    # letters and digits that starts with a letter (`isalnum`, `isascii`, and `>= "A"`,
+    # which a string starting with a digit is not) is one ID_RE matches and `strip` leaves
+    # as it is: such an ID, as nearly every ID is written, is taken without either (a
+    # regex match cost twice those three tests); any other is read as before.
     answers, lines, order = ledger.answers, ledger._lines, ledger.order
     out_of_scope = ledger.out_of_scope
     id_match = ID_RE.match
     others = _LEDGER_KEYS
     for key, value, line in bullets:
         if key == "decisions":
-            left, sep, right = value.partition(" -> ")
-            if sep:
-                node_id, answer = left.strip(), right.strip()
+            node_id, sep, answer = value.partition(" -> ")
+            if sep and node_id.isalnum() and node_id.isascii() and node_id >= "A":
+                answer = answer.strip()
             else:
-                pair = split_decision(value)
-                if pair is None:
+                pair = (node_id.strip(), answer.strip()) if sep else split_decision(value)
+                if pair is None or id_match(pair[0]) is None:
                     continue
                 node_id, answer = pair
         elif key not in others:
             continue
         elif key == "facts resolved":
             # `ID -> text`, as fact_id reads it first (its other forms asked of it)
-            left, sep, _ = value.partition(" -> ")
-            node_id = left.strip()
-            if not sep or id_match(node_id) is None:
-                found = fact_id(value)
-                if found is None:
-                    continue
-                node_id = found
+            node_id, sep, _ = value.partition(" -> ")
+            if not (sep and node_id.isalnum() and node_id.isascii() and node_id >= "A"):
+                node_id = node_id.strip()
+                if not sep or id_match(node_id) is None:
+                    found = fact_id(value)
+                    if found is None:
+                        continue
+                    node_id = found
             answer = value
         elif key == "out of scope":
-            if value == "none":  # as mdgrill writes a round that put nothing out of scope
-                continue
-            for node_id in split_ids(value):
-                if id_match(node_id) is not None:
-                    out_of_scope.add(node_id)
-                    answers.pop(node_id, None)
+            if value != "none":  # as mdgrill writes a round that put nothing out of scope
+                _put_out_of_scope(ledger, value)
             continue
         else:
             _amend(ledger, value)
             continue
-        if id_match(node_id) is None:
-            continue
+        # node_id is an ID here (each way above tested it)
         if node_id not in lines:  # an ID answered before has its line (kept when reopened)
             order.append(node_id)
         answers[node_id] = answer
         lines[node_id] = line
-        out_of_scope.discard(node_id)
+        if out_of_scope:  # most logs put nothing out of scope: no call to discard nothing
+            out_of_scope.discard(node_id)
+
+
+def _put_out_of_scope(ledger: Ledger, value: str) -> None:
+    """What an `Out of scope:` line of a round settles: the IDs it lists, their answers
+    dropped."""
+    for node_id in split_ids(value):
+        if ID_RE.match(node_id) is not None:
+            ledger.out_of_scope.add(node_id)
+            ledger.answers.pop(node_id, None)
 
 
 def _read_amended(ledger: Ledger, block: Block) -> None:
