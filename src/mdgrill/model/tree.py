@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from itertools import chain
 
 from mdgrill.formats.progress import LOG, Block, BulletRow, Node, Progress, split_ids
 from mdgrill.formats.schema import ID_RE, is_id
@@ -10,7 +11,7 @@ from mdgrill.formats.schema import ID_RE, is_id
 # typing's import costs every verb 3 ms; type checkers treat this name as true
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Sequence
+    from collections.abc import Callable, Collection, Iterable, Sequence
     from typing import TypedDict
     from weakref import WeakKeyDictionary
 
@@ -127,12 +128,22 @@ def read_ledger(blocks: list[Block],
     """`rows`: the blocks' bullets as `Progress.read_log_rows` read them from the log's
     tokens, one item a block (a round's answers are read from these, no entry made)."""
     ledger = Ledger()
+    # the rounds' bullets since the last block of another kind that the ledger reads, read
+    # in one call when that block comes (or the log ends): in order, as block by block,
+    # without a call a round
+    rounds: list[list[BulletRow]] = []
     for index, block in enumerate(blocks):
         kind = block.kind
         if kind == "round":
-            _read_round(ledger, rows[index][0] if rows is not None else
-                        [(e.key_lower, e.value, e.line) for e in block.entries])
-        elif kind == "amended":
+            rounds.append(rows[index][0] if rows is not None else
+                          [(e.key_lower, e.value, e.line) for e in block.entries])
+            continue
+        if kind not in _READ_KINDS:
+            continue
+        if rounds:
+            _read_round(ledger, chain.from_iterable(rounds))
+            rounds = []
+        if kind == "amended":
             _read_amended(ledger, block)
         elif kind == "revised" or kind == "reset":
             # a revise, or a reset for a new context, reopens what it names
@@ -143,7 +154,13 @@ def read_ledger(blocks: list[Block],
                     ledger.out_of_scope.discard(node_id)
         elif kind == "skipped":
             _read_defaulted(ledger, block)
+    if rounds:
+        _read_round(ledger, chain.from_iterable(rounds))
     return ledger
+
+
+# The kinds of block besides rounds that `read_ledger` reads
+_READ_KINDS = frozenset({"amended", "revised", "reset", "skipped"})
 
 
 # The keys of a round the ledger reads besides `Decisions`, which is tried first (a round's
@@ -151,7 +168,8 @@ def read_ledger(blocks: list[Block],
 _LEDGER_KEYS = frozenset({"facts resolved", "out of scope", "amended"})
 
 
-def _read_round(ledger: Ledger, bullets: list[BulletRow]) -> None:
+def _read_round(ledger: Ledger, bullets: Iterable[BulletRow]) -> None:
+    """The answers of rounds' bullets (one round's, or several in a row)."""
     # `_settle`'s steps written out, and `split_decision`'s first arrow tried here: this
     # runs once per answer of the log (10,000 of them at 10,000 decisions). An ID of ASCII
     # letters and digits that starts with a letter (`isalnum`, `isascii`, and `>= "A"`,
