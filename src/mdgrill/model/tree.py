@@ -110,12 +110,18 @@ class Ledger(Settled):
     def __init__(self) -> None:
         self.answers: dict[str, str] = {}
         super().__init__(self.answers, set())
-        self.order: list[str] = []  # IDs in the order they were settled
         self.amended: dict[str, str] = {}  # ID -> the wording it had before its last amendment
         # ID -> the value a skip defaulted it to (its recommended option's label); a Skipped
         # block written before defaults were recorded names the IDs alone
         self.defaults: dict[str, str] = {}
         self._lines: dict[str, int] = {}
+
+    @property
+    def order(self) -> list[str]:
+        """The IDs in the order they were first settled: `_lines`' keys, in the order they
+        were put there (an ID's line is set whenever it is settled, added the first time,
+        never dropped: a reopened ID keeps its place), so no list is kept beside it."""
+        return list(self._lines)
 
     @property
     def answer_line(self) -> dict[str, int]:
@@ -176,7 +182,7 @@ def _read_round(ledger: Ledger, bullets: Iterable[BulletRow]) -> None:
     # which a string starting with a digit is not) is one ID_RE matches and `strip` leaves
     # as it is: such an ID, as nearly every ID is written, is taken without either (a
     # regex match cost twice those three tests); any other is read as before.
-    answers, lines, order = ledger.answers, ledger._lines, ledger.order
+    answers, lines = ledger.answers, ledger._lines
     out_of_scope = ledger.out_of_scope
     id_match = ID_RE.match
     others = _LEDGER_KEYS
@@ -210,9 +216,8 @@ def _read_round(ledger: Ledger, bullets: Iterable[BulletRow]) -> None:
         else:
             _amend(ledger, value)
             continue
-        # node_id is an ID here (each way above tested it)
-        if node_id not in lines:  # an ID answered before has its line (kept when reopened)
-            order.append(node_id)
+        # node_id is an ID here (each way above tested it); its line, set, puts it in the
+        # ledger's order the first time (an ID answered before keeps its place)
         answers[node_id] = answer
         lines[node_id] = line
         if out_of_scope:  # most logs put nothing out of scope: no call to discard nothing
@@ -298,8 +303,6 @@ def carry_ledger(prog: Progress, earlier: Progress) -> bool:
 
 
 def _settle(ledger: Ledger, node_id: str, answer: str, line: int) -> None:
-    if node_id not in ledger.answers and node_id not in ledger._lines:
-        ledger.order.append(node_id)
     ledger.answers[node_id] = answer
     ledger._lines[node_id] = line
     ledger.out_of_scope.discard(node_id)
