@@ -108,19 +108,25 @@ def _check_headings(path: str, blocks: list[Block]) -> list[Diagnostic]:
     # written before it did, from 1
     carried: dict[str, int] = {}
     ours = False  # an mdgrill block came before: notes above the first are history
-    # the block before, when it is a round of a phase with a number (else None): after it,
-    # its phase's count is at its number and nothing is carried for that phase, so the
-    # next round of that phase, numbered on, has nothing to say but its number
-    after: tuple[str, int] | None = None
+    # the block before, when it is a round of a phase with a number (else its phase is
+    # None): after it, its phase's count is at its number and nothing is carried for that
+    # phase, so the next round of that phase, numbered on, has nothing to say but its
+    # number. Its count is written to last_round when a block not so comes, the first to
+    # read it (a run of 10,000 rounds numbered on writes it once).
+    after_phase: str | None = None
+    after_number = 0
     for block in blocks:
         kind, phase, number = block.kind, block.phase, block.round
-        if kind == "round" and after is not None and phase == after[0] and \
-                number == after[1] + 1:
-            last_round[phase] = number
-            after = (phase, number)
+        if kind == "round" and phase == after_phase and number == after_number + 1 and \
+                phase is not None:
+            after_number = number
             continue
-        after = (phase, number) if kind == "round" and phase is not None and \
-            number is not None else None
+        if after_phase is not None:
+            last_round[after_phase] = after_number
+        if kind == "round" and phase is not None and number is not None:
+            after_phase, after_number = phase, number
+        else:
+            after_phase = None
         if kind == "unknown" and not ours:
             continue  # an imported log's own notes (smart-ralph's `### Grill-Me Source`, …)
         ours = ours or kind in BLOCK_KEYS
