@@ -344,18 +344,8 @@ def _frontier(ids: Sequence[str], node_at: Callable[[int], Node], ledger: Settle
     """`compute_frontier` of the nodes with these IDs, `node_at(i)` the `i`th: a settled
     node is not asked for unless sections are required (then for its section)."""
     result = Frontier()
-    # Settled.settled_status written out (a call a node: 10,000 of them)
     answered, out_of_scope = ledger.answered, ledger.out_of_scope
-    statuses: dict[str, str] = {}
-    any_open = False
-    for index, node_id in enumerate(ids):
-        if node_id in out_of_scope:
-            statuses[node_id] = OUT_OF_SCOPE
-        elif node_id in answered:
-            statuses[node_id] = RESOLVED
-        else:
-            statuses[node_id] = INVESTIGATING if node_at(index).investigating else OPEN
-            any_open = True
+    statuses, any_open = _statuses(ids, node_at, answered, out_of_scope)
     result.statuses = statuses
     settled = {RESOLVED, OUT_OF_SCOPE}
 
@@ -410,6 +400,28 @@ def _frontier(ids: Sequence[str], node_at: Callable[[int], Node], ledger: Settle
     result.open = [n.id for n in unsettled]
     result.ready = result.stop_question and not result.open
     return result
+
+
+def _statuses(ids: Sequence[str], node_at: Callable[[int], Node], answered: Collection[str],
+              out_of_scope: Collection[str]) -> tuple[dict[str, str], bool]:
+    """Each ID's status (an ID of two nodes: its last one's), as `Settled.status` says, and
+    whether any is open (neither answered nor out of scope). Settled.settled_status written
+    out (a call a node: 10,000 of them)."""
+    if not out_of_scope and all(map(answered.__contains__, ids)):
+        # every node answered and none out of scope (a finished interview): each is
+        # RESOLVED, what the loop below says of each one, told in C
+        return dict.fromkeys(ids, RESOLVED), False
+    statuses: dict[str, str] = {}
+    any_open = False
+    for index, node_id in enumerate(ids):
+        if node_id in out_of_scope:
+            statuses[node_id] = OUT_OF_SCOPE
+        elif node_id in answered:
+            statuses[node_id] = RESOLVED
+        else:
+            statuses[node_id] = INVESTIGATING if node_at(index).investigating else OPEN
+            any_open = True
+    return statuses, any_open
 
 
 def required_sections(data: dict[str, object]) -> list[str]:
