@@ -58,6 +58,7 @@ def make_blocks(parts: Iterable[tuple[str, int, int, int, int]],
     match = BLOCK_HEADING.match
     make = object.__new__
     phases: dict[str, str | None] = {}  # a phase's word, as written, -> its phase
+    last_word, last_phase = "", None  # the last round's phase word and its phase
     kind: str | None
     number: str | None
     for title, line, end, offset, stop in parts:
@@ -72,9 +73,13 @@ def make_blocks(parts: Iterable[tuple[str, int, int, int, int]],
             m = match(title)
             phase_word, kind, number, _ = m.groups() if m is not None else _NO_GROUPS
         if number is not None and kind == "Grill":
-            phase = phases.get(phase_word, "")
-            if phase == "":
-                phase = phases[phase_word] = PHASE_OF_WORD.get(phase_word.lower())
+            if phase_word != last_word:  # a run of rounds of one phase: its word is known
+                phase = phases.get(phase_word, "")
+                if phase == "":
+                    phase = phases[phase_word] = PHASE_OF_WORD.get(phase_word.lower())
+                last_word, last_phase = phase_word, phase
+            else:
+                phase = last_phase
             block = make(Block)
             block._entries = None
             block._stray = []
