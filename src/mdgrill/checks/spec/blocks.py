@@ -42,6 +42,9 @@ def check_blocks(prog: Progress) -> list[Diagnostic]:
     # the ledger reads the same)
     rows = prog.read_log_rows()
     shapes = _SHAPES
+    # the last round's keys and where its decisions are (_SHAPES' answer for them)
+    last_keys: tuple[str, ...] | None = None
+    last_decisions: tuple[int, ...] | None = None
     for index, block in enumerate(blocks):
         kind = block.kind
         if kind == "round":
@@ -50,9 +53,13 @@ def check_blocks(prog: Progress) -> list[Diagnostic]:
             bullets, plain = rows[index]
             if plain:
                 keys = tuple(map(_ROW_KEY, bullets))
-                decisions = shapes.get(keys, _UNSEEN)
-                if decisions is _UNSEEN:
-                    decisions = _whole_round(keys)
+                if keys != last_keys:  # a run of rounds of one shape: looked up once
+                    decisions = shapes.get(keys, _UNSEEN)
+                    if decisions is _UNSEEN:
+                        decisions = _whole_round(keys)
+                    last_keys, last_decisions = keys, decisions
+                else:
+                    decisions = last_decisions
                 if decisions is not None:
                     # a round as mdgrill writes it (opened by its Asked line, the five
                     # closing keys, none unknown, no stray line): `_check_round` has only
