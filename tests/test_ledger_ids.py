@@ -2,7 +2,8 @@
 letter, as it is written (`_read_round`: no `strip`, no ID_RE match, where `isalnum`,
 `isascii` and `>= "A"` hold): it settles what the plain rules settle (`split_decision` or
 `fact_id`, then `is_id`) for every ID-like text around an arrow, in every way the log is
-read (block by block, one pass, the rows `validate` reads)."""
+read (block by block, one pass, the rows `validate` reads, the settled set of
+`open-frontier`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from mdgrill.formats.progress import Progress, split_ids
 from mdgrill.formats.schema import is_id
 from mdgrill.formats.textfile import TextFile
-from mdgrill.model.tree import fact_id, ledger_of, read_ledger, split_decision
+from mdgrill.model.tree import fact_id, ledger_of, log_settled, read_ledger, split_decision
 
 PREFIX = "---\nmdgrill: 1\n---\n# T\n\n## Interview Responses\n"
 
@@ -93,3 +94,6 @@ def test_an_id_read_without_its_match_settles_what_the_plain_rules_settle(
     want = plain(text)
     for view in views(text):
         assert view == want
+    # the settled set `open-frontier` reads from the log's tokens, its IDs taken alike
+    settled = log_settled(Progress(TextFile(text), "p.md"))
+    assert (set(settled.answered), settled.out_of_scope) == (set(want[0]), want[2])

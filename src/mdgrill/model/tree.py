@@ -514,18 +514,22 @@ def _settle_tokens(blocks: Sequence[Block], tokens: list[tuple[str, str, str]], 
             if low != "decisions":
                 _settle_listed(low, value, answered, out_of_scope)
                 continue
-            left, sep, _ = value.partition(" -> ")
-            if sep:
-                node_id = left.strip()
-            else:
-                pair = split_decision(value)
-                if pair is None:
+            # an ID of ASCII letters and digits, starting with a letter, taken as written,
+            # as `_read_round` takes it (what ID_RE matches and strip leaves)
+            node_id, sep, _ = value.partition(" -> ")
+            if not (sep and node_id.isalnum() and node_id.isascii() and node_id >= "A"):
+                if sep:
+                    node_id = node_id.strip()
+                else:
+                    pair = split_decision(value)
+                    if pair is None:
+                        continue
+                    node_id = pair[0]
+                if id_match(node_id) is None:
                     continue
-                node_id = pair[0]
-            if id_match(node_id) is not None:
-                answered.add(node_id)
-                if out_of_scope:
-                    out_of_scope.discard(node_id)
+            answered.add(node_id)
+            if out_of_scope:
+                out_of_scope.discard(node_id)
 
 
 def _settle_listed(key: str, value: str, answered: set[str], out_of_scope: set[str]) -> None:
