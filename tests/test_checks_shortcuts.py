@@ -9,7 +9,7 @@ reads of it) and a node's options with nothing to say (no call of `_options_said
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mdgrill.checks.spec import blocks as block_checks
@@ -22,7 +22,7 @@ from mdgrill.formats.progress.blocks import classify_block, make_blocks
 from mdgrill.formats.textfile import TextFile
 
 WORDS = st.sampled_from(["Requirements", "Design", "requirements", "Tasks", "Ré", "A B", "",
-                         "Design1", "x"])
+                         "Design1", "x", "Research", "Requirement", "Triage"])
 NUMBERS = st.sampled_from(["1", "12", "007", "", "1a", "\u0663", "\u00b2", " 1", "1 "])
 MIDDLES = st.sampled_from([" Grill - Round ", " Grill - Round  ", " Artifact - Round ",
                            " Grill - Confirmed", " Grill -  Round ", " Grill - Round 1 Grill - "
@@ -30,6 +30,11 @@ MIDDLES = st.sampled_from([" Grill - Round ", " Grill - Round  ", " Artifact - R
 
 
 @settings(max_examples=600, deadline=None, derandomize=True)
+# a run of rounds of one phase (its word looked up once), then of another of the same first
+# letter, and one of a word not a phase's
+@example([("Research", " Grill - Round ", "1"), ("Research", " Grill - Round ", "2"),
+          ("Requirements", " Grill - Round ", "1"), ("Requirement", " Grill - Round ", "2"),
+          ("Requirements", " Grill - Round ", "3")])
 @given(st.lists(st.tuples(WORDS, MIDDLES, NUMBERS), min_size=1, max_size=6))
 def test_a_round_title_read_by_its_parts_is_what_the_pattern_reads(
         titles: list[tuple[str, str, str]]) -> None:
@@ -83,6 +88,35 @@ BLOCKS = st.lists(st.tuples(st.sampled_from(["round", "round", "round", "confirm
 def test_the_heading_rules_say_of_the_next_round_what_they_say_of_any(
         specs: list[tuple[str, str | None, int | None]]) -> None:
     blocks = [Block(kind, phase, number if kind == "round" else None, f"t{i}", i, i + 1)
+              for i, (kind, phase, number) in enumerate(specs)]
+    said = [(d.line, d.code, d.severity) for d in block_checks._check_headings("p", blocks)]
+    assert said == [(d.line, d.code, d.severity) for d in _headings_one_by_one("p", blocks)]
+
+
+# Runs of rounds numbered on (a phase, its first number, how many), or another block: the
+# shortcut's writes of a run's count put off to the block after it, which reads it (a round
+# of another phase, a Reset or Skipped carrying the count, a Confirmed dropping it, a round
+# numbered anew)
+RUNS = st.lists(st.one_of(
+    st.tuples(st.just("round"), st.sampled_from(["requirements", "design"]),
+              st.integers(1, 4), st.integers(1, 4)),
+    st.tuples(st.sampled_from(["confirmed", "reset", "skipped", "awaiting", "unknown"]),
+              st.sampled_from(["requirements", "design", None]), st.just(0), st.just(1))),
+    max_size=8)
+
+
+@settings(max_examples=800, deadline=None, derandomize=True)
+@example([("round", "requirements", 1, 2), ("reset", "requirements", 0, 1),
+          ("round", "requirements", 3, 1)])
+@example([("round", "requirements", 1, 2), ("round", "design", 1, 1),
+          ("round", "requirements", 3, 1)])
+@given(RUNS)
+def test_runs_of_rounds_numbered_on_are_told_what_any_round_is(
+        runs: list[tuple[str, str | None, int, int]]) -> None:
+    specs: list[tuple[str, str | None, int | None]] = []
+    for kind, phase, first, count in runs:
+        specs += [(kind, phase, first + i if kind == "round" else None) for i in range(count)]
+    blocks = [Block(kind, phase, number, f"t{i}", i, i + 1)
               for i, (kind, phase, number) in enumerate(specs)]
     said = [(d.line, d.code, d.severity) for d in block_checks._check_headings("p", blocks)]
     assert said == [(d.line, d.code, d.severity) for d in _headings_one_by_one("p", blocks)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from itertools import chain
 
 from mdgrill.formats.progress import LOG, Block, BulletRow, Node, Progress, split_ids
 from mdgrill.formats.schema import ID_RE, is_id
@@ -10,7 +11,7 @@ from mdgrill.formats.schema import ID_RE, is_id
 # typing's import costs every verb 3 ms; type checkers treat this name as true
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Sequence
+    from collections.abc import Callable, Collection, Iterable, Sequence
     from typing import TypedDict
     from weakref import WeakKeyDictionary
 
@@ -109,12 +110,18 @@ class Ledger(Settled):
     def __init__(self) -> None:
         self.answers: dict[str, str] = {}
         super().__init__(self.answers, set())
-        self.order: list[str] = []  # IDs in the order they were settled
         self.amended: dict[str, str] = {}  # ID -> the wording it had before its last amendment
         # ID -> the value a skip defaulted it to (its recommended option's label); a Skipped
         # block written before defaults were recorded names the IDs alone
         self.defaults: dict[str, str] = {}
         self._lines: dict[str, int] = {}
+
+    @property
+    def order(self) -> list[str]:
+        """The IDs in the order they were first settled: `_lines`' keys, in the order they
+        were put there (an ID's line is set whenever it is settled, added the first time,
+        never dropped: a reopened ID keeps its place), so no list is kept beside it."""
+        return list(self._lines)
 
     @property
     def answer_line(self) -> dict[str, int]:
@@ -127,12 +134,22 @@ def read_ledger(blocks: list[Block],
     """`rows`: the blocks' bullets as `Progress.read_log_rows` read them from the log's
     tokens, one item a block (a round's answers are read from these, no entry made)."""
     ledger = Ledger()
+    # the rounds' bullets since the last block of another kind that the ledger reads, read
+    # in one call when that block comes (or the log ends): in order, as block by block,
+    # without a call a round
+    rounds: list[list[BulletRow]] = []
     for index, block in enumerate(blocks):
         kind = block.kind
         if kind == "round":
-            _read_round(ledger, rows[index][0] if rows is not None else
-                        [(e.key_lower, e.value, e.line) for e in block.entries])
-        elif kind == "amended":
+            rounds.append(rows[index][0] if rows is not None else
+                          [(e.key_lower, e.value, e.line) for e in block.entries])
+            continue
+        if kind not in _READ_KINDS:
+            continue
+        if rounds:
+            _read_round(ledger, chain.from_iterable(rounds))
+            rounds = []
+        if kind == "amended":
             _read_amended(ledger, block)
         elif kind == "revised" or kind == "reset":
             # a revise, or a reset for a new context, reopens what it names
@@ -143,7 +160,13 @@ def read_ledger(blocks: list[Block],
                     ledger.out_of_scope.discard(node_id)
         elif kind == "skipped":
             _read_defaulted(ledger, block)
+    if rounds:
+        _read_round(ledger, chain.from_iterable(rounds))
     return ledger
+
+
+# The kinds of block besides rounds that `read_ledger` reads
+_READ_KINDS = frozenset({"amended", "revised", "reset", "skipped"})
 
 
 # The keys of a round the ledger reads besides `Decisions`, which is tried first (a round's
@@ -151,53 +174,63 @@ def read_ledger(blocks: list[Block],
 _LEDGER_KEYS = frozenset({"facts resolved", "out of scope", "amended"})
 
 
-def _read_round(ledger: Ledger, bullets: list[BulletRow]) -> None:
+def _read_round(ledger: Ledger, bullets: Iterable[BulletRow]) -> None:
+    """The answers of rounds' bullets (one round's, or several in a row)."""
     # `_settle`'s steps written out, and `split_decision`'s first arrow tried here: this
-    # runs once per answer of the log (10,000 of them at 10,000 decisions)
-    answers, lines, order = ledger.answers, ledger._lines, ledger.order
+    # runs once per answer of the log (10,000 of them at 10,000 decisions). An ID of ASCII
+    # letters and digits that starts with a letter (`isalnum`, `isascii`, and `>= "A"`,
+    # which a string starting with a digit is not) is one ID_RE matches and `strip` leaves
+    # as it is: such an ID, as nearly every ID is written, is taken without either (a
+    # regex match cost twice those three tests); any other is read as before.
+    answers, lines = ledger.answers, ledger._lines
     out_of_scope = ledger.out_of_scope
     id_match = ID_RE.match
     others = _LEDGER_KEYS
     for key, value, line in bullets:
         if key == "decisions":
-            left, sep, right = value.partition(" -> ")
-            if sep:
-                node_id, answer = left.strip(), right.strip()
+            node_id, sep, answer = value.partition(" -> ")
+            if sep and node_id.isalnum() and node_id.isascii() and node_id >= "A":
+                answer = answer.strip()
             else:
-                pair = split_decision(value)
-                if pair is None:
+                pair = (node_id.strip(), answer.strip()) if sep else split_decision(value)
+                if pair is None or id_match(pair[0]) is None:
                     continue
                 node_id, answer = pair
         elif key not in others:
             continue
         elif key == "facts resolved":
             # `ID -> text`, as fact_id reads it first (its other forms asked of it)
-            left, sep, _ = value.partition(" -> ")
-            node_id = left.strip()
-            if not sep or id_match(node_id) is None:
-                found = fact_id(value)
-                if found is None:
-                    continue
-                node_id = found
+            node_id, sep, _ = value.partition(" -> ")
+            if not (sep and node_id.isalnum() and node_id.isascii() and node_id >= "A"):
+                node_id = node_id.strip()
+                if not sep or id_match(node_id) is None:
+                    found = fact_id(value)
+                    if found is None:
+                        continue
+                    node_id = found
             answer = value
         elif key == "out of scope":
-            if value == "none":  # as mdgrill writes a round that put nothing out of scope
-                continue
-            for node_id in split_ids(value):
-                if id_match(node_id) is not None:
-                    out_of_scope.add(node_id)
-                    answers.pop(node_id, None)
+            if value != "none":  # as mdgrill writes a round that put nothing out of scope
+                _put_out_of_scope(ledger, value)
             continue
         else:
             _amend(ledger, value)
             continue
-        if id_match(node_id) is None:
-            continue
-        if node_id not in lines:  # an ID answered before has its line (kept when reopened)
-            order.append(node_id)
+        # node_id is an ID here (each way above tested it); its line, set, puts it in the
+        # ledger's order the first time (an ID answered before keeps its place)
         answers[node_id] = answer
         lines[node_id] = line
-        out_of_scope.discard(node_id)
+        if out_of_scope:  # most logs put nothing out of scope: no call to discard nothing
+            out_of_scope.discard(node_id)
+
+
+def _put_out_of_scope(ledger: Ledger, value: str) -> None:
+    """What an `Out of scope:` line of a round settles: the IDs it lists, their answers
+    dropped."""
+    for node_id in split_ids(value):
+        if ID_RE.match(node_id) is not None:
+            ledger.out_of_scope.add(node_id)
+            ledger.answers.pop(node_id, None)
 
 
 def _read_amended(ledger: Ledger, block: Block) -> None:
@@ -270,8 +303,6 @@ def carry_ledger(prog: Progress, earlier: Progress) -> bool:
 
 
 def _settle(ledger: Ledger, node_id: str, answer: str, line: int) -> None:
-    if node_id not in ledger.answers and node_id not in ledger._lines:
-        ledger.order.append(node_id)
     ledger.answers[node_id] = answer
     ledger._lines[node_id] = line
     ledger.out_of_scope.discard(node_id)
@@ -313,18 +344,8 @@ def _frontier(ids: Sequence[str], node_at: Callable[[int], Node], ledger: Settle
     """`compute_frontier` of the nodes with these IDs, `node_at(i)` the `i`th: a settled
     node is not asked for unless sections are required (then for its section)."""
     result = Frontier()
-    # Settled.settled_status written out (a call a node: 10,000 of them)
     answered, out_of_scope = ledger.answered, ledger.out_of_scope
-    statuses: dict[str, str] = {}
-    any_open = False
-    for index, node_id in enumerate(ids):
-        if node_id in out_of_scope:
-            statuses[node_id] = OUT_OF_SCOPE
-        elif node_id in answered:
-            statuses[node_id] = RESOLVED
-        else:
-            statuses[node_id] = INVESTIGATING if node_at(index).investigating else OPEN
-            any_open = True
+    statuses, any_open = _statuses(ids, node_at, answered, out_of_scope)
     result.statuses = statuses
     settled = {RESOLVED, OUT_OF_SCOPE}
 
@@ -379,6 +400,28 @@ def _frontier(ids: Sequence[str], node_at: Callable[[int], Node], ledger: Settle
     result.open = [n.id for n in unsettled]
     result.ready = result.stop_question and not result.open
     return result
+
+
+def _statuses(ids: Sequence[str], node_at: Callable[[int], Node], answered: Collection[str],
+              out_of_scope: Collection[str]) -> tuple[dict[str, str], bool]:
+    """Each ID's status (an ID of two nodes: its last one's), as `Settled.status` says, and
+    whether any is open (neither answered nor out of scope). Settled.settled_status written
+    out (a call a node: 10,000 of them)."""
+    if not out_of_scope and all(map(answered.__contains__, ids)):
+        # every node answered and none out of scope (a finished interview): each is
+        # RESOLVED, what the loop below says of each one, told in C
+        return dict.fromkeys(ids, RESOLVED), False
+    statuses: dict[str, str] = {}
+    any_open = False
+    for index, node_id in enumerate(ids):
+        if node_id in out_of_scope:
+            statuses[node_id] = OUT_OF_SCOPE
+        elif node_id in answered:
+            statuses[node_id] = RESOLVED
+        else:
+            statuses[node_id] = INVESTIGATING if node_at(index).investigating else OPEN
+            any_open = True
+    return statuses, any_open
 
 
 def required_sections(data: dict[str, object]) -> list[str]:
@@ -471,18 +514,22 @@ def _settle_tokens(blocks: Sequence[Block], tokens: list[tuple[str, str, str]], 
             if low != "decisions":
                 _settle_listed(low, value, answered, out_of_scope)
                 continue
-            left, sep, _ = value.partition(" -> ")
-            if sep:
-                node_id = left.strip()
-            else:
-                pair = split_decision(value)
-                if pair is None:
+            # an ID of ASCII letters and digits, starting with a letter, taken as written,
+            # as `_read_round` takes it (what ID_RE matches and strip leaves)
+            node_id, sep, _ = value.partition(" -> ")
+            if not (sep and node_id.isalnum() and node_id.isascii() and node_id >= "A"):
+                if sep:
+                    node_id = node_id.strip()
+                else:
+                    pair = split_decision(value)
+                    if pair is None:
+                        continue
+                    node_id = pair[0]
+                if id_match(node_id) is None:
                     continue
-                node_id = pair[0]
-            if id_match(node_id) is not None:
-                answered.add(node_id)
-                if out_of_scope:
-                    out_of_scope.discard(node_id)
+            answered.add(node_id)
+            if out_of_scope:
+                out_of_scope.discard(node_id)
 
 
 def _settle_listed(key: str, value: str, answered: set[str], out_of_scope: set[str]) -> None:

@@ -42,6 +42,9 @@ def check_blocks(prog: Progress) -> list[Diagnostic]:
     # the ledger reads the same)
     rows = prog.read_log_rows()
     shapes = _SHAPES
+    # the last round's keys and where its decisions are (_SHAPES' answer for them)
+    last_keys: tuple[str, ...] | None = None
+    last_decisions: tuple[int, ...] | None = None
     for index, block in enumerate(blocks):
         kind = block.kind
         if kind == "round":
@@ -50,9 +53,13 @@ def check_blocks(prog: Progress) -> list[Diagnostic]:
             bullets, plain = rows[index]
             if plain:
                 keys = tuple(map(_ROW_KEY, bullets))
-                decisions = shapes.get(keys, _UNSEEN)
-                if decisions is _UNSEEN:
-                    decisions = _whole_round(keys)
+                if keys != last_keys:  # a run of rounds of one shape: looked up once
+                    decisions = shapes.get(keys, _UNSEEN)
+                    if decisions is _UNSEEN:
+                        decisions = _whole_round(keys)
+                    last_keys, last_decisions = keys, decisions
+                else:
+                    decisions = last_decisions
                 if decisions is not None:
                     # a round as mdgrill writes it (opened by its Asked line, the five
                     # closing keys, none unknown, no stray line): `_check_round` has only
@@ -108,19 +115,25 @@ def _check_headings(path: str, blocks: list[Block]) -> list[Diagnostic]:
     # written before it did, from 1
     carried: dict[str, int] = {}
     ours = False  # an mdgrill block came before: notes above the first are history
-    # the block before, when it is a round of a phase with a number (else None): after it,
-    # its phase's count is at its number and nothing is carried for that phase, so the
-    # next round of that phase, numbered on, has nothing to say but its number
-    after: tuple[str, int] | None = None
+    # the block before, when it is a round of a phase with a number (else its phase is
+    # None): after it, its phase's count is at its number and nothing is carried for that
+    # phase, so the next round of that phase, numbered on, has nothing to say but its
+    # number. Its count is written to last_round when a block not so comes, the first to
+    # read it (a run of 10,000 rounds numbered on writes it once).
+    after_phase: str | None = None
+    after_number = 0
     for block in blocks:
         kind, phase, number = block.kind, block.phase, block.round
-        if kind == "round" and after is not None and phase == after[0] and \
-                number == after[1] + 1:
-            last_round[phase] = number
-            after = (phase, number)
+        if kind == "round" and phase == after_phase and number == after_number + 1 and \
+                phase is not None:
+            after_number = number
             continue
-        after = (phase, number) if kind == "round" and phase is not None and \
-            number is not None else None
+        if after_phase is not None:
+            last_round[after_phase] = after_number
+        if kind == "round" and phase is not None and number is not None:
+            after_phase, after_number = phase, number
+        else:
+            after_phase = None
         if kind == "unknown" and not ours:
             continue  # an imported log's own notes (smart-ralph's `### Grill-Me Source`, …)
         ours = ours or kind in BLOCK_KEYS

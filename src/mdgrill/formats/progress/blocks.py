@@ -58,6 +58,7 @@ def make_blocks(parts: Iterable[tuple[str, int, int, int, int]],
     match = BLOCK_HEADING.match
     make = object.__new__
     phases: dict[str, str | None] = {}  # a phase's word, as written, -> its phase
+    last_word, last_phase = "", None  # the last round's phase word and its phase
     kind: str | None
     number: str | None
     for title, line, end, offset, stop in parts:
@@ -72,9 +73,13 @@ def make_blocks(parts: Iterable[tuple[str, int, int, int, int]],
             m = match(title)
             phase_word, kind, number, _ = m.groups() if m is not None else _NO_GROUPS
         if number is not None and kind == "Grill":
-            phase = phases.get(phase_word, "")
-            if phase == "":
-                phase = phases[phase_word] = PHASE_OF_WORD.get(phase_word.lower())
+            if phase_word != last_word:  # a run of rounds of one phase: its word is known
+                phase = phases.get(phase_word, "")
+                if phase == "":
+                    phase = phases[phase_word] = PHASE_OF_WORD.get(phase_word.lower())
+                last_word, last_phase = phase_word, phase
+            else:
+                phase = last_phase
             block = make(Block)
             block._entries = None
             block._stray = []
@@ -190,6 +195,9 @@ def read_parts(tokens: list[tuple[str, str, str]], base: int,
                 stray.append((line, other))
 
 
+# The token of an empty line: no key, no value, no text
+_EMPTY_LINE = ("", "", "")
+
 # A bullet of a part as `read_parts` makes its Entry: (key lowered, value, line)
 BulletRow = tuple[str, str, int]
 
@@ -214,8 +222,13 @@ def bullet_rows(tokens: list[tuple[str, str, str]], base: int,
         lines = tokens[at:part.end - base]
         rows = [(lowered.get(key) or _lower(key), value.strip(), line)
                 for line, (key, value, _) in enumerate(lines, first) if key]
-        # most parts' other lines are all empty: then no text is joined to be looked at
-        append((rows, not any(map(other, lines)) or join(map(other, lines)).isspace()))
+        # A line that is no row is one with no key: a part's lines are all rows but its
+        # last, an empty one, as a round's are (its bullets, and the blank line before the
+        # next heading), or all rows, told by their count. Else most parts' other lines are
+        # still all empty, then no text is joined to be looked at.
+        rest = len(lines) - len(rows)  # the lines that are no bullet
+        append((rows, not rest or rest == 1 and lines[-1] == _EMPTY_LINE or
+                not any(map(other, lines)) or join(map(other, lines)).isspace()))
     return out
 
 
