@@ -181,15 +181,20 @@ NODE_LINES = st.sampled_from([
 NODE_IDS = st.sampled_from(["D1", "D2", "none", "NONE", "None", "D3"])
 
 
+def _tree_text(nodes: list[tuple[str, list[str]]]) -> str:
+    """A file whose design tree holds these nodes (ID, the lines under its heading)."""
+    lines = ["# T", "", "## Design Tree", ""]
+    for node_id, body in nodes:
+        lines += [f"### {node_id}: question", *body, ""]
+    return "\n".join(lines)
+
+
 @settings(max_examples=500, deadline=None, derandomize=True)
 @given(st.lists(st.tuples(NODE_IDS, st.lists(NODE_LINES, max_size=8)), min_size=1,
                 max_size=5))
 def test_a_node_is_told_what_its_entries_tell_and_given_their_references(
         nodes: list[tuple[str, list[str]]]) -> None:
-    lines = ["# T", "", "## Design Tree", ""]
-    for node_id, body in nodes:
-        lines += [f"### {node_id}: question", *body, ""]
-    text = "\n".join(lines)
+    text = _tree_text(nodes)
     prog = Progress(TextFile(text), "p.md")
     said = check_nodes(prog)
     exact = Progress(TextFile(text), "p.md")
@@ -301,10 +306,7 @@ def test_the_tree_check_says_what_its_plain_reading_says(
     # a look-up of each of its IDs, the references kept as tuples, an inline option value
     # trimmed only where it is said): the same diagnostics, messages included, in the same
     # order, and the same references, as every line read plainly
-    lines = ["# T", "", "## Design Tree", ""]
-    for node_id, body in nodes:
-        lines += [f"### {node_id}: question", *body, ""]
-    text = "\n".join(lines)
+    text = _tree_text(nodes)
     fast = Progress(TextFile(text), "p.md")
     plain = Progress(TextFile(text), "p.md")
     known: dict[str, Node] = {}

@@ -283,21 +283,27 @@ def test_a_thousand_repeated_flags_are_all_taken_in_order(mdgrill: Run, tmp_path
     assert f"- Asked: {', '.join(ids)}" in text
 
 
-@pytest.mark.parametrize("buffered", [True, False])
-def test_a_reader_that_goes_away_gets_no_traceback(home: Path, buffered: bool) -> None:
-    # `mdgrill ... | head`: the pipe closes before mdgrill writes its result
-    root = Path(__file__).resolve().parents[1] / "examples" / "specs"
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
-    if not buffered:
-        env["PYTHONUNBUFFERED"] = "1"
-    proc = subprocess.Popen([*mdgrill_command(), "--json", "validate", str(root)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+def _to_a_reader_gone_away(argv: list[str], env: dict[str, str]) -> tuple[int, str]:
+    """`mdgrill ARGV | head` where the pipe closes before mdgrill writes: its exit code and
+    what it said on standard error."""
+    proc = subprocess.Popen([*mdgrill_command(), *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()
     with proc.stderr:
         err = proc.stderr.read().decode()
+    return proc.wait(timeout=60), err
+
+
+@pytest.mark.parametrize("buffered", [True, False])
+def test_a_reader_that_goes_away_gets_no_traceback(home: Path, buffered: bool) -> None:
+    root = Path(__file__).resolve().parents[1] / "examples" / "specs"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    code, err = _to_a_reader_gone_away(["--json", "validate", str(root)], env)
     # EX_IOERR, not 1: in a script, `validate | head` failing to print is not "errors found"
-    assert proc.wait(timeout=60) == 74
+    assert code == 74
     assert "Traceback" not in err and err == ""
 
 
@@ -308,14 +314,9 @@ def test_a_verb_printing_as_it_goes_to_a_reader_gone_away_gets_no_traceback(
     bad.parent.mkdir()
     bad.write_text("---\nmdgrill: 1\n---\n\n## Design Tree\n\n### D1: x\n- Options:\n"
                    "  - one\n", encoding="utf-8")
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([*mdgrill_command(), "validate", str(bad.parent)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    assert proc.stdout is not None and proc.stderr is not None
-    proc.stdout.close()
-    with proc.stderr:
-        err = proc.stderr.read().decode()
-    assert proc.wait(timeout=60) == 74
+    code, err = _to_a_reader_gone_away(["validate", str(bad.parent)],
+                                       dict(os.environ, PYTHONUNBUFFERED="1"))
+    assert code == 74
     assert "Traceback" not in err and "INTERNAL" not in err
 
 
