@@ -389,7 +389,7 @@ def _defaults_owned(step: Step[SkipReport], own: Owners,
     on the transition, before anything is written."""
     def run(prog: Progress) -> Transition[SkipReport]:
         done = step(prog)
-        for node_id in done[1]["defaulted"]:
+        for node_id in done.report["defaulted"]:
             section_rule(own, account, node_id, "skip")(prog)
         return done
     return run
