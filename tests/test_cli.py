@@ -361,6 +361,22 @@ def test_output_to_a_full_disk_is_one_line_and_exit_74(home: Path,
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+def test_a_verb_printing_as_it_goes_to_a_full_disk_is_exit_74(home: Path) -> None:
+    # `validate` prints its diagnostics itself: the full disk met it inside the verb, which
+    # made it the INTERNAL error (exit 70, a crash log) where its result's write is exit 74
+    bad = home / "bad" / ".progress.md"
+    bad.parent.mkdir()
+    bad.write_text("---\nmdgrill: 1\n---\n\n## Design Tree\n\n### D1: x\n- Options:\n"
+                   "  - one\n", encoding="utf-8")
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([*mdgrill_command(), "validate", str(bad.parent)], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    assert proc.returncode == 74, proc.stderr
+    assert proc.stderr.startswith("mdgrill: error OUTPUT_FAILED: ")
+    assert "INTERNAL" not in proc.stderr and "Traceback" not in proc.stderr
+
+
 def _one_value_options(verb: str) -> list[tuple[argparse.ArgumentParser, argparse.Action]]:
     parser = build_parser(verb)
     subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]

@@ -458,6 +458,10 @@ def _main(args_list: list[str], verb: str | None) -> int:
     except BrokenPipeError:  # a verb writing as it goes, its reader gone: as for the result
         raise
     except Exception as exc:  # the boundary: a defect of ours is exit 70, never 1
+        from mdgrill.cli.verbs import OutputFailed
+
+        if isinstance(exc, OutputFailed):  # what a verb printed as it went was refused
+            return _output_failed(exc.error)
         return _fail(_internal(exc, args_list), want_json)
     _emit(outcome, want_json)
     return outcome.exit_code

@@ -41,6 +41,29 @@ class Verb:
         self.run = run
 
 
+class OutputFailed(Exception):
+    """Standard output refused what a verb printed as it went (a full disk, an I/O error):
+    cli/main.py exits OUTPUT_FAILED for it, as for the result it prints itself, not
+    INTERNAL. A reader gone away stays a BrokenPipeError, which exits so, silently."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def print_now(text: str) -> None:
+    """Write `text` to standard output at once (a verb whose lines come before its summary)."""
+    import sys
+
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputFailed(exc) from None
+
+
 def no_arguments(p: argparse.ArgumentParser) -> None:
     """For a verb that takes nothing beyond --json and --root."""
 

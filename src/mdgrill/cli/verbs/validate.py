@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 
-from mdgrill.cli.verbs import Outcome, Verb
+from mdgrill.cli.verbs import Outcome, Verb, print_now
 from mdgrill.diagnostics import Diagnostic, error, format_diagnostic, sort_diagnostics, warning
 from mdgrill.errors import InputError
 from mdgrill.git.discovery import find_root
@@ -87,8 +87,7 @@ def _outcome(diagnostics: list[Diagnostic], files: int, want_json: bool) -> Outc
     if not want_json:
         # printed here rather than by the cli so that the summary follows the diagnostics
         if diagnostics:
-            sys.stdout.write("".join(format_diagnostic(d) + "\n" for d in diagnostics))
-            sys.stdout.flush()
+            print_now("".join(format_diagnostic(d) + "\n" for d in diagnostics))
         sys.stderr.write(summary + "\n")
     return Outcome(result, "", 1 if errors else 0)
 
