@@ -9,9 +9,9 @@ from mdgrill.formats.frontmatter.subset import (
     PLAIN_KEY,
     SAFE_PLAIN,
     SAFE_PLAIN_FLOW,
-    WORD_LIST,
     YAML11_SPECIAL,
     YAML11_WORDS,
+    is_word_list,
 )
 from mdgrill.formats.textfile import Edit, TextFile
 
@@ -89,7 +89,7 @@ def render_flow(value: object) -> str:
         if value and {*map(type, value)} == {str} and all(value):
             joined = "[" + ", ".join(value) + "]"
             # an item holding ", " would read back as two: the count rules that out
-            if WORD_LIST.match(joined) and joined.count(", ") == len(value) - 1 and \
+            if is_word_list(joined) and joined.count(", ") == len(value) - 1 and \
                     YAML11_WORDS.isdisjoint(value):
                 return joined
         return "[" + ", ".join(render_flow(v) for v in value) + "]"
