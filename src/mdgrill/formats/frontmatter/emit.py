@@ -7,11 +7,10 @@ from mdgrill.formats.frontmatter.block import MISSING, FrontMatter
 from mdgrill.formats.frontmatter.subset import (
     PLAIN_INT,
     PLAIN_KEY,
-    SAFE_PLAIN,
-    SAFE_PLAIN_FLOW,
     YAML11_SPECIAL,
     YAML11_WORDS,
     is_word_list,
+    safe_plain,
 )
 from mdgrill.formats.textfile import Edit, TextFile
 
@@ -45,7 +44,7 @@ def render_scalar(value: object, flow: bool = False) -> str:
     if isinstance(value, float):
         return _render_float(value)
     text = str(value)
-    plain = SAFE_PLAIN_FLOW.match(text) if flow else SAFE_PLAIN.match(text)
+    plain = safe_plain(text, flow)
     if text and plain and not YAML11_SPECIAL.match(text) \
             and not PLAIN_INT.match(text) and not text.endswith((" ", ":")) \
             and ": " not in text and " #" not in text and "  " not in text:
