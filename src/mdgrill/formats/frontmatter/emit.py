@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from mdgrill.formats.frontmatter.block import MISSING, FrontMatter
 from mdgrill.formats.frontmatter.subset import (
-    PLAIN_INT,
-    PLAIN_KEY,
     YAML11_SPECIAL,
     YAML11_WORDS,
+    is_plain_int,
+    is_plain_key,
     is_word_list,
     safe_plain,
 )
@@ -46,7 +46,7 @@ def render_scalar(value: object, flow: bool = False) -> str:
     text = str(value)
     plain = safe_plain(text, flow)
     if text and plain and not YAML11_SPECIAL.match(text) \
-            and not PLAIN_INT.match(text) and not text.endswith((" ", ":")) \
+            and not is_plain_int(text) and not text.endswith((" ", ":")) \
             and ": " not in text and " #" not in text and "  " not in text:
         return text
     if len(text) == 64 and all(c in "0123456789abcdef" for c in text) and \
@@ -79,7 +79,7 @@ def quote(text: str) -> str:
 
 def _render_key(key: str) -> str:
     # `no:` or `on:` as a plain key is a boolean to YAML 1.1 (PyYAML): quote it
-    return key if PLAIN_KEY.match(key) and not YAML11_SPECIAL.match(key) else quote(key)
+    return key if is_plain_key(key) and not YAML11_SPECIAL.match(key) else quote(key)
 
 
 def render_flow(value: object) -> str:
