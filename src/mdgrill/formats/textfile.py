@@ -7,8 +7,15 @@ dominant newline style.
 
 from __future__ import annotations
 
+# typing's import costs every verb 3 ms; type checkers treat this name as true
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 BOM = "\ufeff"
 MAX_FILE_BYTES = 64 * 1024 * 1024
+# characters encoded at a time by `pieces` (a buffer the allocator reuses, no fresh pages)
+PIECE = 64 * 1024
 
 
 class TextFile:
@@ -41,6 +48,18 @@ class TextFile:
 
     def encode(self) -> bytes:
         return ((BOM if self.bom else "") + self.text).encode("utf-8")
+
+    def pieces(self, size: int = PIECE) -> Iterator[bytes]:
+        """`encode()` a piece at a time: their concatenation is its bytes, and the same
+        UnicodeEncodeError where it has one (UTF-8 encodes each character on its own, so a
+        cut between two characters changes nothing). A write streams these instead of
+        making the whole file's bytes beside its text: at 3.3 MB that copy was 800 fresh
+        pages of memory, ~2.5 ms of a fresh process."""
+        if self.bom:
+            yield BOM.encode("utf-8")
+        text = self.text
+        for at in range(0, len(text), size):
+            yield text[at:at + size].encode("utf-8")
 
     def with_text(self, text: str) -> TextFile:
         return TextFile(text, self.bom, self.newline)

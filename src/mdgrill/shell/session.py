@@ -81,13 +81,18 @@ class ParseCache:
 
     def __init__(self, size: int = 8) -> None:
         self.size = size
-        # (file, as shown) -> (its bytes, their parse or what makes it on first use, whether
-        # check_loaded passed on it)
-        self._entries: dict[tuple[str, str],
-                            tuple[bytes, Progress | Callable[[], Progress], bool]] = {}
+        # (file, as shown) -> (its bytes, or the text they encode until a read needs them;
+        # their parse or what makes it on first use; whether check_loaded passed on it)
+        self._entries: dict[tuple[str, str], tuple[bytes | TextFile,
+                                                   Progress | Callable[[], Progress], bool]] = {}
 
     def get(self, key: tuple[str, str], data: bytes, check: bool) -> Progress | None:
         found = self._entries.get(key)
+        if found is not None and isinstance(found[0], TextFile):
+            # written by this process: encoded on its next read, not by every write (a CLI
+            # verb writes and ends, and never pays for bytes no one compares)
+            found = (found[0].encode(), found[1], found[2])
+            self._entries[key] = found
         if found is None or found[0] != data or (check and not found[2]):
             return None
         prog = found[1]
@@ -103,8 +108,8 @@ class ParseCache:
     def clear(self) -> None:
         self._entries.clear()
 
-    def put(self, key: tuple[str, str], data: bytes, prog: Progress | Callable[[], Progress],
-            checked: bool) -> None:
+    def put(self, key: tuple[str, str], data: bytes | TextFile,
+            prog: Progress | Callable[[], Progress], checked: bool) -> None:
         self._entries.pop(key, None)
         while len(self._entries) >= self.size:  # the oldest goes (dicts keep their order)
             del self._entries[next(iter(self._entries))]
@@ -221,6 +226,14 @@ def _after_write(tf: TextFile, path: str, fm: frontmatter_io.FrontMatter,
     return after
 
 
+def encodable(tf: TextFile) -> bytes | TextFile:
+    """What to write for `tf`: the text itself when it is ASCII, which always encodes (the
+    write streams it, `TextFile.pieces`, and no whole-file copy of its bytes is made); else
+    its bytes, so a lone surrogate is refused here, before the checks hash any of it."""
+    # str.isascii reads a flag CPython keeps on the string: it costs nothing at any size
+    return tf if tf.text.isascii() else tf.encode()
+
+
 def transaction(spec: store.Spec, step: Callable[[Progress], Transition[W]]) -> W:
     """Lock, load, check, run one pure step, re-check the result, write it atomically.
 
@@ -237,7 +250,7 @@ def transaction(spec: store.Spec, step: Callable[[Progress], Transition[W]]) -> 
                 return result
             try:  # the new text, its log's seal and its bytes
                 new_tf = prog.tf.with_text(apply_change(prog, change))
-                data = new_tf.encode()
+                data = encodable(new_tf)
             except UnicodeEncodeError:  # a lone surrogate, from a caller of the library
                 raise InputError("INVALID_INPUT", "a value to record is not valid UTF-8 text "
                                  "(it holds a lone surrogate): pass it in UTF-8; nothing was "

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from mdgrill.formats.frontmatter.block import MISSING, FrontMatter
 from mdgrill.formats.frontmatter.subset import (
-    PLAIN_INT,
-    PLAIN_KEY,
-    SAFE_PLAIN,
-    SAFE_PLAIN_FLOW,
-    WORD_LIST,
     YAML11_SPECIAL,
     YAML11_WORDS,
+    is_plain_int,
+    is_plain_key,
+    is_word_list,
+    safe_plain,
 )
 from mdgrill.formats.textfile import Edit, TextFile
 
@@ -45,9 +44,9 @@ def render_scalar(value: object, flow: bool = False) -> str:
     if isinstance(value, float):
         return _render_float(value)
     text = str(value)
-    plain = SAFE_PLAIN_FLOW.match(text) if flow else SAFE_PLAIN.match(text)
+    plain = safe_plain(text, flow)
     if text and plain and not YAML11_SPECIAL.match(text) \
-            and not PLAIN_INT.match(text) and not text.endswith((" ", ":")) \
+            and not is_plain_int(text) and not text.endswith((" ", ":")) \
             and ": " not in text and " #" not in text and "  " not in text:
         return text
     if len(text) == 64 and all(c in "0123456789abcdef" for c in text) and \
@@ -80,7 +79,7 @@ def quote(text: str) -> str:
 
 def _render_key(key: str) -> str:
     # `no:` or `on:` as a plain key is a boolean to YAML 1.1 (PyYAML): quote it
-    return key if PLAIN_KEY.match(key) and not YAML11_SPECIAL.match(key) else quote(key)
+    return key if is_plain_key(key) and not YAML11_SPECIAL.match(key) else quote(key)
 
 
 def render_flow(value: object) -> str:
@@ -89,7 +88,7 @@ def render_flow(value: object) -> str:
         if value and {*map(type, value)} == {str} and all(value):
             joined = "[" + ", ".join(value) + "]"
             # an item holding ", " would read back as two: the count rules that out
-            if WORD_LIST.match(joined) and joined.count(", ") == len(value) - 1 and \
+            if is_word_list(joined) and joined.count(", ") == len(value) - 1 and \
                     YAML11_WORDS.isdisjoint(value):
                 return joined
         return "[" + ", ".join(render_flow(v) for v in value) + "]"

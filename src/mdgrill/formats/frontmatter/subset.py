@@ -15,12 +15,58 @@ class NotSubset(Exception):
     pass
 
 
-PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
-PLAIN_INT = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
+# The subset's shapes, each read by str methods in C rather than by a regex compiled on every
+# start (~0.1 ms each, a third of this module's import). The regexes below are the spec:
+# tests/test_frontmatter_shapes.py holds each reader equal to its regex over generated text.
+PLAIN_KEY = r"[A-Za-z_][A-Za-z0-9_-]*\Z"
+PLAIN_INT = r"-?(?:0|[1-9][0-9]*)\Z"
 # What a plain scalar may look like for the subset parser to trust its meaning: no YAML
 # indicator at the start, no `: ` or ` #`, and not a word YAML 1.1 resolves to non-string.
-SAFE_PLAIN = re.compile(r"[A-Za-z_/.][A-Za-z0-9_ ./@()+,'-]*\Z")
-SAFE_PLAIN_FLOW = re.compile(r"[A-Za-z_/.][A-Za-z0-9_ ./@()+'-]*\Z")
+SAFE_PLAIN = r"[A-Za-z_/.][A-Za-z0-9_ ./@()+,'-]*\Z"
+# The same inside a flow collection (no comma).
+SAFE_PLAIN_FLOW = r"[A-Za-z_/.][A-Za-z0-9_ ./@()+'-]*\Z"
+KEY_LINE = r"([A-Za-z_][A-Za-z0-9_-]*):(?:[ \t]+(.*))?\Z"
+
+_WORD_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+# what is left of a plain scalar once every character it may hold is deleted
+_NOT_PLAIN = str.maketrans("", "", _WORD_CHARS + " ./@()+,'-")
+_NOT_PLAIN_FLOW = str.maketrans("", "", _WORD_CHARS + " ./@()+'-")
+
+
+def is_plain_key(text: str) -> bool:
+    """Whether PLAIN_KEY matches: a letter or `_`, then letters, digits, `_` or `-`."""
+    if not text or not text.isascii() or not (text[0].isalpha() or text[0] == "_"):
+        return False
+    rest = text[1:].replace("_", "").replace("-", "")
+    return not rest or rest.isalnum()  # (on ASCII: letters and digits only)
+
+
+def is_plain_int(text: str) -> bool:
+    """Whether PLAIN_INT matches: an optional `-`, then `0` or digits not starting with 0."""
+    digits = text[1:] if text[:1] == "-" else text
+    return digits.isascii() and digits.isdigit() and (digits == "0" or digits[0] != "0")
+
+
+def safe_plain(text: str, flow: bool) -> bool:
+    """Whether SAFE_PLAIN (SAFE_PLAIN_FLOW in a flow collection) matches `text`."""
+    return (bool(text) and text.isascii() and (text[0].isalpha() or text[0] in "_/.")
+            and not text.translate(_NOT_PLAIN_FLOW if flow else _NOT_PLAIN))
+
+
+def key_line(text: str) -> tuple[str, str | None] | None:
+    """What KEY_LINE matches `text` with, as its groups (the key; what follows the blanks
+    after its colon, None when nothing follows the colon), or None when it does not."""
+    key, colon, rest = text.partition(":")  # a key holds no colon: this is its colon
+    if not colon or not is_plain_key(key):
+        return None
+    if not rest:
+        return key, None
+    if rest[0] not in " \t":
+        return None
+    value = rest.lstrip(" \t")
+    return None if "\n" in value else (key, value)  # (`.` stops at a line feed)
+
+
 class _Words:
     """Words YAML 1.1 reads as booleans, nulls or special floats (a set: an alternation
     regex of them cost 4 ms to compile on every start)."""
@@ -35,7 +81,6 @@ class _Words:
 
 
 YAML11_SPECIAL = _Words()
-_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?:[ \t]+(.*))?\Z")
 
 
 def parse_subset(lines: list[str], base: int, path: str) -> dict[str, object]:
@@ -150,7 +195,7 @@ def _parse_sequence(lines: list[str], i: int, indent: int, base: int,
         if ind != indent or not (line[indent:].startswith("- ") or line[indent:] == "-"):
             raise NotSubset
         text = line[indent + 2:].strip()
-        if not text or _KEY_LINE.match(text):
+        if not text or key_line(text) is not None:
             raise NotSubset  # nested block under a dash: leave it to PyYAML
         items.append(_parse_inline(text))
         i += 1
@@ -170,10 +215,10 @@ def _parse_mapping(lines: list[str], i: int, indent: int, base: int,
             break
         if ind != indent:
             raise NotSubset
-        m = _KEY_LINE.match(line[indent:])
+        m = key_line(line[indent:])
         if m is None:
             raise NotSubset
-        key, rest = m.group(1), m.group(2)
+        key, rest = m
         if YAML11_SPECIAL.match(key):
             raise NotSubset  # a YAML 1.1 word as a key is not a string to PyYAML
         if key in result:
@@ -201,14 +246,48 @@ def _parse_mapping(lines: list[str], i: int, indent: int, base: int,
 # A flow list of plain words (`[D1, D3, auth.users]`: what `asked` and `pending` hold) is read
 # and written without the tokenizer, which costs ~10 us an item: at 10,000 decisions that is
 # most of a command's time. Anything else takes the general path.
-WORD_LIST = re.compile(r"\[(?:[A-Za-z_][A-Za-z0-9_.-]*(?:, [A-Za-z_][A-Za-z0-9_.-]*)*)?\]\Z")
+# What `is_word_list` reads, as a regex: the spec its test holds it to (never compiled here).
+WORD_LIST = r"\[(?:[A-Za-z_][A-Za-z0-9_.-]*(?:, [A-Za-z_][A-Za-z0-9_.-]*)*)?\]\Z"
 YAML11_WORDS = frozenset([
     "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false",
     "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL"])
 
 
+# `is_word_list` reads what WORD_LIST matches with a few passes of str methods in C: the
+# regex's repeat kept a backtracking frame for each of 10,000 items (~0.5 ms and 500 KB of
+# fresh memory a match, and a write matched the list three times). Each character's class:
+# a letter or `_` may start a word ("a"), a digit, `.` or `-` only continue one ("0"); the
+# separator's two characters stay themselves, and any other ASCII character is "x".
+_CLASSES = str.maketrans({
+    chr(code): ("a" if chr(code).isalpha() or chr(code) == "_" else
+                "0" if chr(code).isdigit() or chr(code) in ".-" else
+                chr(code) if chr(code) in ", " else "x")
+    for code in range(128)})
+
+
+def is_word_list(text: str) -> bool:
+    """Whether WORD_LIST matches `text` (tests/test_frontmatter_word_list.py holds the two
+    equal over generated text): `[]`, or words joined by `, ` in brackets, a word being a
+    letter or `_` then letters, digits, `_`, `.` or `-`."""
+    if len(text) < 2 or text[0] != "[" or text[-1] != "]":
+        return False
+    inner = text[1:-1]
+    if not inner:
+        return True
+    if not inner.isascii():  # (a flag CPython keeps: no pass over the text)
+        return False
+    classes = inner.translate(_CLASSES)
+    # `, a` (a separator and the letter starting the next word) holds one comma and one
+    # blank and never overlaps itself: with as many commas and as many blanks as there are
+    # of it, each is in one, and the rest are word characters; the first word starts with a
+    # letter too (so no word is empty)
+    starts = classes.count(", a")
+    return (classes[0] == "a" and "x" not in classes and classes.count(",") == starts
+            and classes.count(" ") == starts)
+
+
 def _parse_inline(text: str) -> object:
-    if text[0] == "[" and WORD_LIST.match(text):
+    if text[0] == "[" and is_word_list(text):
         items = text[1:-1].split(", ") if len(text) > 2 else []
         if YAML11_WORDS.isdisjoint(items):
             return items
@@ -283,7 +362,7 @@ def _parse_flow(tokens: list[tuple[str, str]], pos: int,  # noqa: C901 - a branc
             word = tokens[pos][1]
             # `key: value` arrives as one word `key: value` or `key:` then a string token
             key, sep, rest = word.partition(":")
-            if not sep or not PLAIN_KEY.match(key) or key in mapping or \
+            if not sep or not is_plain_key(key) or key in mapping or \
                     YAML11_SPECIAL.match(key):
                 raise NotSubset
             rest = rest.strip()
@@ -321,13 +400,12 @@ def _scalar(text: str, flow: bool) -> object:
         return True
     if text == "false":
         return False
-    if PLAIN_INT.match(text):
+    if is_plain_int(text):
         return int(text)
     if len(text) == 64 and all(c in "0123456789abcdef" for c in text) and \
             any(c in "abcdef" for c in text):
         return text
-    pattern = SAFE_PLAIN_FLOW if flow else SAFE_PLAIN
-    if not pattern.match(text) or YAML11_SPECIAL.match(text) or text.endswith((" ", ":")):
+    if not safe_plain(text, flow) or YAML11_SPECIAL.match(text) or text.endswith((" ", ":")):
         raise NotSubset
     if ": " in text or " #" in text or "  " in text:
         raise NotSubset
