@@ -226,12 +226,14 @@ def _after_write(tf: TextFile, path: str, fm: frontmatter_io.FrontMatter,
     return after
 
 
-def encodable(tf: TextFile) -> bytes | TextFile:
-    """What to write for `tf`: the text itself when it is ASCII, which always encodes (the
-    write streams it, `TextFile.pieces`, and no whole-file copy of its bytes is made); else
-    its bytes, so a lone surrogate is refused here, before the checks hash any of it."""
+def encodable(tf: TextFile) -> TextFile:
+    """`tf`, once it is known to encode: the write streams it (`TextFile.pieces`), so no
+    whole-file copy of its bytes is made for an ASCII text, which always encodes; any other
+    is encoded once here, so a lone surrogate is refused before the checks hash any of it."""
     # str.isascii reads a flag CPython keeps on the string: it costs nothing at any size
-    return tf if tf.text.isascii() else tf.encode()
+    if not tf.text.isascii():
+        tf.encode()
+    return tf
 
 
 def transaction(spec: store.Spec, step: Callable[[Progress], Transition[W]]) -> W:
