@@ -1,0 +1,87 @@
+"""The tree's node index read from its titles alone, held to the pattern and to the full parse.
+
+`node_id_column` reads a node heading's ID by str methods where every title allows it (an
+ID of ASCII letters and digits, no line end), and `node_words` its words by the first `:`:
+both are held here to NODE_HEADING's own reading (`node_heading`) over generated titles,
+the ones that take the shortcut and the ones that do not, alone and mixed in one column.
+And a tree's IDs read first from its titles (`h3_heads`, no line counted), then its nodes
+made from the same reading, are the nodes a parse of every heading makes.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_fastpaths import document, mostly_canonical
+
+from mdgrill.formats.progress import Progress
+from mdgrill.formats.progress.lines import node_heading, node_id_column, node_words
+from mdgrill.formats.textfile import TextFile
+
+# the pieces a title is made of: IDs the shortcut takes and ones it leaves to the pattern,
+# blanks `\s` and `str.strip` agree on (and a line end), colons, closing `#`s, words
+PIECES = st.sampled_from([
+    "D1", "D22", "E1", "auth.users", "x-1", "a_b", "1D", "D", "é1", "D²", "Ⅻ", "",
+    ":", ": ", " :", "::", " ", "\t", "\x0b", "\x1c", "\u00a0", "\u2003", "\n", "\r",
+    "words", "Who decides", "#", " ##", "a: b", "-", ".",
+])
+TITLE = st.lists(PIECES, max_size=6).map("".join)
+CANONICAL = st.builds(lambda n, words: f"D{n}: {words}", st.integers(1, 10_000),
+                      st.sampled_from(["Who", "What next ", " Why: because", "a # b"]))
+# a heading shaped as a node's, its ID drawn from ones the pattern reads and ones it does not
+# (non-ASCII letters and digits are alphanumeric to `str`, not to the pattern)
+NODE_LIKE = st.builds("".join, st.tuples(
+    st.sampled_from(["D7", "Q", "é1", "Dé", "D²", "Ⅻ", "1D", "a.b", "x-1", "D 1", ""]),
+    st.sampled_from(["", " ", "\t", "\u00a0", "\n"]), st.just(":"),
+    st.sampled_from(["", " words", "\tx:y", " a\nb", " #"])))
+
+
+def _pattern(titles: list[str]) -> list[str | None]:
+    return [None if (found := node_heading(title)) is None else found[0] for title in titles]
+
+
+@settings(max_examples=1000, deadline=None, derandomize=True)
+@given(st.lists(st.one_of(TITLE, CANONICAL, NODE_LIKE), max_size=12))
+def test_the_id_column_is_what_the_pattern_reads(titles: list[str]) -> None:
+    assert node_id_column(titles) == _pattern(titles)
+    for title in titles:
+        found = node_heading(title)
+        if found is not None:
+            assert node_words(title) == found[1]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(CANONICAL, min_size=1, max_size=12), st.integers(0, 12),
+       st.one_of(TITLE, NODE_LIKE))
+def test_one_title_off_the_shortcut_leaves_the_others_on_it(titles: list[str], at: int,
+                                                           other: str) -> None:
+    titles.insert(min(at, len(titles)), other)
+    assert node_id_column(titles) == _pattern(titles)
+
+
+def _nodes(prog: Progress) -> list[tuple[object, ...]]:
+    return [(n.id, n.title, n.line, n.end, n.offset, n.stop) for n in prog.nodes]
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.one_of(document(), mostly_canonical()))
+def test_the_ids_read_from_the_titles_are_the_nodes_of_every_heading(text: str) -> None:
+    exact = Progress(TextFile(text), "p.md")
+    exact.headings  # noqa: B018 - its parts come from the whole body's headings
+    ids = [n.id for n in exact.nodes]
+    # the IDs first (from the titles alone), then nodes one by one, then all of them
+    prog = Progress(TextFile(text), "p.md")
+    assert prog.node_ids() == ids
+    if ids:
+        last = prog.node_at(len(ids) - 1)
+        assert (last.id, last.title, last.line, last.end) == _nodes(exact)[-1][:4]
+    assert _nodes(prog) == _nodes(exact)
+    assert [(s.title, s.heading_line, s.end) for s in prog.node_headings_without_id()] == \
+        [(s.title, s.heading_line, s.end) for s in exact.node_headings_without_id()]
+    # a node asked for by ID, as the rounds ask
+    for node_id in dict.fromkeys(ids):
+        fresh = Progress(TextFile(text), "p.md")
+        node = fresh.node(node_id)
+        assert node is not None
+        assert (node.id, node.line) == next((n.id, n.line) for n in exact.nodes
+                                            if n.id == node_id)
