@@ -57,7 +57,7 @@ def node_id_column(titles: Sequence[str]) -> list[str | None]:
     before it, the blanks stripped (`\\s` is what `str.rstrip` strips), when that is an ID.
     Here every title is tested at once for the common case, IDs of ASCII letters and digits
     starting with a letter and no line end in any title; any other title (an ID with `._-`,
-    a heading that is no node) is read by the pattern. `tests/test_fastpaths.py` holds this
+    a heading that is no node) is read by the pattern. `tests/test_node_index.py` holds this
     to `node_heading` over generated titles."""
     heads = list(map(str.partition, titles, _repeat(":", len(titles))))
     ids = list(map(str.rstrip, map(_FIRST, heads)))
