@@ -10,10 +10,11 @@ made from the same reading, are the nodes a parse of every heading makes.
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from test_fastpaths import document, mostly_canonical
 
+from mdgrill.formats.markdown import h3_heads, h3_lines, is_plain, scan_headings
 from mdgrill.formats.progress import Progress
 from mdgrill.formats.progress.lines import node_heading, node_id_column, node_words
 from mdgrill.formats.textfile import TextFile
@@ -85,3 +86,28 @@ def test_the_ids_read_from_the_titles_are_the_nodes_of_every_heading(text: str) 
         assert node is not None
         assert (node.id, node.line) == next((n.id, n.line) for n in exact.nodes
                                             if n.id == node_id)
+
+
+# (prefixes put before blanks: a `#` after a blank and no prefix is an indented one, which a
+# plain text has none of)
+# `###` lines with blanks, tabs, CRs and closing `#`s around their text, among other lines
+H3_LINES = st.lists(st.builds(
+    "".join, st.tuples(st.sampled_from(["###", "####", "##", "", "x"]),
+                       st.lists(st.sampled_from([" ", "\t", "\r", "\x0b", "\u00a0", "#", "D1",
+                                                 ":", "a b", "##"]), max_size=6).map("".join))),
+    max_size=12)
+
+
+@settings(max_examples=1000, deadline=None, derandomize=True)
+@given(H3_LINES, st.sampled_from(["\n", "\r\n"]))
+def test_the_h3_scan_reads_the_titles_and_lines_every_heading_scan_reads(
+        lines: list[str], nl: str) -> None:
+    text = nl.join(["## S", *[line for line in lines if not line.startswith("##") or
+                              line.startswith("###")]]) + nl
+    start = text.index("\n") + 1
+    assume(is_plain(text, start))  # what h3_heads reads: no fence, comment or indented `#`
+    heads = [h for h in scan_headings(text, start, 1) if h.level == 3]
+    titles, at = h3_heads(text, start, len(text))
+    assert titles == [h.text for h in heads]
+    assert at == [h.offset for h in heads]
+    assert h3_lines(text, start, 1, at) == [h.line for h in heads]

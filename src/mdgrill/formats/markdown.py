@@ -211,8 +211,12 @@ def _flush_headings(text: str, start: int, first_line: int, top_only: bool,
     return headings
 
 
-_FLUSH_H3 = "\n" + _FLUSH_BODY % "###"
-_FLUSH_FIRST_H3 = _FLUSH_BODY % "###"
+# A `###` line as _FLUSH_BODY reads it, its text's leading blanks left out of the group: a
+# title is its text stripped, and the text most titles are then is already stripped (no
+# second string a heading). Read one way only: the blanks are the group's only way to start.
+_H3_BODY = r"(###)(?![^ \t\r\n])[ \t]*([^\n]*)"
+_FLUSH_H3 = "\n" + _H3_BODY
+_FLUSH_FIRST_H3 = _H3_BODY
 
 
 def h3_parts(text: str, start: int, first_line: int, end: int,
