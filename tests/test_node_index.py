@@ -16,7 +16,12 @@ from test_fastpaths import document, mostly_canonical
 
 from mdgrill.formats.markdown import h3_heads, h3_lines, is_plain, scan_headings
 from mdgrill.formats.progress import Progress
-from mdgrill.formats.progress.lines import node_heading, node_id_column, node_words
+from mdgrill.formats.progress.lines import (
+    UNREAD_STRAY,
+    node_heading,
+    node_id_column,
+    node_words,
+)
 from mdgrill.formats.textfile import TextFile
 
 # the pieces a title is made of: IDs the shortcut takes and ones it leaves to the pattern,
@@ -111,3 +116,18 @@ def test_the_h3_scan_reads_the_titles_and_lines_every_heading_scan_reads(
     assert titles == [h.text for h in heads]
     assert at == [h.offset for h in heads]
     assert h3_lines(text, start, 1, at) == [h.line for h in heads]
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.one_of(document(), mostly_canonical()))
+def test_a_made_parts_stray_lines_are_its_own_list_once_read(text: str) -> None:
+    """Blocks and nodes made field by field share one empty stand-in for their stray lines
+    until their bullets are read (`UNREAD_STRAY`): reading gives each its own list, the
+    lines a part made by its constructor reads."""
+    prog = Progress(TextFile(text), "p.md")
+    parts = [*prog.blocks, *prog.nodes]
+    for part in parts:
+        stray = part.stray
+        assert isinstance(stray, list)
+        assert part._stray is stray and stray is not UNREAD_STRAY
+    assert len({id(part.stray) for part in parts}) == len(parts)

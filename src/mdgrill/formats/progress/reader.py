@@ -35,6 +35,7 @@ from mdgrill.formats.progress.lines import (
     KNOWN_SECTIONS,
     LOG,
     TREE,
+    UNREAD_STRAY,
     Block,
     Entry,
     Node,
@@ -509,7 +510,7 @@ class Progress:
                 continue
             node = new(Node)
             node._entries = None
-            node._stray = []
+            node._stray = UNREAD_STRAY
             node._read = read
             node.id = node_id
             node.title = node_words(title)
