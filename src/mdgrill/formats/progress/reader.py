@@ -513,7 +513,7 @@ class Progress:
             node._stray = UNREAD_STRAY
             node._read = read
             node.id = node_id
-            node.title = node_words(title)
+            node.title = title.partition(":")[2].strip()  # node_words(title), its frame saved
             node.line = line
             node.end = end
             node.offset = offset
