@@ -534,11 +534,11 @@ class Progress:
         return node
 
     def node_headings_without_id(self) -> list[Section]:
-        parts = self._section_parts(TREE)
-        if self._nodes is not None and len(self._nodes) == len(parts):
-            return []  # every heading made a node: each had an ID
+        column = self._node_column()
+        if None not in column:
+            return []  # every heading names a node: no part's line is asked for
         return [Section(title, 3, line, line + 1, end)
-                for (title, line, end, _, _), node_id in zip(parts, self._node_column(),
+                for (title, line, end, _, _), node_id in zip(self._section_parts(TREE), column,
                                                              strict=True)
                 if node_id is None]
 
