@@ -49,7 +49,9 @@ def _pattern(titles: list[str]) -> list[str | None]:
 @settings(max_examples=1000, deadline=None, derandomize=True)
 @given(st.lists(st.one_of(TITLE, CANONICAL, NODE_LIKE), max_size=12))
 def test_the_id_column_is_what_the_pattern_reads(titles: list[str]) -> None:
-    assert node_id_column(titles) == _pattern(titles)
+    column, complete = node_id_column(titles)
+    assert column == _pattern(titles)
+    assert complete == (None not in column)
     for title in titles:
         found = node_heading(title)
         if found is not None:
@@ -62,7 +64,9 @@ def test_the_id_column_is_what_the_pattern_reads(titles: list[str]) -> None:
 def test_one_title_off_the_shortcut_leaves_the_others_on_it(titles: list[str], at: int,
                                                            other: str) -> None:
     titles.insert(min(at, len(titles)), other)
-    assert node_id_column(titles) == _pattern(titles)
+    column, complete = node_id_column(titles)
+    assert column == _pattern(titles)
+    assert complete == (None not in column)
 
 
 def _nodes(prog: Progress) -> list[tuple[object, ...]]:

@@ -47,10 +47,11 @@ def node_words(title: str) -> str:
     return title.partition(":")[2].strip()
 
 
-def node_id_column(titles: Sequence[str]) -> list[str | None]:
+def node_id_column(titles: Sequence[str]) -> tuple[list[str | None], bool]:
     """`node_heading(title)[0]` of each title (None: no node), read by str methods where the
     titles allow, at C speed (`map`), not by a match a title (a fifth of reading a
-    10,000-node tree's IDs).
+    10,000-node tree's IDs); and whether every title names a node (no None), known without
+    looking for one in the common case.
 
     A title NODE_HEADING reads is `<ID><blanks>:<anything but a line end>`: neither the ID
     nor `\\s` holds a `:`, so its `:` is the title's first one, and its ID is what comes
@@ -64,10 +65,11 @@ def node_id_column(titles: Sequence[str]) -> list[str | None]:
     joined = "".join(ids)
     if all(map(_SECOND, heads)) and all(ids) and joined.isascii() and joined.isalnum() \
             and all(map(str.isalpha, map(_FIRST, ids))) and "\n" not in "\0".join(titles):
-        return ids  # type: ignore[return-value]
-    return [node_id if sep and node_id and node_id.isascii() and node_id.isalnum() and
-            node_id[0].isalpha() and "\n" not in title else _pattern_id(title)
-            for title, (_, sep, _), node_id in zip(titles, heads, ids, strict=True)]
+        return ids, True  # type: ignore[return-value]
+    column = [node_id if sep and node_id and node_id.isascii() and node_id.isalnum() and
+              node_id[0].isalpha() and "\n" not in title else _pattern_id(title)
+              for title, (_, sep, _), node_id in zip(titles, heads, ids, strict=True)]
+    return column, None not in column
 
 
 def _pattern_id(title: str) -> str | None:

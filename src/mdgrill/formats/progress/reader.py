@@ -123,6 +123,7 @@ class Progress:
         # the node index: the tree's `###` titles read as node headings, the nodes' IDs and
         # parts, the nodes made one by one (by their place among the nodes), by ID
         self._column: list[str | None] | None = None
+        self._every_title_a_node = False  # (set with the column) no None in it
         self._ids: list[str] | None = None
         self._places: list[int] | None = None
         self._made: dict[int, Node] = {}
@@ -458,14 +459,15 @@ class Progress:
         index is made of them, and a node is made from its part."""
         column = self._column
         if column is None:
-            column = self._column = node_id_column(self._section_titles(TREE))
+            column, self._every_title_a_node = node_id_column(self._section_titles(TREE))
+            self._column = column
         return column
 
     def _node_ids(self) -> list[str]:
         if self._ids is None:
             column = self._node_column()
             # every part a node (a tree as mdgrill writes it): the column is the IDs
-            ids: list[str] = column if None not in column else [  # type: ignore[assignment]
+            ids: list[str] = column if self._every_title_a_node else [  # type: ignore[assignment]
                 node_id for node_id in column if node_id is not None]
             self._ids = ids
         return self._ids
@@ -474,7 +476,7 @@ class Progress:
         """Which of the tree's `###` parts is each node."""
         if self._places is None:
             column = self._node_column()
-            self._places = list(range(len(column))) if None not in column else \
+            self._places = list(range(len(column))) if self._every_title_a_node else \
                 [i for i, node_id in enumerate(column) if node_id is not None]
         return self._places
 
@@ -535,7 +537,7 @@ class Progress:
 
     def node_headings_without_id(self) -> list[Section]:
         column = self._node_column()
-        if None not in column:
+        if self._every_title_a_node:
             return []  # every heading names a node: no part's line is asked for
         return [Section(title, 3, line, line + 1, end)
                 for (title, line, end, _, _), node_id in zip(self._section_parts(TREE), column,
