@@ -135,3 +135,35 @@ def test_a_made_parts_stray_lines_are_its_own_list_once_read(text: str) -> None:
         assert isinstance(stray, list)
         assert part._stray is stray and stray is not UNREAD_STRAY
     assert len({id(part.stray) for part in parts}) == len(parts)
+
+
+@st.composite
+def tree_text(draw: st.DrawFn) -> str:
+    """A spec whose tree holds up to 90 nodes (more than are made one by one before the
+    tree's parts are read whole), each with a few lines, some headings no node."""
+    lines: list[str] = []
+    for n in range(draw(st.integers(0, 90))):
+        lines.append(draw(st.sampled_from([f"### D{n}: Q{n}", f"### D{n} : Q", "### Notes"])))
+        lines += draw(st.lists(st.sampled_from(["- Section: s", "", "text", "  - A"]),
+                               max_size=3))
+    nl = draw(st.sampled_from(["\n", "\r\n"]))
+    return nl.join(["---", "mdgrill: 1", "---", "# T", "", "## Design Tree", *lines,
+                    "## Interview Responses", "### Requirements Grill - Round 1", ""])
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(tree_text(), st.data())
+def test_nodes_made_one_by_one_in_any_order_are_the_nodes_of_every_heading(
+        text: str, data: st.DataObject) -> None:
+    exact = Progress(TextFile(text), "p.md")
+    exact.headings  # noqa: B018 - its parts come from the whole body's headings
+    want = _nodes(exact)
+    prog = Progress(TextFile(text), "p.md")
+    ids = prog.node_ids()
+    assert ids == [n[0] for n in want]
+    order = data.draw(st.permutations(range(len(ids))))
+    for index in order[:data.draw(st.integers(0, len(order)))]:
+        node = prog.node_at(index)
+        assert (node.id, node.title, node.line, node.end, node.offset, node.stop) == \
+            want[index]
+    assert _nodes(prog) == want

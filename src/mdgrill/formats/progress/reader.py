@@ -61,6 +61,10 @@ if TYPE_CHECKING:
 # turns with one pass: 64 blocks 0.88-0.91 of it, 128 0.91-0.94, 512 no gain)
 _RUN = 64
 _TITLE = itemgetter(0)  # a part's title
+# How many of the tree's parts are made one by one, their lines counted from the one before,
+# before the tree's parts are read whole (each costs a call, where reading them all costs a
+# `map` step each: a frontier of thousands of open nodes reads them whole)
+_ONE_BY_ONE = 64
 
 
 class Progress:
@@ -127,6 +131,10 @@ class Progress:
         self._ids: list[str] | None = None
         self._places: list[int] | None = None
         self._made: dict[int, Node] = {}
+        # nodes made one by one from the tree's headings: how many, and the last line end
+        # counted (where a part after it starts, and its line)
+        self._counted = 0
+        self._line_at: tuple[int, int] | None = None
         self._node_index: dict[str, int] | None = None
         self._probed = False  # whether `node` looked for an ID in the tree's text
 
@@ -481,12 +489,39 @@ class Progress:
         return self._places
 
     def _make_node(self, place: int) -> Node:
-        title, line, end, offset, stop = self._section_parts(TREE)[place]
+        title, line, end, offset, stop = self._tree_part(place)
         node_id = self._node_column()[place]
         assert node_id is not None
         node = Node(node_id, node_words(title), line, end, offset)
         node.stop, node._read = stop, self._read_part
         return node
+
+    def _tree_part(self, place: int) -> tuple[str, int, int, int, int]:
+        """The tree's `place`th part (`_section_parts(TREE)[place]`). While the tree's
+        headings are read without their lines (`_section_heads`) and only a few nodes are
+        made one by one (a round's open nodes, a reply's node in a 10,000-node tree), its
+        lines are counted from the last part made before it, or from the section's start:
+        the line ends before it, as `h3_lines` counts them, not every heading's. Past
+        `_ONE_BY_ONE` such parts, the tree's parts are read whole."""
+        parts = self._parts.get(TREE)
+        heads = self._heads.get(TREE) if parts is None else None
+        if heads is None or self._counted >= _ONE_BY_ONE:
+            return self._section_parts(TREE)[place]
+        self._counted += 1
+        titles, at = heads
+        sec = self.sections[TREE]
+        text = self.tf.text
+        if self._line_at is None:  # the section's first line, where its content starts
+            self._line_at = (self._section_offsets(sec)[0], sec.start)
+        offset, known = self._line_at
+        if at[place] < offset:
+            offset, known = self._section_offsets(sec)[0], sec.start
+        line = known + text.count("\n", offset, at[place])
+        if place + 1 == len(at):
+            return titles[place], line, sec.end, at[place], self._section_offsets(sec)[1]
+        end = line + text.count("\n", at[place], at[place + 1])
+        self._line_at = (at[place + 1], end)
+        return titles[place], line, end, at[place], at[place + 1]
 
     @property
     def nodes(self) -> list[Node]:
