@@ -211,8 +211,12 @@ def _flush_headings(text: str, start: int, first_line: int, top_only: bool,
     return headings
 
 
-_FLUSH_H3 = "\n" + _FLUSH_BODY % "###"
-_FLUSH_FIRST_H3 = _FLUSH_BODY % "###"
+# A `###` line as _FLUSH_BODY reads it, its text's leading blanks left out of the group: a
+# title is its text stripped, and the text most titles are then is already stripped (no
+# second string a heading). Read one way only: the blanks are the group's only way to start.
+_H3_BODY = r"(###)(?![^ \t\r\n])[ \t]*([^\n]*)"
+_FLUSH_H3 = "\n" + _H3_BODY
+_FLUSH_FIRST_H3 = _H3_BODY
 
 
 def h3_parts(text: str, start: int, first_line: int, end: int,
@@ -220,39 +224,62 @@ def h3_parts(text: str, start: int, first_line: int, end: int,
     """The parts of a plain text's [start, end) (`is_plain`; `start` begins line `first_line`,
     `end` begins line `end_line`) under its `###` headings, when it holds no heading of a
     higher rank: each one's heading text (as `scan_headings` reads it), its line, the line
-    after its last, where its heading line starts and where it stops. Read without a
-    `Heading` a heading: the `###` lines are the ones the regex engine stops at.
+    after its last, where its heading line starts and where it stops: `h3_heads`, then
+    `h3_lines` of the headings it found."""
+    titles, at = h3_heads(text, start, end)
+    return h3_zip(titles, h3_lines(text, start, first_line, at), at, end, end_line)
 
-    Read a column at a time (where each heading starts, its text, its line), each column
-    made by `map` over the one before it, then zipped into the parts: no bytecode a
-    heading (a loop over them cost 83 M instructions for a 10,000-node tree's, this 79 M,
-    most of it the search and the line count either way)."""
+
+def h3_zip(titles: list[str], lines: list[int], at: list[int], end: int,
+           end_line: int) -> list[tuple[str, int, int, int, int]]:
+    """`h3_parts` from its columns: each part is (title, line, the next one's line, where it
+    starts, where the next one starts), the last one ending at (`end_line`, `end`)."""
+    if not at:
+        return []
+    return list(zip(titles, lines, [*lines[1:], end_line], at, [*at[1:], end], strict=True))
+
+
+def h3_heads(text: str, start: int, end: int) -> tuple[list[str], list[int]]:
+    """The `###` headings of a plain text's [start, end) (as `h3_parts` reads them): each
+    one's heading text and where its line starts, without their lines. Their lines cost a
+    count of every line end before them (`h3_lines`), a second pass over a 10,000-node tree
+    that a verb reading only its IDs never needs.
+
+    Read a column at a time (where each heading starts, its text), each column made by
+    `map` over the one before it: no bytecode a heading (a loop over them cost 83 M
+    instructions for a 10,000-node tree's, the columns 79 M, most of it the search and the
+    line count either way)."""
     found = list(re.compile(_FLUSH_H3).finditer(text, start, end))
     many = len(found)
     at = list(map(re.Match.start, found, repeat(1, many)))
     raw = list(map(re.Match.group, found, repeat(2, many)))
-    # the heading line's newlines counted from the one before (or from `start`)
-    lines = list(accumulate(map(text.count, repeat("\n", many), [start, *at], at),
-                            initial=first_line))
     m = re.compile(_FLUSH_FIRST_H3).match(text, start, end) \
         if start == 0 or text[start - 1] == "\n" \
         else None
-    if m is not None:  # a heading on the range's first line: line `first_line`
+    if m is not None:  # a heading on the range's first line
         at.insert(0, start)
         raw.insert(0, m.group(2))
-    else:
-        del lines[0]
-    if not at:
-        return []
     # heading_text's result, its call saved where there is no closing `#` (as
     # `_flush_headings` reads it): the text stripped of every blank at once
     titles = list(map(str.strip, raw))
     # (a title ending in `#` puts `#` before a NUL of the joined titles: a text with none
-    # has no such title, and one with one is read title by title, as before)
-    if "#\0" in "\0".join(titles) + "\0":
+    # has no such title, and one with one is read title by title, as before; most titles
+    # hold no `#` at all, told by a one-character search, at memchr speed)
+    joined = "\0".join(titles)
+    if "#" in joined and "#\0" in joined + "\0":
         titles = [heading_text(after) if title[-1:] == "#" else title
                   for title, after in zip(titles, raw, strict=True)]
-    return list(zip(titles, lines, [*lines[1:], end_line], at, [*at[1:], end], strict=True))
+    return titles, at
+
+
+def h3_lines(text: str, start: int, first_line: int, at: list[int]) -> list[int]:
+    """The line of each heading `h3_heads` found at `at` in a text whose offset `start`
+    begins line `first_line`: the line ends before each one, counted from the one before it
+    (or from `start`)."""
+    lines = list(accumulate(map(text.count, repeat("\n", len(at)), [start, *at], at),
+                            initial=first_line))
+    del lines[0]
+    return lines
 
 
 def last_heading(text: str, start: int, end: int, level: int) -> int:

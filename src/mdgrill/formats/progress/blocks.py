@@ -14,6 +14,7 @@ from mdgrill.formats.progress.lines import (
     LEGACY_HEADING,
     SUB_BULLET,
     TRANSITION_WORDS,
+    UNREAD_STRAY,
     Block,
     Bulleted,
     Entry,
@@ -82,7 +83,7 @@ def make_blocks(parts: Iterable[tuple[str, int, int, int, int]],
                 phase = last_phase
             block = make(Block)
             block._entries = None
-            block._stray = []
+            block._stray = UNREAD_STRAY
             block.kind = "round"
             block.phase = phase
             block.round = int(number)

@@ -3,16 +3,16 @@ entries and the log's hash when asked for)."""
 
 from __future__ import annotations
 
-import re
 from hashlib import sha256
-from itertools import repeat
 from operator import itemgetter
 
 from mdgrill.formats import frontmatter as frontmatter_io
 from mdgrill.formats.markdown import (
     Heading,
     Section,
-    h3_parts,
+    h3_heads,
+    h3_lines,
+    h3_zip,
     heading_text,
     is_plain,
     last_heading,
@@ -34,11 +34,13 @@ from mdgrill.formats.progress.blocks import (
 from mdgrill.formats.progress.lines import (
     KNOWN_SECTIONS,
     LOG,
-    NODE_HEADING,
     TREE,
+    UNREAD_STRAY,
     Block,
     Entry,
     Node,
+    node_id_column,
+    node_words,
     section_key,
 )
 from mdgrill.formats.textfile import TextFile
@@ -59,7 +61,10 @@ if TYPE_CHECKING:
 # turns with one pass: 64 blocks 0.88-0.91 of it, 128 0.91-0.94, 512 no gain)
 _RUN = 64
 _TITLE = itemgetter(0)  # a part's title
-_GROUP = re.Match.group
+# How many of the tree's parts are made one by one, their lines counted from the one before,
+# before the tree's parts are read whole (each costs a call, where reading them all costs a
+# `map` step each: a frontier of thousands of open nodes reads them whole)
+_ONE_BY_ONE = 64
 
 
 class Progress:
@@ -111,6 +116,9 @@ class Progress:
         self._blocks: list[Block] | None = None
         self._nodes: list[Node] | None = None
         self._parts: dict[str, list[tuple[str, int, int, int, int]]] = {}
+        # a plain section's `###` titles and where they start (`h3_heads`), read before its
+        # parts when a verb wants the titles alone (the tree's IDs): its parts add the lines
+        self._heads: dict[str, tuple[list[str], list[int]]] = {}
         self._lines: list[str] | None = None
         self._log_hash: object = None
         self._log_text: str | None = None
@@ -118,10 +126,15 @@ class Progress:
         self._log_rows: list[tuple[list[BulletRow], bool]] | None = None
         # the node index: the tree's `###` titles read as node headings, the nodes' IDs and
         # parts, the nodes made one by one (by their place among the nodes), by ID
-        self._matches: list[re.Match[str] | None] | None = None
+        self._column: list[str | None] | None = None
+        self._every_title_a_node = False  # (set with the column) no None in it
         self._ids: list[str] | None = None
         self._places: list[int] | None = None
         self._made: dict[int, Node] = {}
+        # nodes made one by one from the tree's headings: how many, and the last line end
+        # counted (where a part after it starts, and its line)
+        self._counted = 0
+        self._line_at: tuple[int, int] | None = None
         self._node_index: dict[str, int] | None = None
         self._probed = False  # whether `node` looked for an ID in the tree's text
 
@@ -284,9 +297,14 @@ class Progress:
         if sec is None:
             return []
         start, end = self._section_offsets(sec)
-        if self._headings is None and self.plain:
-            # no fence or comment: the `###` lines are read straight into parts
-            return h3_parts(self.tf.text, start, sec.start, end, sec.end)
+        read = self._section_heads(key)
+        self._heads.pop(key, None)  # the parts hold the titles from now on
+        if read is not None:
+            # no fence or comment: the `###` lines were read straight into titles; their
+            # lines are counted here, the one time any part's line is asked for
+            titles, at = read
+            return h3_zip(titles, h3_lines(self.tf.text, start, sec.start, at), at, end,
+                          sec.end)
         if self._headings is not None:
             heads = [h for h in self._headings if sec.start <= h.line < sec.end]
         else:
@@ -307,6 +325,28 @@ class Progress:
         if current is not None:
             append((current.text, current.line, sec.end, current.offset, end))
         return parts
+
+    def _section_heads(self, key: str) -> tuple[list[str], list[int]] | None:
+        """`h3_heads` of a known section (read once), when its `###` lines are read straight
+        from the text (a plain body whose headings were not all scanned): its parts' titles
+        and where they start, without their lines; None otherwise (its parts are read from
+        the headings, `_read_parts`)."""
+        heads = self._heads.get(key)
+        if heads is None and self._headings is None and self.plain:
+            sec = self.sections.get(key)
+            if sec is not None:
+                heads = self._heads[key] = h3_heads(self.tf.text,
+                                                    *self._section_offsets(sec))
+        return heads
+
+    def _section_titles(self, key: str) -> list[str]:
+        """The titles of a known section's `###` parts, in order (its parts' first field),
+        read without their lines where the text allows (`_section_heads`)."""
+        parts = self._parts.get(key)
+        heads = self._section_heads(key) if parts is None else None
+        if heads is not None:
+            return heads[0]
+        return list(map(_TITLE, self._section_parts(key)))
 
     def read_all_bullets(self) -> None:
         """Read the bullets of every block and node, in one pass over each section's lines
@@ -421,35 +461,67 @@ class Progress:
 
     # -- the design tree -------------------------------------------------------------------
 
-    def _node_matches(self) -> list[re.Match[str] | None]:
-        """NODE_HEADING's match of each `###` part's title in the tree (None: not a node),
-        read once: the node index is made of them, and a node is made from its own."""
-        matches = self._matches
-        if matches is None:
-            # by map: no bytecode a title
-            matches = self._matches = list(map(NODE_HEADING.match,
-                                               map(_TITLE, self._section_parts(TREE))))
-        return matches
+    def _node_column(self) -> list[str | None]:
+        """The node ID each `###` part's title in the tree names (None: not a node), as
+        NODE_HEADING reads it (`node_id_column`), read once from the titles alone: the node
+        index is made of them, and a node is made from its part."""
+        column = self._column
+        if column is None:
+            column, self._every_title_a_node = node_id_column(self._section_titles(TREE))
+            self._column = column
+        return column
 
     def _node_ids(self) -> list[str]:
         if self._ids is None:
-            # by map: no bytecode a node (a match is true, None false)
-            self._ids = list(map(_GROUP, filter(None, self._node_matches()), repeat(1)))
+            column = self._node_column()
+            # every part a node (a tree as mdgrill writes it): the column is the IDs
+            ids: list[str] = column if self._every_title_a_node else [  # type: ignore[assignment]
+                node_id for node_id in column if node_id is not None]
+            self._ids = ids
         return self._ids
 
     def _node_places(self) -> list[int]:
         """Which of the tree's `###` parts is each node."""
         if self._places is None:
-            self._places = [i for i, m in enumerate(self._node_matches()) if m is not None]
+            column = self._node_column()
+            self._places = list(range(len(column))) if self._every_title_a_node else \
+                [i for i, node_id in enumerate(column) if node_id is not None]
         return self._places
 
     def _make_node(self, place: int) -> Node:
-        title, line, end, offset, stop = self._section_parts(TREE)[place]
-        m = self._node_matches()[place]
-        assert m is not None
-        node = Node(m.group(1), m.group(2).strip(), line, end, offset)
+        title, line, end, offset, stop = self._tree_part(place)
+        node_id = self._node_column()[place]
+        assert node_id is not None
+        node = Node(node_id, node_words(title), line, end, offset)
         node.stop, node._read = stop, self._read_part
         return node
+
+    def _tree_part(self, place: int) -> tuple[str, int, int, int, int]:
+        """The tree's `place`th part (`_section_parts(TREE)[place]`). While the tree's
+        headings are read without their lines (`_section_heads`) and only a few nodes are
+        made one by one (a round's open nodes, a reply's node in a 10,000-node tree), its
+        lines are counted from the last part made before it, or from the section's start:
+        the line ends before it, as `h3_lines` counts them, not every heading's. Past
+        `_ONE_BY_ONE` such parts, the tree's parts are read whole."""
+        parts = self._parts.get(TREE)
+        heads = self._heads.get(TREE) if parts is None else None
+        if heads is None or self._counted >= _ONE_BY_ONE:
+            return self._section_parts(TREE)[place]
+        self._counted += 1
+        titles, at = heads
+        sec = self.sections[TREE]
+        text = self.tf.text
+        if self._line_at is None:  # the section's first line, where its content starts
+            self._line_at = (self._section_offsets(sec)[0], sec.start)
+        offset, known = self._line_at
+        if at[place] < offset:
+            offset, known = self._section_offsets(sec)[0], sec.start
+        line = known + text.count("\n", offset, at[place])
+        if place + 1 == len(at):
+            return titles[place], line, sec.end, at[place], self._section_offsets(sec)[1]
+        end = line + text.count("\n", at[place], at[place + 1])
+        self._line_at = (at[place + 1], end)
+        return titles[place], line, end, at[place], at[place + 1]
 
     @property
     def nodes(self) -> list[Node]:
@@ -469,17 +541,16 @@ class Progress:
         append = nodes.append
         new = object.__new__
         read = self._read_part
-        for (_, line, end, offset, stop), m in zip(self._section_parts(TREE),
-                                                   self._node_matches(), strict=True):
-            if m is None:
+        for (title, line, end, offset, stop), node_id in zip(self._section_parts(TREE),
+                                                             self._node_column(), strict=True):
+            if node_id is None:
                 continue
-            node_id, words = m.groups()
             node = new(Node)
             node._entries = None
-            node._stray = []
+            node._stray = UNREAD_STRAY
             node._read = read
             node.id = node_id
-            node.title = words.strip()
+            node.title = title.partition(":")[2].strip()  # node_words(title), its frame saved
             node.line = line
             node.end = end
             node.offset = offset
@@ -500,12 +571,13 @@ class Progress:
         return node
 
     def node_headings_without_id(self) -> list[Section]:
-        parts = self._section_parts(TREE)
-        if self._nodes is not None and len(self._nodes) == len(parts):
-            return []  # every heading made a node: each had an ID
+        column = self._node_column()
+        if self._every_title_a_node:
+            return []  # every heading names a node: no part's line is asked for
         return [Section(title, 3, line, line + 1, end)
-                for (title, line, end, _, _), m in zip(parts, self._node_matches(), strict=True)
-                if m is None]
+                for (title, line, end, _, _), node_id in zip(self._section_parts(TREE), column,
+                                                             strict=True)
+                if node_id is None]
 
     def node_ids(self) -> list[str]:
         """The tree's node IDs (read from the headings alone)."""
