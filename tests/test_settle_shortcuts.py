@@ -5,16 +5,22 @@ the general path over generated input:
   stripped, and skips a `none` without a call: it settles what the ledger settles (the
   plain rules, `read_ledger`) for values with blanks of every kind at either end and around
   the arrow.
+- `frontier_ids`, as a round closes, gives the frontier worked out already for the same
+  parsed file and settled set (`open-frontier` works it out first), and otherwise tells
+  that no node is open without making a set of the tree's IDs: it is the frontier a fresh
+  parse works out, over the generated specs of tests/test_fastpaths.py.
 """
 
 from __future__ import annotations
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from test_fastpaths import document, mostly_canonical
 
+from mdgrill.errors import MdgrillError
 from mdgrill.formats.progress import Progress
 from mdgrill.formats.textfile import TextFile
-from mdgrill.model.tree import log_settled, read_ledger
+from mdgrill.model.tree import frontier_ids, ledger_of, log_settled, read_ledger, spec_frontier
 
 PREFIX = "---\nmdgrill: 1\n---\n# T\n\n## Interview Responses\n"
 
@@ -55,3 +61,55 @@ def test_decisions_read_unstripped_settle_what_the_ledger_settles(text: str) -> 
     settled = log_settled(Progress(TextFile(text), "p.md"))
     assert (set(settled.answered), settled.out_of_scope) == \
         (set(ledger.answers), ledger.out_of_scope)
+
+
+def _fresh_frontier(text: str) -> list[str]:
+    return spec_frontier(Progress(TextFile(text), "p.md")).frontier
+
+
+def _frontier_ids_every_way(text: str) -> None:
+    try:
+        want = _fresh_frontier(text)
+    except MdgrillError:
+        return
+    # as open-frontier asks: the frontier from the log's settled set, then the round's close
+    prog = Progress(TextFile(text), "p.md")
+    asked = spec_frontier(prog, ledger=log_settled(prog)).frontier
+    assert asked == want
+    assert frontier_ids(prog) == want
+    asked.append("X9")  # a caller's change to the frontier it got is not what is kept
+    assert frontier_ids(prog) == want
+    # the ledger read later for the same file: the frontier kept was not worked out from it
+    ledger_of(prog)
+    assert frontier_ids(prog) == want
+    # grouped by section, with the ledger: the same IDs
+    prog = Progress(TextFile(text), "p.md")
+    spec_frontier(prog, group_by_section=True)
+    assert frontier_ids(prog) == want
+    # nothing worked out before: the check that no node is open, or the frontier itself
+    assert frontier_ids(Progress(TextFile(text), "p.md")) == want
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(document())
+def test_frontier_ids_is_the_frontier_every_way(text: str) -> None:
+    _frontier_ids_every_way(text)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(mostly_canonical())
+def test_frontier_ids_is_the_frontier_on_logs_mdgrill_writes(text: str) -> None:
+    _frontier_ids_every_way(text)
+
+
+def test_frontier_ids_of_a_tree_settled_but_one_out_of_scope_or_reopened() -> None:
+    head = ("---\nmdgrill: 1\n---\n# T\n\n## Design Tree\n### D1: Who\n### D2: What\n"
+            "- Depends on: D1\n\n## Interview Responses\n")
+    answered = ("### Requirements Grill - Round 1\n- Asked: D1, D2\n- Decisions: D1 -> yes\n"
+                "- Out of scope: D2 -> not now\n")
+    for log, want in ((answered, []), (answered + "### Requirements Grill - Revised\n"
+                                       "- Reopened: D2\n", ["D2"]),
+                      (answered + "### Requirements Grill - Revised\n- Reopened: D1\n",
+                       ["D1"])):
+        _frontier_ids_every_way(head + log)
+        assert _fresh_frontier(head + log) == want

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
-from itertools import chain
+from itertools import chain, filterfalse
 
 from mdgrill.formats.progress import LOG, Block, BulletRow, Node, Progress, split_ids
 from mdgrill.formats.schema import ID_RE, is_id
@@ -432,17 +432,39 @@ def required_sections(data: dict[str, object]) -> list[str]:
 def spec_frontier(prog: Progress, group_by_section: bool = False,
                   ledger: Settled | None = None) -> Frontier:
     """A spec's frontier: its tree's nodes, its log's ledger, its required sections."""
-    return _frontier(prog.node_ids(), prog.node_at,
-                     ledger if ledger is not None else settled_of(prog),
-                     required_sections(prog.data), group_by_section)
+    settled = ledger if ledger is not None else settled_of(prog)
+    result = _frontier(prog.node_ids(), prog.node_at, settled, required_sections(prog.data),
+                       group_by_section)
+    # kept for `frontier_ids` (open-frontier asks for it again as it closes the round): the
+    # frontier's IDs are a function of the nodes and the settled set alone (neither the
+    # required sections nor the grouping changes them), and neither changes: a parsed file
+    # is never edited in place, and a ledger is not changed once read
+    _frontiers()[prog] = (settled, tuple(result.frontier))
+    return result
+
+
+@cache
+def _frontiers() -> WeakKeyDictionary[Progress, tuple[Settled, tuple[str, ...]]]:
+    """The frontier's IDs last worked out for each parsed file still in use, with the
+    settled set they were worked out from."""
+    from weakref import WeakKeyDictionary
+
+    return WeakKeyDictionary()
 
 
 def frontier_ids(prog: Progress) -> list[str]:
-    """`spec_frontier(prog).frontier`, without reading the tree's bullets when the ledger
-    settled every node (then none is open): what closing a round writes as `Frontier after
-    round:`."""
+    """`spec_frontier(prog).frontier`: what closing a round writes as `Frontier after
+    round:`. The frontier worked out already from the same settled set, when it was; else
+    none without reading the tree's bullets when the ledger settled every node."""
     ledger = _ledgers().get(prog) or _settled().get(prog) or ledger_of(prog)
-    if not set(prog.node_ids()).difference(ledger.answered, ledger.out_of_scope):
+    known = _frontiers().get(prog)
+    if known is not None and known[0] is ledger:
+        return list(known[1])
+    answered, out_of_scope = ledger.answered, ledger.out_of_scope
+    ids: Iterable[str] = prog.node_ids()
+    if out_of_scope:
+        ids = filterfalse(out_of_scope.__contains__, ids)
+    if all(map(answered.__contains__, ids)):  # no node open: told in C, no set made
         return []
     return spec_frontier(prog, ledger=ledger).frontier
 
