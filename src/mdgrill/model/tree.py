@@ -526,7 +526,9 @@ def _settle_tokens(blocks: Sequence[Block], tokens: list[tuple[str, str, str]], 
             continue
         # a block's bullets are its lines [line + 1, end), as read_parts reads them; a line
         # with no key (blank, nested, prose) is no bullet
-        for key, raw, _ in tokens[max(block.line + 1 - base, 0):max(block.end - base, 0)]:
+        # (no max() call: its keyword parsing cost as much as a block's keyless lines)
+        first, stop = block.line + 1 - base, block.end - base
+        for key, raw, _ in tokens[first if first > 0 else 0:stop if stop > 0 else 0]:
             low = lowered.get(key)
             if low is None:
                 low = lowered[key] = key.lower()
