@@ -407,7 +407,7 @@ def _statuses(ids: Sequence[str], node_at: Callable[[int], Node], answered: Coll
     """Each ID's status (an ID of two nodes: its last one's), as `Settled.status` says, and
     whether any is open (neither answered nor out of scope). Settled.settled_status written
     out (a call a node: 10,000 of them)."""
-    if not out_of_scope and all(map(answered.__contains__, ids)):
+    if not out_of_scope and _holds_all(answered, ids):
         # every node answered and none out of scope (a finished interview): each is
         # RESOLVED, what the loop below says of each one, told in C
         return dict.fromkeys(ids, RESOLVED), False
@@ -422,6 +422,14 @@ def _statuses(ids: Sequence[str], node_at: Callable[[int], Node], answered: Coll
             statuses[node_id] = INVESTIGATING if node_at(index).investigating else OPEN
             any_open = True
     return statuses, any_open
+
+
+def _holds_all(answered: Collection[str], ids: Iterable[str]) -> bool:
+    """Whether every one of `ids` is in `answered`: a set (the settled set open-frontier
+    reads) tells it in one call, with no call an ID (a ledger's answers are a dict)."""
+    if isinstance(answered, (set, frozenset)):
+        return answered.issuperset(ids)
+    return all(map(answered.__contains__, ids))
 
 
 def required_sections(data: dict[str, object]) -> list[str]:
@@ -464,7 +472,7 @@ def frontier_ids(prog: Progress) -> list[str]:
     ids: Iterable[str] = prog.node_ids()
     if out_of_scope:
         ids = filterfalse(out_of_scope.__contains__, ids)
-    if all(map(answered.__contains__, ids)):  # no node open: told in C, no set made
+    if _holds_all(answered, ids):  # no node open: told in C, no set made
         return []
     return spec_frontier(prog, ledger=ledger).frontier
 
