@@ -9,6 +9,9 @@ the general path over generated input:
   parsed file and settled set (`open-frontier` works it out first), and otherwise tells
   that no node is open without making a set of the tree's IDs: it is the frontier a fresh
   parse works out, over the generated specs of tests/test_fastpaths.py.
+- The frontier of a tree whose every node is answered (none out of scope, no section
+  required) is told at once, its statuses made only when asked for (`Frontier.status_of`
+  tells the few IDs open-frontier asks about): it is the frontier worked out node by node.
 """
 
 from __future__ import annotations
@@ -18,9 +21,19 @@ from hypothesis import strategies as st
 from test_fastpaths import document, mostly_canonical
 
 from mdgrill.errors import MdgrillError
-from mdgrill.formats.progress import Progress
+from mdgrill.formats.progress import Entry, Node, Progress
 from mdgrill.formats.textfile import TextFile
-from mdgrill.model.tree import frontier_ids, ledger_of, log_settled, read_ledger, spec_frontier
+from mdgrill.model import tree as tree_model
+from mdgrill.model.tree import (
+    Frontier,
+    Settled,
+    compute_frontier,
+    frontier_ids,
+    ledger_of,
+    log_settled,
+    read_ledger,
+    spec_frontier,
+)
 
 PREFIX = "---\nmdgrill: 1\n---\n# T\n\n## Interview Responses\n"
 
@@ -113,3 +126,55 @@ def test_frontier_ids_of_a_tree_settled_but_one_out_of_scope_or_reopened() -> No
                        ["D1"])):
         _frontier_ids_every_way(head + log)
         assert _fresh_frontier(head + log) == want
+
+
+NODE_IDS = st.sampled_from(["D1", "D2", "D3", "D4"])
+# IDs a verb asks about: nodes' IDs, and IDs no node has (answered or not)
+PROBES = ["D1", "D2", "D3", "D4", "X1", "D1 ", 7] * 2
+
+
+def _general(nodes: list[Node], settled: Settled, required: list[str],
+             grouped: bool) -> Frontier:
+    """The frontier worked out node by node: no shortcut for a tree whose every node is
+    answered (neither `_frontier`'s nor `_statuses`')."""
+    was = tree_model._holds_all
+    tree_model._holds_all = lambda answered, ids: False
+    try:
+        return compute_frontier(nodes, settled, required, grouped)
+    finally:
+        tree_model._holds_all = was
+
+
+@settings(max_examples=800, deadline=None, derandomize=True)
+@example([("D1", "s1", False), ("D2", "s1", True)], {"D1", "D2"}, set(), [], False)
+@example([("D1", None, False), ("D1", "s2", False)], {"D1", "X1"}, set(), [], True)
+@example([("D1", "s1", False)], {"D1"}, set(), ["s1"], False)
+@example([], set(), set(), [], False)
+@given(st.lists(st.tuples(NODE_IDS, st.sampled_from([None, "s1", "s2"]), st.booleans()),
+                max_size=6),
+       st.sets(st.sampled_from(["D1", "D2", "D3", "D4", "X1"])), st.sets(NODE_IDS),
+       st.sampled_from([[], ["s1"], ["s1", "S2"]]), st.booleans())
+def test_a_finished_tree_s_frontier_is_the_node_by_node_one(
+        nodes: list[tuple[str, str | None, bool]], answered: set[str], out_of_scope: set[str],
+        required: list[str], grouped: bool) -> None:
+    """A tree whose every node is answered, none out of scope and no section required:
+    its frontier told at once, the statuses made only when asked for (`status_of` tells
+    the few a verb asks about), is the one worked out node by node."""
+    tree = []
+    for line, (node_id, section, investigating) in enumerate(nodes):
+        node = Node(node_id, "q", line, line + 1)
+        node.entries = ([Entry("Section", section, line)] if section else []) + \
+            ([Entry("Investigating", "yes", line)] if investigating else [])
+        tree.append(node)
+    for settled in (Settled(answered, out_of_scope),
+                    Settled(dict.fromkeys(answered, "a"), out_of_scope)):
+        want = _general(tree, settled, required, grouped)
+        got = compute_frontier(tree, settled, required, grouped)
+        assert got.to_json() == want.to_json()
+        # each ID asked about, more times than the frontier looks for one among the IDs
+        assert [got.status_of(p) for p in PROBES] == \
+            [want.statuses.get(p) for p in PROBES]
+        assert got.statuses == want.statuses
+        first = compute_frontier(tree, settled, required, grouped)
+        assert first.statuses == want.statuses  # the statuses asked for first
+        assert first.status_of("D1") == want.statuses.get("D1")
