@@ -12,6 +12,9 @@ the general path over generated input:
 - The frontier of a tree whose every node is answered (none out of scope, no section
   required) is told at once, its statuses made only when asked for (`Frontier.status_of`
   tells the few IDs open-frontier asks about): it is the frontier worked out node by node.
+- open-frontier tells an ID answered in this interview (asked, not pending) and the round's
+  frontier not yet asked without a set of the answered IDs: the refusal and the report the
+  rules give.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_fastpaths import document, mostly_canonical
 
-from mdgrill.errors import MdgrillError
+from mdgrill.core.machine.rounds import open_frontier
+from mdgrill.errors import GateRefusal, InputError, MdgrillError
 from mdgrill.formats.progress import Entry, Node, Progress
 from mdgrill.formats.textfile import TextFile
 from mdgrill.model import tree as tree_model
@@ -178,3 +182,44 @@ def test_a_finished_tree_s_frontier_is_the_node_by_node_one(
         first = compute_frontier(tree, settled, required, grouped)
         assert first.statuses == want.statuses  # the statuses asked for first
         assert first.status_of("D1") == want.statuses.get("D1")
+
+
+TREE = ("## Design Tree\n\n### D1: a\n- Depends on: none\n- Options:\n  - A (Recommended)\n"
+        "  - B\n- Rationale: r\n- Tradeoffs: t\n\n### D2: b\n- Depends on: none\n- Options:\n"
+        "  - A\n  - B\n- Rationale: r\n- Tradeoffs: t\n\n### D3: c\n- Depends on: D1\n"
+        "- Options:\n  - A\n  - B\n- Rationale: r\n- Tradeoffs: t\n\n")
+SOME = st.lists(st.sampled_from(["D1", "D2", "D3", "X1"]), unique=True, max_size=4)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(SOME, SOME, SOME, SOME, st.booleans(), st.booleans())
+def test_open_frontier_tells_answered_and_not_yet_asked_without_the_answered_set(
+        asked: list[str], pending: list[str], wanted: list[str], ids: list[str],
+        next_round: bool, answers: bool) -> None:
+    """open-frontier's `answered in this interview` (asked, not pending) and its
+    `frontier_not_yet_asked` (of the round's frontier: not asked now, a node of the tree,
+    not answered in this interview) read without a set of the answered IDs made: the
+    refusal and the report those rules give."""
+    pending = [i for i in pending if i in asked]
+    log = "### Requirements Grill - Round 1\n- Asked: " + (", ".join(asked) or "none") + "\n"
+    if answers:
+        log += "".join(f"- Decisions: {i} -> A\n" for i in asked if i not in pending)
+    text = (f"---\nmdgrill: 1\nspec: s\nphase: requirements\nrequired_sections: []\n"
+            f"interview:\n  id: req-1\n  phase: requirements\n  round: 1\n"
+            f"  status: collecting\n  asked: [{', '.join(asked)}]\n"
+            f"  pending: [{', '.join(pending)}]\n  round_frontier: [{', '.join(wanted)}]\n"
+            f"---\n# T\n\n{TREE}## Interview Responses\n\n{log}")
+    prog = Progress(TextFile(text), "p.md")
+    answered = set(asked) - set(pending)
+    try:
+        report = open_frontier(prog.data, prog, 2 if next_round else 1, ids).report
+    except (GateRefusal, InputError) as refusal:
+        if "already answered in this interview" in str(refusal):
+            assert any(i in answered for i in ids)
+        return
+    assert not any(i in answered for i in ids)
+    if next_round:  # the round opened: its frontier is the tree's as it opened
+        wanted = _fresh_frontier(text)
+    now = set(asked) | set(ids)
+    assert report["frontier_not_yet_asked"] == \
+        [i for i in wanted if i not in now and i in ("D1", "D2", "D3") and i not in answered]

@@ -127,9 +127,9 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
                           f"round {current} still has pending decisions {', '.join(pending)}: "
                           "record their answers (or mark them out of scope) before the next round")
     pending_set, asked_set = set(pending), set(asked)
-    answered = asked_set - pending_set
     for node_id in ids:
-        if node_id in answered:
+        # answered in this interview: asked, and not pending (no set of the 10,000 made)
+        if node_id in asked_set and node_id not in pending_set:
             raise GateRefusal("DECISION_ALREADY_RECORDED",
                               f"{node_id} was already answered in this interview: to change it, "
                               "use `mdgrill revise` after await-confirmation")
@@ -178,8 +178,8 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
     if not change.touches_log and not new_ids:
         change.updates.pop("interview")
     wanted = iv.get("round_frontier")
-    still = [i for i in wanted
-             if i not in asked_set and status_of(i) is not None and i not in answered] \
+    # (an ID answered in this interview was asked: `asked_set` only grew since)
+    still = [i for i in wanted if i not in asked_set and status_of(i) is not None] \
         if isinstance(wanted, list) else []
     return Transition(change, {"round": round_number, "pending": pending, "warnings": warnings,
                                "frontier_not_yet_asked": still})
