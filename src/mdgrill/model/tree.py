@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
-from itertools import chain
+from itertools import chain, filterfalse
 
 from mdgrill.formats.progress import LOG, Block, BulletRow, Node, Progress, split_ids
 from mdgrill.formats.schema import ID_RE, is_id
@@ -321,7 +321,44 @@ class Frontier:
         self.open: list[str] = []  # every node neither resolved nor out of scope
         self.unresolved_sections: list[str] = []
         self.open_subthreads: dict[str, list[str]] = {}
-        self.statuses: dict[str, str] = {}
+        self._statuses: dict[str, str] | None = {}
+        # while the statuses are not made: the node IDs, every one of them answered (none out
+        # of scope, so each is RESOLVED), and the answered IDs (see `status_of`)
+        self._resolved: tuple[Sequence[str], Collection[str]] = ((), ())
+        self._looked_for = 0
+
+    @property
+    def statuses(self) -> dict[str, str]:
+        """Each node ID's status (an ID of two nodes: its last node's)."""
+        if self._statuses is None:
+            self._statuses = dict.fromkeys(self._resolved[0], RESOLVED)
+        return self._statuses
+
+    @statuses.setter
+    def statuses(self, statuses: dict[str, str]) -> None:
+        self._statuses = statuses
+
+    def all_resolved(self, ids: Sequence[str], answered: Collection[str]) -> None:
+        """Every node of these IDs is answered and none is out of scope: each is RESOLVED,
+        its status made when asked for (a verb asking about two IDs of a finished
+        10,000-node tree makes no 10,000 statuses)."""
+        self._statuses = None
+        self._resolved = (ids, answered)
+
+    def status_of(self, node_id: str) -> str | None:
+        """`statuses.get(node_id)`: None for an ID no node has. While the statuses are not
+        made, an ID the settled set did not answer is no node's (each node's is answered),
+        and one it answered is looked for among the IDs, a few times (each a pass over
+        them), then the statuses are made."""
+        if self._statuses is not None:
+            return self._statuses.get(node_id)
+        ids, answered = self._resolved
+        if node_id not in answered:
+            return None
+        self._looked_for += 1
+        if self._looked_for > _LOOKS:
+            return self.statuses.get(node_id)
+        return RESOLVED if node_id in ids else None
 
     def to_json(self) -> FrontierView:
         return {"frontier": self.frontier, "batches": self.batches, "blocked": self.blocked,
@@ -345,6 +382,12 @@ def _frontier(ids: Sequence[str], node_at: Callable[[int], Node], ledger: Settle
     node is not asked for unless sections are required (then for its section)."""
     result = Frontier()
     answered, out_of_scope = ledger.answered, ledger.out_of_scope
+    if not out_of_scope and not required_sections and _holds_all(answered, ids):
+        # every node answered, none out of scope, no section required (a finished
+        # interview): what the steps below make of it, no node open, told at once
+        result.all_resolved(ids, answered)
+        result.stop_question = result.ready = True
+        return result
     statuses, any_open = _statuses(ids, node_at, answered, out_of_scope)
     result.statuses = statuses
     settled = {RESOLVED, OUT_OF_SCOPE}
@@ -407,7 +450,7 @@ def _statuses(ids: Sequence[str], node_at: Callable[[int], Node], answered: Coll
     """Each ID's status (an ID of two nodes: its last one's), as `Settled.status` says, and
     whether any is open (neither answered nor out of scope). Settled.settled_status written
     out (a call a node: 10,000 of them)."""
-    if not out_of_scope and all(map(answered.__contains__, ids)):
+    if not out_of_scope and _holds_all(answered, ids):
         # every node answered and none out of scope (a finished interview): each is
         # RESOLVED, what the loop below says of each one, told in C
         return dict.fromkeys(ids, RESOLVED), False
@@ -424,6 +467,19 @@ def _statuses(ids: Sequence[str], node_at: Callable[[int], Node], answered: Coll
     return statuses, any_open
 
 
+# How many IDs `Frontier.status_of` looks for among a finished tree's IDs before it makes
+# their statuses (a pass over 10,000 IDs is a fifteenth of making their dict)
+_LOOKS = 8
+
+
+def _holds_all(answered: Collection[str], ids: Iterable[str]) -> bool:
+    """Whether every one of `ids` is in `answered`: a set (the settled set open-frontier
+    reads) tells it in one call, with no call an ID (a ledger's answers are a dict)."""
+    if isinstance(answered, (set, frozenset)):
+        return answered.issuperset(ids)
+    return all(map(answered.__contains__, ids))
+
+
 def required_sections(data: dict[str, object]) -> list[str]:
     required = data.get("required_sections") or []
     return [str(s) for s in required] if isinstance(required, list) else []
@@ -432,17 +488,39 @@ def required_sections(data: dict[str, object]) -> list[str]:
 def spec_frontier(prog: Progress, group_by_section: bool = False,
                   ledger: Settled | None = None) -> Frontier:
     """A spec's frontier: its tree's nodes, its log's ledger, its required sections."""
-    return _frontier(prog.node_ids(), prog.node_at,
-                     ledger if ledger is not None else settled_of(prog),
-                     required_sections(prog.data), group_by_section)
+    settled = ledger if ledger is not None else settled_of(prog)
+    result = _frontier(prog.node_ids(), prog.node_at, settled, required_sections(prog.data),
+                       group_by_section)
+    # kept for `frontier_ids` (open-frontier asks for it again as it closes the round): the
+    # frontier's IDs are a function of the nodes and the settled set alone (neither the
+    # required sections nor the grouping changes them), and neither changes: a parsed file
+    # is never edited in place, and a ledger is not changed once read
+    _frontiers()[prog] = (settled, tuple(result.frontier))
+    return result
+
+
+@cache
+def _frontiers() -> WeakKeyDictionary[Progress, tuple[Settled, tuple[str, ...]]]:
+    """The frontier's IDs last worked out for each parsed file still in use, with the
+    settled set they were worked out from."""
+    from weakref import WeakKeyDictionary
+
+    return WeakKeyDictionary()
 
 
 def frontier_ids(prog: Progress) -> list[str]:
-    """`spec_frontier(prog).frontier`, without reading the tree's bullets when the ledger
-    settled every node (then none is open): what closing a round writes as `Frontier after
-    round:`."""
+    """`spec_frontier(prog).frontier`: what closing a round writes as `Frontier after
+    round:`. The frontier worked out already from the same settled set, when it was; else
+    none without reading the tree's bullets when the ledger settled every node."""
     ledger = _ledgers().get(prog) or _settled().get(prog) or ledger_of(prog)
-    if not set(prog.node_ids()).difference(ledger.answered, ledger.out_of_scope):
+    known = _frontiers().get(prog)
+    if known is not None and known[0] is ledger:
+        return list(known[1])
+    answered, out_of_scope = ledger.answered, ledger.out_of_scope
+    ids: Iterable[str] = prog.node_ids()
+    if out_of_scope:
+        ids = filterfalse(out_of_scope.__contains__, ids)
+    if _holds_all(answered, ids):  # no node open: told in C, no set made
         return []
     return spec_frontier(prog, ledger=ledger).frontier
 
@@ -497,39 +575,57 @@ def _settle_tokens(blocks: Sequence[Block], tokens: list[tuple[str, str, str]], 
     """`log_settled`'s pass over a run of blocks: `tokens` are the log's lines from line
     `base` on. `lowered`: each distinct key of the log lowered once (the bullets' keys are a
     few words), kept from run to run."""
-    id_match = ID_RE.match
+    add = answered.add
     for block in blocks:
         keys = _SETTLING.get(block.kind)
         if keys is None:
             continue
         # a block's bullets are its lines [line + 1, end), as read_parts reads them; a line
         # with no key (blank, nested, prose) is no bullet
-        for key, raw, _ in tokens[max(block.line + 1 - base, 0):max(block.end - base, 0)]:
+        # (no max() call: its keyword parsing cost as much as a block's keyless lines)
+        first, stop = block.line + 1 - base, block.end - base
+        for key, raw, _ in tokens[first if first > 0 else 0:stop if stop > 0 else 0]:
             low = lowered.get(key)
             if low is None:
                 low = lowered[key] = key.lower()
             if low not in keys:
                 continue
-            value = raw.strip()
-            if low != "decisions":
-                _settle_listed(low, value, answered, out_of_scope)
-                continue
-            # an ID of ASCII letters and digits, starting with a letter, taken as written,
-            # as `_read_round` takes it (what ID_RE matches and strip leaves)
-            node_id, sep, _ = value.partition(" -> ")
-            if not (sep and node_id.isalnum() and node_id.isascii() and node_id >= "A"):
-                if sep:
-                    node_id = node_id.strip()
-                else:
-                    pair = split_decision(value)
-                    if pair is None:
+            if low == "decisions":
+                # an ID of ASCII letters and digits, starting with a letter, taken as written,
+                # as `_read_round` takes it (what ID_RE matches and strip leaves). Read from
+                # the value as the token holds it, not stripped: such an ID before its first
+                # ` -> ` means no blank starts the value, and stripping its end moves no
+                # ` -> ` unless only blanks follow it, when `split_decision` finds the same
+                # ID before the `->` (tests/test_ledger_ids.py holds it to the plain rules)
+                node_id, sep, _ = raw.partition(" -> ")
+                if not (sep and node_id.isalnum() and node_id.isascii() and node_id >= "A"):
+                    found = _decision_id(raw.strip())
+                    if found is None:
                         continue
-                    node_id = pair[0]
-                if id_match(node_id) is None:
-                    continue
-            answered.add(node_id)
-            if out_of_scope:
-                out_of_scope.discard(node_id)
+                    node_id = found
+                add(node_id)
+                if out_of_scope:
+                    out_of_scope.discard(node_id)
+                continue
+            value = raw.strip()
+            if value != "none":  # a round closed with nothing says so: no ID
+                _settle_listed(low, value, answered, out_of_scope)
+
+
+def _decision_id(value: str) -> str | None:
+    """The ID a `Decisions` value (stripped) settles, as `_read_round` reads it; None for
+    none."""
+    node_id, sep, _ = value.partition(" -> ")
+    if sep and node_id.isalnum() and node_id.isascii() and node_id >= "A":
+        return node_id
+    if sep:
+        node_id = node_id.strip()
+    else:
+        pair = split_decision(value)
+        if pair is None:
+            return None
+        node_id = pair[0]
+    return node_id if ID_RE.match(node_id) is not None else None
 
 
 def _settle_listed(key: str, value: str, answered: set[str], out_of_scope: set[str]) -> None:

@@ -68,11 +68,13 @@ def _askable(prog: Progress, ids: list[str]) -> tuple[Frontier, list[str]]:
     warnings: list[str] = []
     nodes: list[Node] = []
     for node_id in ids:
-        if node_id not in frontier.statuses:
+        # the status of the IDs asked about alone (a finished tree's are not all made)
+        status = frontier.status_of(node_id)
+        if status is None:
             warnings.append(f"{node_id} is not a node of the design tree: asked as a decision "
                             "kept elsewhere (add it with `mdgrill node add` to track it here)")
             continue
-        _refuse_unaskable(node_id, frontier.statuses.get(node_id), frontier.blocked)
+        _refuse_unaskable(node_id, status, frontier.blocked)
         node = prog.node(node_id)
         if node is not None:
             nodes.append(node)
@@ -125,9 +127,9 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
                           f"round {current} still has pending decisions {', '.join(pending)}: "
                           "record their answers (or mark them out of scope) before the next round")
     pending_set, asked_set = set(pending), set(asked)
-    answered = asked_set - pending_set
     for node_id in ids:
-        if node_id in answered:
+        # answered in this interview: asked, and not pending (no set of the 10,000 made)
+        if node_id in asked_set and node_id not in pending_set:
             raise GateRefusal("DECISION_ALREADY_RECORDED",
                               f"{node_id} was already answered in this interview: to change it, "
                               "use `mdgrill revise` after await-confirmation")
@@ -139,7 +141,7 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
                          f"mdgrill supports up to {MAX_DECISIONS:,} per interview: finish this "
                          "interview and begin another for the rest")
     frontier, warnings = _askable(prog, new_ids)
-    statuses = frontier.statuses
+    status_of = frontier.status_of
     block = current_round_block(prog, iv) if round_number == current else None
     if block is None and round_number == current + 1:
         from mdgrill.core.gate import unasked, unasked_refusal
@@ -149,7 +151,7 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
             raise unasked_refusal(spec_hint or spec_arg(prog.path), current, missing)
     # an asked ID with no node is said so in the round: a node that was asked and then left
     # the tree is an error (ASKED_NODE_MISSING), a decision kept elsewhere is not
-    outside = [i for i in new_ids if i not in statuses and i not in asked_set]
+    outside = [i for i in new_ids if status_of(i) is None and i not in asked_set]
     for node_id in new_ids:
         if node_id not in asked_set:
             asked.append(node_id)
@@ -176,7 +178,8 @@ def open_frontier(data: dict[str, object], prog: Progress, round_number: int,
     if not change.touches_log and not new_ids:
         change.updates.pop("interview")
     wanted = iv.get("round_frontier")
-    still = [i for i in wanted if i not in asked_set and i in statuses and i not in answered] \
+    # (an ID answered in this interview was asked: `asked_set` only grew since)
+    still = [i for i in wanted if i not in asked_set and status_of(i) is not None] \
         if isinstance(wanted, list) else []
     return Transition(change, {"round": round_number, "pending": pending, "warnings": warnings,
                                "frontier_not_yet_asked": still})
