@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -375,6 +376,25 @@ def test_a_verb_printing_as_it_goes_to_a_full_disk_is_exit_74(home: Path) -> Non
     assert proc.returncode == 74, proc.stderr
     assert proc.stderr.startswith("mdgrill: error OUTPUT_FAILED: ")
     assert "INTERNAL" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+@pytest.mark.parametrize("once", [True, False])
+def test_watch_printing_to_a_full_disk_stops_with_exit_74(repo: Path, once: bool) -> None:
+    # `watch` prints each report as it comes, following events from the observer's threads:
+    # a full disk was the INTERNAL error (exit 70, a crash log), and stopping just after the
+    # start let watchdog print "queue_events() called when the thread is inactive" (in two
+    # runs of five); `--once` exits 74 as any verb's refused output does
+    shutil.copytree(Path(__file__).resolve().parents[1] / "examples" / "specs",
+                    repo / "specs")
+    for _ in range(1 if once else 5):
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run([*mdgrill_command(), "watch", *(["--once"] if once else []),
+                                   str(repo)], stdout=full, stderr=subprocess.PIPE,
+                                  text=True, timeout=60)
+        assert proc.returncode == 74, proc.stderr
+        assert proc.stderr.startswith("mdgrill: error OUTPUT_FAILED: ")
+        assert proc.stderr.count("\n") == 1, proc.stderr  # the one line, nothing of watchdog's
 
 
 def _one_value_options(verb: str) -> list[tuple[argparse.ArgumentParser, argparse.Action]]:

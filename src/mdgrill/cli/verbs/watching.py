@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
-from mdgrill.cli.verbs import Outcome, Verb, add_spec
+from mdgrill.cli.verbs import Outcome, OutputFailed, Verb, add_spec, print_now
 from mdgrill.errors import InputError
 from mdgrill.git.discovery import find_root
 from mdgrill.shell import store
@@ -35,13 +34,20 @@ def _restore_arguments(p: argparse.ArgumentParser) -> None:
 
 
 class LineWriter:
-    """Print each report as one line (JSON or human), flushed at once, from any thread."""
+    """Print each report as one line (JSON or human), flushed at once, from any thread.
+
+    A reader gone away is let be (the watch ends on the next signal). Output refused (a full
+    disk, an I/O error) stops the watch: `failed` says why and `stopped` is set, and the
+    main thread raises it, so `watch` exits OUTPUT_FAILED as every verb does for it, never
+    the INTERNAL error it raised from the observer's thread or a traceback of that thread."""
 
     def __init__(self, as_json: bool) -> None:
         import threading
 
         self.as_json = as_json
         self.lock = threading.Lock()
+        self.failed: OutputFailed | None = None
+        self.stopped = threading.Event()
 
     def __call__(self, report: dict[str, object]) -> None:
         if self.as_json:
@@ -53,11 +59,15 @@ class LineWriter:
 
             line = format_report(report)
         with self.lock:
+            if self.failed is not None:
+                return  # the watch is stopping: nothing more is printed
             try:
-                sys.stdout.write(line + "\n")
-                sys.stdout.flush()
+                print_now(line + "\n")
             except (BrokenPipeError, ValueError):
                 pass  # the reader went away; the watch ends on the next signal
+            except OutputFailed as exc:
+                self.failed = exc
+                self.stopped.set()
 
 
 def _watch(args: argparse.Namespace) -> Outcome:
@@ -73,6 +83,8 @@ def _watch(args: argparse.Namespace) -> Outcome:
     watcher = Watcher(top, root, writer, debounce=args.debounce / 1000)
     if args.once:
         targets = watcher.scan_all()
+        if writer.failed is not None:
+            raise writer.failed
         errors, warnings = watcher.error_count()
         specs = sum(1 for kind, _ in targets if kind == "spec")
         result: dict[str, object] = {"kind": "stopped", "specs": specs,
@@ -81,14 +93,13 @@ def _watch(args: argparse.Namespace) -> Outcome:
         text = f"checked {specs} specs and {len(targets) - specs} glossaries: {errors} " \
                f"errors, {warnings} warnings"
         return Outcome(result, text, 1 if errors else 0)
-    return _follow(watcher)
+    return _follow(watcher, writer)
 
 
-def _follow(watcher: Watcher) -> Outcome:
+def _follow(watcher: Watcher, writer: LineWriter) -> Outcome:
     import signal
-    import threading
 
-    stop = threading.Event()
+    stop = writer.stopped  # a signal sets it, or output refused
 
     def ask_stop(signum: int, frame: object) -> None:
         stop.set()
@@ -105,6 +116,8 @@ def _follow(watcher: Watcher) -> Outcome:
         watcher.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    if writer.failed is not None:
+        raise writer.failed
     return Outcome({"kind": "stopped", "reports": watcher.reports}, "stopped", 0)
 
 

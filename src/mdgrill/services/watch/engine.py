@@ -20,6 +20,7 @@ from mdgrill.shell.walk import skipped_folder
 
 if TYPE_CHECKING:
     import ast
+    import logging
 
     from watchdog.events import FileSystemEventHandler
 
@@ -104,8 +105,12 @@ class Watcher:
 
     def start(self) -> None:
         """Start the observer, check every target once, then follow events."""
+        import logging
+
         from watchdog.observers import Observer
 
+        # (a filter already added is not added again)
+        logging.getLogger("watchdog.observers.inotify").addFilter(_not_the_stop_race)
         observer = Observer()
         observer.schedule(_handler(self), self.top, recursive=True)
         observer.daemon = True
@@ -579,6 +584,15 @@ class Watcher:
 
 def _h(text: str) -> str:
     return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _not_the_stop_race(record: logging.LogRecord) -> bool:
+    """Whether watchdog's inotify emitter may show this message. Stopped between its loop's
+    check and its read (a watch stopped just after it started: Ctrl-C, or output refused on
+    its first report), it logs an error that Python's last-resort handler prints on standard
+    error, though nothing was lost; that one is dropped. Its others (a queue that overflowed:
+    events lost) are shown."""
+    return "called when the thread is inactive" not in record.getMessage()
 
 
 def _handler(watcher: Watcher) -> FileSystemEventHandler:
