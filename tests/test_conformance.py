@@ -460,11 +460,13 @@ def test_the_rule_holds_on_every_way_in(rule: str, entry: str, tmp_path: Path,
 
 # -- the settling rules: every verb that settles a decision or rewrites its answer ----------
 # A fact that resolves a decision, an amendment of its answer's words and a skip's default
-# settle it as an answer does: the owners of its section and the freshness of the context
-# hold for them as for `record-answer`, through the CLI, the MCP tools and `Spec`.
+# settle it as an answer does, and a revise takes its answer back: the owners of its section
+# and the freshness of the context hold for them as for `record-answer`, through the CLI, the
+# MCP tools and `Spec`.
 
 class Settling(NamedTuple):
-    base: str  # "asked": D1 (section Money) asked; "answered": D1 answered in round 1
+    base: str  # "asked": D1 (section Money) asked; "answered": D1 answered in round 1;
+    # "awaiting": D1 and D2 answered, the brief awaits approval
     cli: list[str]
     mcp: tuple[str, dict[str, object]]
     library: Callable[..., object]
@@ -488,6 +490,10 @@ SETTLING: dict[str, Settling] = {
                      ("skip", {"spec": SPEC, "reason": "later",
                                "assumption": ["members only"]}),
                      lambda spec: spec.skip(reason="later", assumptions=["members only"])),
+    # reopening takes an answer back: the decision's owners hold it as they held the answer
+    "revise": Settling("awaiting", ["revise", SPEC, "--decision-id", "D1"],
+                       ("revise", {"spec": SPEC, "decision_id": ["D1"]}),
+                       lambda spec: spec.revise(decision_ids=["D1"])),
 }
 SETTLING_RULES = {"owners": ("NOT_AN_OWNER", _owners),
                   "freshness": ("CONTEXT_STALE", _context_changed)}

@@ -147,3 +147,23 @@ def test_revise_keeps_a_dependent_the_user_keeps(cli: Cli) -> None:
     question = str(cli("ask", SPEC)["questions"][0]["question"])  # type: ignore[index]
     assert "D4 Question D4? → Second way" in question
     assert cli("validate", SPEC)["ok"] is True
+
+
+def test_revise_takes_back_an_owned_dependent_only_for_its_owners(cli: Cli) -> None:
+    """Reopening takes an answer back: a dependent in a section the account does not own is
+    refused (`NOT_AN_OWNER`, nothing written) as its answer would be, unless it is kept."""
+    cli.node("D2")
+    cli.node("D6", "--depends-on", "D2", section="Security")
+    begin(cli)
+    ask(cli, 1, "D2")
+    answer(cli, "D2", "Second way")
+    ask(cli, 2, "D6")
+    answer(cli, "D6", "Second way")
+    cli("await-confirmation", SPEC, "--decision-id", "C1", "--approach", "A")
+    # outside git the spec's folder is its repository: the owners map sits there
+    (cli.progress.parent / ".mdgrill.yaml").write_text(
+        "owners:\n  sections:\n    Security: [carol@example.com]\n", encoding="utf-8")
+    error = cli.refused("NOT_AN_OWNER", "revise", SPEC, "--decision-id", "D2")
+    assert "Security" in str(error["message"])
+    out = cli("revise", SPEC, "--decision-id", "D2", "--keep", "D6")
+    assert (out["reopened"], out["kept"]) == (["D2"], ["D6"])

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from typing import TypeVar
 
     from mdgrill.core.evidence import Evidence
-    from mdgrill.core.machine.reports import BeganReport, ConfirmReport, SkipReport, Written
+    from mdgrill.core.machine.reports import BeganReport, ConfirmReport, Written
     from mdgrill.formats.progress import Progress, Transition
     from mdgrill.shell.project import Owners
 
@@ -377,20 +377,22 @@ def skip(spec: store.Spec, *, reason: str, assumptions: list[str],
     decision it defaults is held to its section's owners, as its answer would be."""
     person, account, own = acting(spec, by)
     return Skipped("skip", transaction(spec, fresh(spec, "skip", signed(
-        _defaults_owned(lambda prog: machine.skip(prog.data, prog, reason, list(assumptions),
-                                                  decision_id), own, account),
+        _each_owned(lambda prog: machine.skip(prog.data, prog, reason, list(assumptions),
+                                              decision_id),
+                    lambda report: report["defaulted"], own, account, "skip"),
         person))))
 
 
-def _defaults_owned(step: Step[SkipReport], own: Owners,
-                    account: str | None) -> Step[SkipReport]:
-    """`step` (a skip), refused where a decision it defaults lies in a section whose owners
-    do not include the account: a default settles the decision as an answer does. Checked
-    on the transition, before anything is written."""
-    def run(prog: Progress) -> Transition[SkipReport]:
+def _each_owned(step: Step[W], ids: Callable[[W], list[str]], own: Owners,
+                account: str | None, verb: str) -> Step[W]:
+    """`step`, refused where a decision its report names (`ids`) lies in a section whose
+    owners do not include the account: a skip's default settles a decision as an answer
+    does, and a revise's reopening takes its answer back. Checked on the transition (which
+    works out those decisions), before anything is written."""
+    def run(prog: Progress) -> Transition[W]:
         done = step(prog)
-        for node_id in done.report["defaulted"]:
-            section_rule(own, account, node_id, "skip")(prog)
+        for node_id in ids(done.report):
+            section_rule(own, account, node_id, verb)(prog)
         return done
     return run
 
@@ -427,9 +429,12 @@ def amend(spec: store.Spec, *, decision_id: str, answer: str, reason: str,
 def revise(spec: store.Spec, *, decision_ids: list[str],
            keep: list[str] | None = None) -> Revised:
     """Reopen decisions (and their answered dependents, but those in `keep`) after the
-    brief."""
-    return Revised("revise", transaction(spec, fresh(spec, "revise", lambda prog: machine.revise(
-        prog.data, prog, list(decision_ids), list(keep or [])))))
+    brief: each decision it reopens, a dependent too, is held to its section's owners, as
+    its answer was (a dependent in a section that is not the account's can be kept)."""
+    _, account, own = acting(spec, None)
+    return Revised("revise", transaction(spec, fresh(spec, "revise", _each_owned(
+        lambda prog: machine.revise(prog.data, prog, list(decision_ids), list(keep or [])),
+        lambda report: report["reopened"], own, account, "revise"))))
 
 
 def check_delegation(spec: store.Spec, *, phase: str, interview_id: str,
