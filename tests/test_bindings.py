@@ -222,6 +222,43 @@ def test_owners_rule_reaffirm(bound: Path, mdgrill: Run) -> None:
     assert git(bound, "log", "-1", "--format=%an <%ae>").strip() == "Alice <alice@example.com>"
 
 
+@pytest.mark.parametrize("approved", [True, False])
+def test_revise_by_reaffirm_takes_back_an_owned_dependent_only_for_its_owners(
+        repo: Path, mdgrill: Run, approved: bool) -> None:
+    # `Revise the decision` reopens the decision's answered dependents as `revise` does (its
+    # phase reopened, or a revise while the brief awaits approval): each is held to its
+    # section's owners as `revise` holds it; it reopened an owned one for anybody
+    commit(repo, "pricing", {"src/pricing.py": PRICING})
+    ok(mdgrill, repo, "init", SPEC, "--goal", "Discounts for loyal customers.")
+    ok(mdgrill, repo, "node", "add", SPEC, "D1", "--title", "How large is the discount?",
+       "--option", "Ten percent off", "--option", "Twenty percent off")
+    ok(mdgrill, repo, "node", "add", SPEC, "D2", "--title", "Who may see it?", "--section",
+       "Security", "--depends-on", "D1", "--option", "Members", "--option", "Everyone")
+    ok(mdgrill, repo, "begin-interview", SPEC, "--phase", "requirements", "--interview-id", "r1")
+    for number, (node, answer) in enumerate([("D1", "Ten percent off"), ("D2", "Members")], 1):
+        ok(mdgrill, repo, "open-frontier", SPEC, "--round", str(number), "--decision-id", node)
+        ok(mdgrill, repo, "record-answer", SPEC, "--decision-id", node, "--answer", answer)
+    ok(mdgrill, repo, "await-confirmation", SPEC, "--decision-id", "C1", "--approach", "10%")
+    if approved:
+        ok(mdgrill, repo, "confirm", SPEC, "--decision-id", "C1", "--source",
+           "approve-and-delegate")
+    ok(mdgrill, repo, "bind", SPEC, "--decision-id", "D1", "src/pricing.py::discount")
+    commit(repo, "owners and a drift", {
+        ".mdgrill.yaml": "owners:\n  sections:\n    Security: [carol@example.com]\n",
+        "src/pricing.py": PRICING.replace("0.9", "0.8")})
+    progress = repo / SPEC / ".progress.md"
+    before = progress.read_bytes()
+    code, out, _ = mdgrill("--json", "reaffirm", SPEC, "--decision-id", "D1", "--reply",
+                           "Revise the decision", cwd=repo)
+    assert code == 3 and json.loads(out)["error"]["code"] == "NOT_AN_OWNER", out
+    assert "Security" in json.loads(out)["error"]["message"]
+    assert progress.read_bytes() == before
+    git(repo, "config", "user.email", "carol@example.com")
+    result = ok(mdgrill, repo, "reaffirm", SPEC, "--decision-id", "D1", "--reply",
+                "Revise the decision")
+    assert result["reopened"] == ["D1", "D2"]
+
+
 def test_drift_across_a_merge_names_the_branch_commit(bound: Path, mdgrill: Run) -> None:
     git(bound, "switch", "-q", "-c", "feature")
     sha = commit(bound, "Twenty percent off", {"src/pricing.py": PRICING.replace("0.9", "0.8")})

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
         ReaffirmReport,
     )
     from mdgrill.formats.progress import Change, Progress
+    from mdgrill.shell.project import Owners
 
 # -- the verbs, as every entry point calls them ------------------------------------------------
 
@@ -196,9 +197,11 @@ def reaffirm(spec: store.Spec, decision: str, reply: str, person: str | None,
                 moved.append((finding.binding.target, finding.now))
             pairs.append((finding.now, fingerprint_at_head(spec, fp.parse_target(finding.now),
                                                            head)))
-    from mdgrill.shell.people import who
+    from mdgrill.shell.people import section_rule, who
+    from mdgrill.shell.project import owners
 
-    owners_check = _owners_rule(spec, who(spec, None), decision)  # the account, not --by
+    account, own = who(spec, None), owners(spec.root)  # the account, not --by
+    owners_check = _owners_rule(own, account, decision)
 
     def step(prog: Progress) -> Transition[ReaffirmReport]:
         owners_check(prog)
@@ -213,6 +216,10 @@ def reaffirm(spec: store.Spec, decision: str, reply: str, person: str | None,
             "drifted": [f.to_json() for f in drifted]}
         if selection == rules.REVISE:
             _reopen_decision(prog, decision, phase, drifted, change, result)
+            # each decision it reopens, a dependent too, is taken back from its section's
+            # owners, as `revise` holds it (services.interview.revise): checked before the write
+            for node_id in result.get("reopened", []):
+                section_rule(own, account, node_id, "reaffirm")(prog)
         if person:
             heading, lines = change.new_blocks[0]
             change.new_blocks[0] = (heading, [*lines, f"- By: {person}"])
@@ -248,13 +255,11 @@ def _require_evidence(spec: store.Spec, words: str) -> None:
                           "written")
 
 
-def _owners_rule(spec: store.Spec, person: str | None,
+def _owners_rule(own: Owners, person: str | None,
                  decision: str) -> Callable[[Progress], None]:
     """The owners of the decision's section and of its phase, as for an approval."""
     from mdgrill.shell.people import phase_rule, section_rule
-    from mdgrill.shell.project import owners
 
-    own = owners(spec.root)
     by_section = section_rule(own, person, decision, "reaffirm")
 
     def phase_of(prog: Progress) -> object:
