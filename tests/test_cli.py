@@ -397,6 +397,31 @@ def test_watch_printing_to_a_full_disk_stops_with_exit_74(repo: Path, once: bool
         assert proc.stderr.count("\n") == 1, proc.stderr  # the one line, nothing of watchdog's
 
 
+def _with_closed(stream: str, *argv: str) -> subprocess.CompletedProcess[str]:
+    """`mdgrill ARGV` started with `stream` closed (`>&-` or `2>&-`), as a shell does it."""
+    return subprocess.run(["sh", "-c", f'exec "$0" "$@" {stream}', *mdgrill_command(), *argv],
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_a_closed_standard_output_is_exit_74_and_nothing_done(home: Path) -> None:
+    # Python gives a process started with `>&-` no stdout (None): every verb crashed on its
+    # first print (exit 1, a traceback), a writing one after its write
+    spec = home / "specs" / "closed"
+    proc = _with_closed(">&-", "--json", "init", str(spec), "--goal", "Promo codes")
+    assert proc.returncode == 74, proc.stderr
+    assert proc.stderr.startswith("mdgrill: error OUTPUT_FAILED: standard output is closed")
+    assert "Traceback" not in proc.stderr and not spec.exists()
+
+
+def test_a_closed_standard_error_is_no_crash(home: Path) -> None:
+    # what it would say goes nowhere; the exit codes stay the verbs' own
+    spec = home / "specs" / "closed"
+    proc = _with_closed("2>&-", "--json", "init", str(spec), "--goal", "Promo codes")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["ok"] is True
+    assert spec.is_dir()
+    assert _with_closed("2>&-", "validate", str(home / "nowhere")).returncode == 2
+
+
 def _one_value_options(verb: str) -> list[tuple[argparse.ArgumentParser, argparse.Action]]:
     parser = build_parser(verb)
     subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]

@@ -377,6 +377,7 @@ OUTPUT_FAILED = 74
 
 def entry() -> None:
     """The console script: main(), and its exit code."""
+    _closed_streams()
     args = sys.argv[1:]
     verb = _verb_of(args)
     short = verb not in LONG_LIVED
@@ -402,6 +403,20 @@ def entry() -> None:
         # finalizer to run (mdgrill has none; its files are closed by `with`)
         gc.freeze()
     sys.exit(code)
+
+
+def _closed_streams() -> None:
+    """A process started with standard output or error closed (`>&-`, `2>&-`): Python gives
+    it None for the stream, and every write of it was an AttributeError (exit 1, a
+    traceback). Standard error closed: what it would say goes nowhere. Standard output
+    closed: no verb's answer could be read, so none runs (nothing is written) and the exit
+    is OUTPUT_FAILED, as for output refused."""
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - to the end
+    if sys.stdout is None:
+        sys.stderr.write("mdgrill: error OUTPUT_FAILED: standard output is closed; nothing "
+                         "was done (give the command somewhere to write, e.g. > /dev/null)\n")
+        sys.exit(OUTPUT_FAILED)
 
 
 def _speakable_stdout(json_out: bool) -> None:
