@@ -207,6 +207,11 @@ def test_text_that_is_no_utf8_is_bad_input_and_writes_nothing(
         spec.record_answer("D1", "Use the magic link \udc80 for everyone")
     assert refused.value.code == "INVALID_INPUT"
     assert Path(spec.progress).read_bytes() == before
+    # a new spec: refused before its folder is made (it was a raw UnicodeEncodeError after)
+    with pytest.raises(InputError) as refused:
+        Spec.init("specs/b", goal="Promo codes \ud800")
+    assert refused.value.code == "INVALID_INPUT" and "lone surrogate" in refused.value.message
+    assert not (repo / "specs" / "b").exists()
 
 
 WRONG_TYPES = [

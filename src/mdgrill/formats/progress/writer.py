@@ -220,4 +220,13 @@ def single_line(text: str, what: str) -> str:
         raise InputError("INVALID_INPUT", f"{what} is empty: give it some text")
     if any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in cleaned):
         raise InputError("INVALID_INPUT", f"{what} holds control characters: remove them")
+    if not cleaned.isascii():
+        # a lone surrogate (a library or MCP caller's str; the CLI refuses undecodable
+        # arguments first) cannot be written as UTF-8: refused here, before anything is
+        # created, not by the write after a folder was made (`Spec.init`)
+        try:
+            cleaned.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError("INVALID_INPUT", f"{what} is not valid UTF-8 text (it holds a "
+                             "lone surrogate): pass it in UTF-8; nothing was written") from None
     return cleaned
