@@ -167,3 +167,23 @@ def test_revise_takes_back_an_owned_dependent_only_for_its_owners(cli: Cli) -> N
     assert "Security" in str(error["message"])
     out = cli("revise", SPEC, "--decision-id", "D2", "--keep", "D6")
     assert (out["reopened"], out["kept"]) == (["D2"], ["D6"])
+
+
+def test_a_copy_of_an_owned_node_in_another_section_does_not_lift_its_owners(
+        cli: Cli) -> None:
+    """An ID of two nodes (`DUPLICATE_ID`, made by hand): the owners rule read the first
+    one's section, so a copy in an unowned section put above the owned node let anybody
+    take its answer back; each one's section holds now."""
+    cli.node("D6", section="Security")
+    begin(cli)
+    ask(cli, 1, "D6")
+    answer(cli, "D6", "Second way")
+    cli("await-confirmation", SPEC, "--decision-id", "C1", "--approach", "A")
+    (cli.progress.parent / ".mdgrill.yaml").write_text(
+        "owners:\n  sections:\n    Security: [carol@example.com]\n", encoding="utf-8")
+    text = cli.progress.read_text()
+    start = text.index("### D6:")
+    node = text[start:text.index("\n\n", start) + 2]
+    assert "- Section: Security\n" in node
+    cli.progress.write_text(text.replace(node, node.replace("Security", "scope") + node, 1))
+    cli.refused("NOT_AN_OWNER", "revise", SPEC, "--decision-id", "D6")

@@ -82,12 +82,19 @@ def section_rule(owners: Owners, person: str | None, decision_id: str,
         if not owners.sections:
             return  # no section has owners: no need to read the tree
         node = prog.node(decision_id)
-        section = node.section if node is not None else None
-        if section is None:
+        if node is None:
             return
-        names = next((v for k, v in owners.sections.items()
-                      if k.strip().casefold() == section.strip().casefold()), [])
-        owners.require(f"the section {section}", names, person, verb)
+        nodes = [node]
+        if prog.node_ids().count(decision_id) > 1:
+            # an ID of two nodes (DUPLICATE_ID, by hand): each one's section holds, so a copy
+            # in an unowned section put above it does not stand in for the owned one
+            nodes = [n for n in prog.nodes if n.id == decision_id]
+        for section in dict.fromkeys(n.section for n in nodes):
+            if section is None:
+                continue
+            names = next((v for k, v in owners.sections.items()
+                          if k.strip().casefold() == section.strip().casefold()), [])
+            owners.require(f"the section {section}", names, person, verb)
     return check
 
 
