@@ -197,7 +197,7 @@ def reaffirm(spec: store.Spec, decision: str, reply: str, person: str | None,
                 moved.append((finding.binding.target, finding.now))
             pairs.append((finding.now, fingerprint_at_head(spec, fp.parse_target(finding.now),
                                                            head)))
-    from mdgrill.shell.people import section_rule, who
+    from mdgrill.shell.people import each_section_rule, who
     from mdgrill.shell.project import owners
 
     account, own = who(spec, None), owners(spec.root)  # the account, not --by
@@ -218,8 +218,7 @@ def reaffirm(spec: store.Spec, decision: str, reply: str, person: str | None,
             _reopen_decision(prog, decision, phase, drifted, change, result)
             # each decision it reopens, a dependent too, is taken back from its section's
             # owners, as `revise` holds it (services.interview.revise): checked before the write
-            for node_id in result.get("reopened", []):
-                section_rule(own, account, node_id, "reaffirm")(prog)
+            each_section_rule(own, account, result.get("reopened", []), "reaffirm")(prog)
         if person:
             heading, lines = change.new_blocks[0]
             change.new_blocks[0] = (heading, [*lines, f"- By: {person}"])

@@ -36,7 +36,7 @@ from mdgrill.services.result import (
 )
 from mdgrill.shell import store
 from mdgrill.shell.context import context_sources
-from mdgrill.shell.people import phase_rule, section_rule, signed, who
+from mdgrill.shell.people import each_section_rule, phase_rule, section_rule, signed, who
 from mdgrill.shell.session import load, spec_hint, transaction
 
 # typing's import costs every verb 3 ms; type checkers treat this name as true
@@ -391,8 +391,7 @@ def _each_owned(step: Step[W], ids: Callable[[W], list[str]], own: Owners,
     works out those decisions), before anything is written."""
     def run(prog: Progress) -> Transition[W]:
         done = step(prog)
-        for node_id in ids(done.report):
-            section_rule(own, account, node_id, verb)(prog)
+        each_section_rule(own, account, ids(done.report), verb)(prog)
         return done
     return run
 

@@ -16,7 +16,7 @@ from mdgrill.shell import store
 # typing's import costs every verb 3 ms; type checkers treat this name as true
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from typing import TypeVar
 
     from mdgrill.core.machine.reports import Written
@@ -95,6 +95,16 @@ def section_rule(owners: Owners, person: str | None, decision_id: str,
             names = next((v for k, v in owners.sections.items()
                           if k.strip().casefold() == section.strip().casefold()), [])
             owners.require(f"the section {section}", names, person, verb)
+    return check
+
+
+def each_section_rule(owners: Owners, person: str | None, decision_ids: Iterable[str],
+                      verb: str) -> Callable[[Progress], None]:
+    """`section_rule` for each of several decisions one step settles or takes back (a
+    skip's defaults, what a revise or a reaffirm's `Revise the decision` reopens)."""
+    def check(prog: Progress) -> None:
+        for decision_id in decision_ids:
+            section_rule(owners, person, decision_id, verb)(prog)
     return check
 
 
