@@ -15,6 +15,7 @@ from mdgrill.formats.progress import (
     Change,
     Progress,
     apply_change,
+    change_splices,
     log_digest,
     read_bullets,
     read_progress,
@@ -123,11 +124,15 @@ def test_append_after_any_log_ending_seals_the_new_log(ending: list[str], crlf: 
     # the write check's shortcut: hash only what follows the old log, once it is shown there
     span = after.log_span()
     assert span is not None
-    shortcut = prog.digest_after_append(new, span)
+    shortcut = prog.digest_after_append(prog.tf.with_text(new), span)
     assert shortcut in (None, after.log_sha256())
     assert (shortcut is None) == ("\r" in text[text.index("## Interview Responses"):])
+    # and read from the old text's splices, as a write checks it, never made whole
+    spliced = prog.tf.spliced(change_splices(prog, change))
+    assert prog.digest_after_append(spliced, span) == shortcut
+    assert spliced._text is None and spliced.text == new
     edited = new.replace("D1 -> yes", "D1 -> yeS")
-    assert prog.digest_after_append(edited, span) is None
+    assert prog.digest_after_append(prog.tf.with_text(edited), span) is None
     assert log_digest(after.log_text()) == after.data["log"]["sha256"]  # normalizing is idempotent
     assert prog.fm is not None and after.fm is not None
     old_body = text[prog.fm.end_offset:]

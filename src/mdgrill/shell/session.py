@@ -15,7 +15,7 @@ from mdgrill.formats import frontmatter as frontmatter_io
 from mdgrill.formats.progress import (
     ROUND_EDITED_HINT,
     Progress,
-    apply_change,
+    change_splices,
     log_digest,
     read_progress,
 )
@@ -204,9 +204,9 @@ def verify_written(tf: TextFile, path: str, log_span: tuple[int, int] | None,
     if problems:
         raise InputError(problems[0].code, problems[0].message)
     log = fm.data.get("log")
-    written = before.digest_after_append(tf.text, log_span) if before is not None else None
+    written = before.digest_after_append(tf, log_span) if before is not None else None
     if written is None:
-        written = log_digest(tf.text[log_span[0]:log_span[1]])
+        written = log_digest(tf.slice(*log_span))
     if not isinstance(log, dict) or written != log.get("sha256"):
         raise InputError("INTERNAL_WRITE_CHECK", "the log does not match its digest")
     # a CLI process writes and ends: the body is scanned only if this process reads it again
@@ -228,11 +228,11 @@ def _after_write(tf: TextFile, path: str, fm: frontmatter_io.FrontMatter,
 
 def encodable(tf: TextFile) -> TextFile:
     """`tf`, once it is known to encode: the write streams it (`TextFile.pieces`), so no
-    whole-file copy of its bytes is made for an ASCII text, which always encodes; any other
-    is encoded once here, so a lone surrogate is refused before the checks hash any of it."""
-    # str.isascii reads a flag CPython keeps on the string: it costs nothing at any size
-    if not tf.text.isascii():
-        tf.encode()
+    whole-file copy of its bytes is made for an ASCII text, which always encodes; of any
+    other, what could hold a lone surrogate is encoded once here (`check_encodes`), so one is
+    refused before the checks hash any of it."""
+    if not tf.known_ascii():
+        tf.check_encodes()
     return tf
 
 
@@ -251,7 +251,9 @@ def transaction(spec: store.Spec, step: Callable[[Progress], Transition[W]]) -> 
                 result["written"] = False
                 return result
             try:  # the new text, its log's seal and its bytes
-                new_tf = prog.tf.with_text(apply_change(prog, change))
+                # the new text as the old one's splices: a CLI verb writes it and ends, and
+                # never makes it whole (TextFile.spliced)
+                new_tf = prog.tf.spliced(change_splices(prog, change))
                 data = encodable(new_tf)
             except UnicodeEncodeError:  # a lone surrogate, from a caller of the library
                 raise InputError("INVALID_INPUT", "a value to record is not valid UTF-8 text "

@@ -392,7 +392,7 @@ def sweep_temps(folder: str) -> None:
         backend().release(handle)
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def _write_all(fd: int, data: bytes | memoryview) -> None:
     view = memoryview(data)
     while view:
         written = os.write(fd, view)

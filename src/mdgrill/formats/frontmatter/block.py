@@ -32,8 +32,24 @@ class FrontMatter:
 
 
 def split(tf: TextFile, path: str) -> FrontMatter | None:
-    """The front matter's fences, or None when the file has none (reads only the head)."""
-    text = tf.text
+    """The front matter's fences, or None when the file has none (reads only the head: of a
+    spliced text, what its first splice leaves or puts there, `TextFile.leading`, unless the
+    fences are not closed in it)."""
+    lead, whole = tf.leading()
+    if lead or whole:
+        found = _fences(lead, path, whole)
+        if found is not _FURTHER:
+            return found  # type: ignore[return-value]
+    return _fences(tf.text, path, True)  # type: ignore[return-value]
+
+
+# `_fences` of a prefix that ends before the closing fence: read the whole text
+_FURTHER = object()
+
+
+def _fences(text: str, path: str, whole: bool) -> FrontMatter | None | object:
+    """`split` of `text`, the whole text or (`whole` False) a prefix of it ending in a line
+    end, where an unclosed front matter is `_FURTHER`."""
     first_end = text.find("\n")
     first = text if first_end < 0 else text[:first_end]
     if first.rstrip() != "---":
@@ -52,6 +68,8 @@ def split(tf: TextFile, path: str) -> FrontMatter | None:
             fm.end_offset = nxt
             return fm
         pos = nxt
+    if not whole:
+        return _FURTHER
     raise InputError("MALFORMED_FILE",
                      f"{path}:1:1: the front matter opened by `---` on line 1 is never closed: "
                      "add a `---` line after the last key", path=path, line=1)

@@ -49,6 +49,7 @@ from mdgrill.formats.progress.writer import (
     Change,
     Transition,
     apply_change,
+    change_splices,
     single_line,
     with_record,
 )
@@ -77,6 +78,7 @@ __all__ = [
     "TREE",
     "Transition",
     "apply_change",
+    "change_splices",
     "block_heading",
     "classify_block",
     "lf_line_ends",

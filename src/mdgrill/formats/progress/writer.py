@@ -91,6 +91,13 @@ def with_record(prog: Progress, updates: dict[str, object]) -> str:
 
 def apply_change(prog: Progress, change: Change) -> str:
     """The file's new text: every byte outside the change stays as it was."""
+    return apply_splices(prog.tf.text, change_splices(prog, change))
+
+
+def change_splices(prog: Progress, change: Change) -> list[tuple[int, int, str]]:
+    """The character ranges of the file's text that the change replaces, and with what
+    (`apply_change` makes the new text of them; a write streams them, `TextFile.spliced`).
+    Sets `change.log_span_after`."""
     text = prog.tf.text
     nl = prog.tf.newline
     splices: list[tuple[int, int, str]] = []
@@ -150,7 +157,7 @@ def apply_change(prog: Progress, change: Change) -> str:
     if updates:
         splices.append((0, head_end, head_text))
     change.log_span_after = _shift_span(prog.log_span(), splices) if change.touches_log else None
-    return apply_splices(text, splices)
+    return splices
 
 
 def _shift_span(span: tuple[int, int] | None,
