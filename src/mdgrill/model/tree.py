@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from itertools import chain, filterfalse
 
@@ -11,7 +12,7 @@ from mdgrill.formats.schema import ID_RE, is_id
 # typing's import costs every verb 3 ms; type checkers treat this name as true
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Iterable, Sequence
+    from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
     from typing import TypedDict
     from weakref import WeakKeyDictionary
 
@@ -559,14 +560,65 @@ def log_settled(prog: Progress) -> Settled:
     answered: set[str] = set()
     out_of_scope: set[str] = set()
     if prog.sections.get(LOG) is not None:
-        # the settling blocks' lines a run of blocks at a time (each run's tokens let go
-        # before the next is read), in order: a later block's bullet overrides an earlier's
-        settling = [block for block in prog.blocks if block.kind in _SETTLING]
+        # the settling blocks in order (a later block's bullet overrides an earlier's): a
+        # stretch of plain rounds by its decisions' IDs alone, the rest from their lines'
+        # tokens, a run of blocks at a time (each run's tokens let go before the next)
         lowered: dict[str, str] = {}
-        prog.read_runs(settling, lambda tokens, base, run:
-                       _settle_tokens(run, tokens, base, answered, out_of_scope, lowered))
+        text = prog.tf.text
+        for blocks, plain in _stretches([b for b in prog.blocks if b.kind in _SETTLING], text):
+            if plain:
+                ids = _PLAIN_DECISION.findall(text, blocks[0].offset, blocks[-1].stop)
+                answered.update(ids)
+                out_of_scope.difference_update(ids)
+                continue
+            prog.read_runs(blocks, lambda tokens, base, run:
+                           _settle_tokens(run, tokens, base, answered, out_of_scope, lowered))
     settled = _settled()[prog] = Settled(answered, out_of_scope)
     return settled
+
+
+# A round's bullet as mdgrill writes a decision (`- Decisions: D1 -> answer`): its ID is what
+# the token's value gives before its first ` -> ` (an ID of ASCII letters and digits that
+# starts with a letter, as `_settle_tokens` takes it)
+_PLAIN_DECISION = re.compile(r"\n- Decisions: ([A-Za-z][A-Za-z0-9]*) -> ")
+# What a plain stretch of rounds holds none of: a decisions bullet written any other way (a
+# key BULLET_LINE reads as `decisions` after another marker, `**`, case or blanks, or a value
+# of another shape), and a `Facts resolved` or `Out of scope` bullet that is not `none`.
+# Either one found (or something these patterns take for one: matched case-insensitively
+# beyond ASCII, a `none` followed by other blanks) has the stretch read from its tokens. Two
+# searches: as one alternation, the engine tried both at every line, a quarter slower.
+_UNPLAIN_DECISION = re.compile(
+    r"\n(?!- Decisions: [A-Za-z][A-Za-z0-9]* -> )[-*+][ \t]+(?:\*\*|)(?i:decisions)(?:\*\*|)"
+    r"[ \t]*:(?:\*\*|)(?:[ \t]|\n|\Z)")
+_UNPLAIN_SETTLED = re.compile(
+    r"\n[-*+][ \t]+(?:\*\*|)(?i:facts resolved|out of scope)(?:\*\*|)[ \t]*:(?:\*\*|)"
+    r"(?![ \t]+none[ \t]*(?:\n|\Z))")
+
+
+def _stretches(blocks: list[Block], text: str) -> Iterator[tuple[list[Block], bool]]:
+    """The settling blocks in order, in stretches: each one either rounds next to each other
+    whose lines hold only plain decisions among their settling bullets (True: what they
+    settle is their decisions' IDs, added in any order), or blocks to read from their tokens
+    (False). A stretch of rounds with a CR in it is read from its tokens (a line's end is
+    CRLF there)."""
+    start = 0
+    while start < len(blocks):
+        stop = start
+        while stop < len(blocks) and blocks[stop].kind == "round" and \
+                (stop == start or blocks[stop - 1].stop == blocks[stop].offset):
+            stop += 1
+        if stop > start:
+            lo, hi = blocks[start].offset, blocks[stop - 1].stop
+            plain = text.find("\r", lo, hi) < 0 and \
+                _UNPLAIN_DECISION.search(text, lo, hi) is None and \
+                _UNPLAIN_SETTLED.search(text, lo, hi) is None
+            yield blocks[start:stop], plain
+            start = stop
+            continue
+        while stop < len(blocks) and blocks[stop].kind != "round":
+            stop += 1
+        yield blocks[start:stop], False
+        start = stop
 
 
 def _settle_tokens(blocks: Sequence[Block], tokens: list[tuple[str, str, str]], base: int,
