@@ -74,9 +74,11 @@ def logs(draw: st.DrawFn) -> str:
 @given(logs())
 def test_a_plain_stretch_settles_what_the_ledger_settles(text: str) -> None:
     ledger = read_ledger(Progress(TextFile(text), "p.md").blocks)
-    settled = log_settled(Progress(TextFile(text), "p.md"))
+    prog = Progress(TextFile(text), "p.md")
+    settled = log_settled(prog)
     assert (set(settled.answered), settled.out_of_scope) == \
         (set(ledger.answers), ledger.out_of_scope)
+    assert log_settled(prog) is settled  # read once a parse
 
 
 def _stretches(text: str) -> list[tuple[int, bool]]:
