@@ -53,11 +53,15 @@ def test_a_spliced_text_reads_as_the_whole_new_text(case: tuple[TextFile, list[t
     whole = old.with_text(new_text)
     spliced = old.spliced(splices)
     assert b"".join(spliced.pieces(size=3)) == whole.encode()
-    # ASCII is told from the parts: never wrong when it says so
+    # ASCII is told from the parts: never wrong when it says so, and said when they all are
+    assert spliced.known_ascii() is (old.text.isascii() and all(
+        new.isascii() for _, _, new in splices))
     assert not spliced.known_ascii() or new_text.isascii()
-    assert whole.known_ascii() == new_text.isascii()
+    assert whole.known_ascii() is new_text.isascii()
+    assert whole.leading() == (new_text, True)
     lead, is_whole = spliced.leading()
-    assert not is_whole and new_text.startswith(lead) and (lead == "" or lead.endswith("\n"))
+    assert new_text.startswith(lead) and (lead == "" or lead.endswith("\n") or is_whole)
+    assert is_whole is (not splices) and (not is_whole or lead == new_text)
     start = data.draw(st.integers(0, len(new_text)))
     end = data.draw(st.integers(start, len(new_text)))
     assert spliced.slice(start, end) == new_text[start:end]
@@ -65,7 +69,9 @@ def test_a_spliced_text_reads_as_the_whole_new_text(case: tuple[TextFile, list[t
     lo = data.draw(st.integers(0, len(source)))
     hi = data.draw(st.integers(lo, len(source)))
     at = data.draw(st.integers(0, len(new_text)))
-    assert spliced.same_at(at, source, lo, hi) == (new_text[at:at + hi - lo] == source[lo:hi])
+    same = new_text[at:at + hi - lo] == source[lo:hi]
+    assert spliced.same_at(at, source, lo, hi) is same and whole.same_at(at, source, lo, hi) \
+        is same
     assert spliced._text is None  # none of the above made it whole
     # the front matter is read from the leading lines, or from the whole text when its
     # fences do not close there (then made whole)

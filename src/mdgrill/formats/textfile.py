@@ -143,9 +143,9 @@ class TextFile:
         read without making a spliced text whole: up to the last line end of what its first
         splice put in, when that splice starts the text, else before where it starts."""
         base = self._base
-        if base is None:
-            return self.text, True
-        lo, _, new = self._splices[0] if self._splices else (len(base.text), 0, "")
+        if base is None or not self._splices:  # (no splice: the text is its base's)
+            return (self if base is None else base).text, True
+        lo, _, new = self._splices[0]
         lead = new if lo == 0 else base.text[:lo]
         return lead[:lead.rfind("\n") + 1], False
 
