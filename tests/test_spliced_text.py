@@ -132,3 +132,15 @@ def test_a_recorded_answer_is_written_without_the_new_text_made_whole(tmp_path) 
     text = (tmp_path / "s" / ".progress.md").read_text(encoding="utf-8")
     assert "- Decisions: D1 -> Use the magic link" in text
     assert kept[0].text == text  # what is kept reads as what was written
+
+
+def test_the_fences_read_from_a_prefix_are_the_whole_text_s() -> None:
+    """The front matter's fences and the line an unclosed one is reported at, as a write's
+    check reads them from a spliced text's leading lines and a load from the whole text."""
+    for tf in (TextFile("---\na: 1\n---\n# T\n"),
+               decode(b"---\na: 1\n---\n# T\n").spliced([(4, 8, "a: 2")])):
+        fm = split(tf, "p")
+        assert fm is not None and (fm.open, fm.close, fm.end_offset) == (0, 2, 13)
+    with pytest.raises(InputError) as info:
+        split(TextFile("---\na: 1\n"), "p")
+    assert info.value.line == 1
