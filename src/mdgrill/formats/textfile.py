@@ -112,9 +112,7 @@ class TextFile:
             yield BOM.encode("utf-8")
         base = self._base
         if base is None:
-            text = self.text
-            for at in range(0, len(text), size):
-                yield text[at:at + size].encode("utf-8")
+            yield from self._range_bytes(0, len(self.text), size)
             return
         pos = 0
         for lo, hi, new in self._splices:
@@ -170,10 +168,10 @@ class TextFile:
         return "".join(out)
 
     def same_at(self, at: int, source: str, start: int, end: int) -> bool:
-        """Whether text[at:at + end - start] == source[start:end], compared a piece at a
-        time (`same_at`), from a spliced text's parts."""
-        if self._base is None:
-            return same_at(self.text, at, source, start, end)
+        """Whether text[at:at + end - start] == source[start:end], compared a piece of
+        `PIECE` characters at a time (a spliced text's pieces made from its parts): no copy
+        of a large range is made whole (each piece's memory is the last one's, where a
+        whole copy is fresh pages)."""
         for lo in range(start, end, PIECE):
             hi = min(lo + PIECE, end)
             if self.slice(at + lo - start, at + hi - start) != source[lo:hi]:
@@ -292,17 +290,6 @@ def apply_edits(tf: TextFile, edits: list[Edit]) -> TextFile:
 def insert_at_end(tf: TextFile, new_lines: list[str]) -> TextFile:
     """Append lines after the last line (adding a line end to it where it had none)."""
     return apply_edits(tf, [Edit(len(tf.lines), len(tf.lines), new_lines)])
-
-
-def same_at(text: str, at: int, source: str, start: int, end: int) -> bool:
-    """Whether text[at:at + end - start] == source[start:end], compared a piece of `PIECE`
-    characters at a time: no copy of a large range is made whole (each piece's memory is
-    the last one's, where a whole copy is fresh pages)."""
-    startswith = text.startswith
-    for lo in range(start, end, PIECE):
-        if not startswith(source[lo:min(lo + PIECE, end)], at + lo - start):
-            return False
-    return True
 
 
 def ordered_splices(splices: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
