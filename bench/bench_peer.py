@@ -26,6 +26,12 @@ other jobs on a loaded machine do not inflate; `--clock wall` compares wall-cloc
 `--before PATH` times another installed mdgrill (an earlier commit's, say) in the same turns,
 so a change is measured against its baseline under the same load; its column and ratio are
 printed beside (the target is judged on `--mdgrill`'s).
+
+`--floor` also times, in the same turns, `floor.py` opening the same round of the same spec
+(the least a CPython program can do for `open-frontier`, checking nothing), once alone and
+once after importing the mdgrill modules the real verb imports (read from the verb's own
+`PYTHONPROFILEIMPORTTIME` report). Their ratios to phase_gate say how much of the 0.8x budget
+is left for mdgrill's work once its code is loaded.
 """
 
 from __future__ import annotations
@@ -179,6 +185,47 @@ def run_once(argv: list[str], folder: str | None) -> tuple[float, float]:
     return wall, usage.ru_utime + usage.ru_stime
 
 
+def floor_cases(mdgrill: str, cases: list[tuple[str, int | None, list[str], list[str],
+                                                 str | None]]
+                ) -> dict[int, tuple[tuple[list[str], list[float]], tuple[list[str], list[float]]]]:
+    """For each `open-frontier` case: floor.py's argv alone and with the mdgrill modules the
+    verb imports (in the order it imports them), each with its list of times to fill."""
+    python = os.path.join(os.path.dirname(mdgrill), "python")
+    if not os.path.isfile(python):  # an mdgrill outside a venv: the bench's own interpreter
+        python = sys.executable
+    floors = {}
+    for i, (verb, _, md, _, folder) in enumerate(cases):
+        if verb != "open-frontier":
+            continue
+        restore(folder)
+        report = subprocess.run(md, capture_output=True, text=True, check=True,
+                                env={**CHILD_ENV, "PYTHONPROFILEIMPORTTIME": "1"}).stderr
+        # each line: "import time: self | cumulative | <indent>name", the innermost first
+        names = [line.rsplit("|", 1)[1].strip() for line in report.splitlines()
+                 if line.startswith("import time:") and "|" in line]
+        modules = ",".join(name for name in names if name.split(".")[0] == "mdgrill")
+        args = [python, os.path.join(HERE, "floor.py"), *md[md.index("open-frontier") + 1:]]
+        floors[i] = ((args, []), ([*args, "--imports", modules], []))
+        for argv, _ in floors[i]:  # check each succeeds
+            run_once(argv, folder)
+    return floors
+
+
+def print_floors(floors: dict[int, tuple[tuple[list[str], list[float]],
+                                          tuple[list[str], list[float]]]],
+                 cases: list[tuple[str, int | None, list[str], list[str], str | None]],
+                 times: list[tuple[list[float], list[float], list[float]]]) -> None:
+    if not floors:
+        return
+    print("\nopen-frontier's floor (floor.py), its ratio to phase_gate in the same turns:")
+    print(f"{'decisions':>9} {'floor':>17} {'with the imports':>22}")
+    for i, ((_, alone), (_, loaded)) in floors.items():
+        gate_m = statistics.median(times[i][1]) * 1000
+        bare, with_imports = statistics.median(alone) * 1000, statistics.median(loaded) * 1000
+        print(f"{cases[i][1] or 0:>9,} {bare:7.1f} ms {bare / gate_m:6.2f} "
+              f"{with_imports:10.1f} ms {with_imports / gate_m:6.2f}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--phase-gate", default=os.environ.get("MDGRILL_PHASE_GATE"),
@@ -190,6 +237,8 @@ def main() -> int:
                     "checkout, not editable, into a temporary venv)")
     ap.add_argument("--before", help="another installed mdgrill (an earlier commit) to time "
                     "in the same turns, printed beside")
+    ap.add_argument("--floor", action="store_true", help="also time floor.py's open-frontier "
+                    "alone and after importing the modules mdgrill's verb imports")
     opts = ap.parse_args()
     if not opts.phase_gate or not os.path.isfile(opts.phase_gate):
         raise SystemExit("name smart-ralph's phase_gate.py with --phase-gate PATH (or "
@@ -222,6 +271,7 @@ def main() -> int:
             run_once(gate, folder)
             if before is not None:
                 run_once([before, *md[1:]], folder)
+        floors = floor_cases(mdgrill, cases) if opts.floor else {}
         pick = 1 if opts.clock == "cpu" else 0
         for _ in range(opts.runs):
             for i, (_, _, md, gate, folder) in enumerate(cases):
@@ -229,6 +279,8 @@ def main() -> int:
                 times[i][1].append(run_once(gate, folder)[pick])
                 if before is not None:
                     times[i][2].append(run_once([before, *md[1:]], folder)[pick])
+                for argv, found in floors.get(i, ()):
+                    found.append(run_once(argv, folder)[pick])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"load average {os.getloadavg()[0]:.1f} at the end\n")
@@ -248,6 +300,7 @@ def main() -> int:
             missed.append(f"{verb}@{shown}: {ratio:.2f}x")
     print("\ntarget: each <= 0.8x phase_gate: " + ("met" if not missed else
                                                      "NOT met (" + ", ".join(missed) + ")"))
+    print_floors(floors, cases, times)
     return 0 if not missed else 1
 
 
