@@ -453,3 +453,109 @@ def test_watchdogs_stop_race_line_is_dropped_and_its_lost_events_warning_kept(
         watcher.stop()
     assert [r.getMessage() for r in caplog.records] == [
         "Inotify queue overflowed; filesystem events were lost"]
+
+
+# ------------------------------------------------------------ a reader that does not read
+
+def many_broken_specs(root: Path, count: int) -> None:
+    """`count` specs, each reported as broken (a pending decision that was never asked)."""
+    for i in range(count):
+        folder = root / "specs" / f"s{i}"
+        folder.mkdir(parents=True)
+        (folder / ".progress.md").write_text(BROKEN, encoding="utf-8")
+
+
+def watch_unread(root: Path) -> subprocess.Popen[bytes]:
+    """`mdgrill --json watch root` whose standard output is a one-page pipe nobody reads."""
+    import fcntl
+
+    proc = subprocess.Popen([*MDGRILL, "--json", "watch", str(root)], cwd=root,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None
+    fcntl.fcntl(proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, 4096)
+    return proc
+
+
+def unread_bytes(proc: subprocess.Popen[bytes]) -> int:
+    import array
+    import fcntl
+    import termios
+
+    assert proc.stdout is not None
+    count = array.array("i", [0])
+    fcntl.ioctl(proc.stdout.fileno(), termios.FIONREAD, count)
+    return count[0]
+
+
+def wait_full(proc: subprocess.Popen[bytes]) -> None:
+    """Until the pipe holds more than half a page and a report's write waits on it."""
+    end = time.monotonic() + 60
+    while unread_bytes(proc) < 2048:
+        assert proc.poll() is None and time.monotonic() < end, "the pipe never filled"
+        time.sleep(0.05)
+    time.sleep(0.5)
+
+
+def stopped_unread(proc: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    """The stop signal ends a watch whose reports wait on the reader: at once, exit
+    OUTPUT_FAILED, the reason on standard error (it once waited for the reader forever,
+    its signal handler only setting a flag while the first checks wrote)."""
+    started = time.monotonic()
+    proc.send_signal(sig)
+    try:
+        code = proc.wait(timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.stderr is not None
+    err = proc.stderr.read().decode()
+    assert (code, err.count("\n")) == (74, 1), err
+    assert "OUTPUT_FAILED" in err and "not being read when the watch was told to stop" in err
+    assert time.monotonic() - started < 10
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="F_SETPIPE_SZ is Linux's")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_watch_whose_first_checks_are_not_read_stops_on_a_signal(
+        tmp_path: Path, sig: signal.Signals) -> None:
+    git_init(tmp_path)
+    many_broken_specs(tmp_path, 60)
+    proc = watch_unread(tmp_path)
+    wait_full(proc)
+    stopped_unread(proc, sig)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="F_SETPIPE_SZ is Linux's")
+def test_a_watch_whose_reports_are_not_read_stops_on_a_signal(tmp_path: Path) -> None:
+    git_init(tmp_path)
+    proc = watch_unread(tmp_path)
+    assert proc.stdout is not None
+    assert json.loads(proc.stdout.readline())["kind"] == "started"
+    many_broken_specs(tmp_path, 60)  # reported by the worker as they appear
+    wait_full(proc)
+    stopped_unread(proc, signal.SIGTERM)
+
+
+def test_a_stop_during_the_first_checks_ends_them(tmp_path: Path) -> None:
+    """Ctrl-C while a large tree is read for the first time stops the watch there (exit 0),
+    not after every spec was checked: the first checks run on the worker."""
+    git_init(tmp_path)
+    many_broken_specs(tmp_path, 1500)
+    proc = subprocess.Popen([*MDGRILL, "--json", "watch", str(tmp_path)], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    try:
+        assert json.loads(proc.stdout.readline())["kind"] == "problem"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert (proc.returncode, err) == (0, "")
+    reports = [json.loads(line) for line in out.splitlines()]
+    last = reports.pop()
+    assert last["kind"] == "stopped" and last["reports"] == len(reports) + 1
+    assert 0 < len(reports) + 1 < 1500
+    assert "started" not in {r["kind"] for r in reports}

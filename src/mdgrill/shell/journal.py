@@ -20,6 +20,7 @@ import os
 
 from mdgrill.formats.progress import Block
 from mdgrill.git.discovery import git_dirs
+from mdgrill.shell.store import write_all
 
 JOURNAL = os.path.join("mdgrill", "replies.jsonl")
 
@@ -85,9 +86,7 @@ def _append_line(path: str, line: bytes) -> None:
         created = False
     size = os.fstat(fd).st_size
     try:
-        view = memoryview(line)
-        while view:
-            view = view[os.write(fd, view):]
+        write_all(fd, line)
     except BaseException:
         os.ftruncate(fd, size)
         os.close(fd)

@@ -238,9 +238,9 @@ def atomic_write(path: str, data: bytes | TextFile, expect: bytes | None = None)
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_EXCL | _BINARY, mode)
         if isinstance(data, TextFile):
             for piece in data.pieces():
-                _write_all(fd, piece)
+                write_all(fd, piece)
         else:
-            _write_all(fd, data)
+            write_all(fd, data)
         os.fsync(fd)
         os.close(fd)
         fd = -1
@@ -392,11 +392,11 @@ def sweep_temps(folder: str) -> None:
         backend().release(handle)
 
 
-def _write_all(fd: int, data: bytes | memoryview) -> None:
+def write_all(fd: int, data: bytes | memoryview) -> None:
+    """Write every byte of `data` to the descriptor (`os.write` may take part of it)."""
     view = memoryview(data)
     while view:
-        written = os.write(fd, view)
-        view = view[written:]
+        view = view[os.write(fd, view):]
 
 
 def _fsync_folder(folder: str) -> None:

@@ -24,10 +24,10 @@ class Terminal:
         self._write_fd = write_fd
 
     def write(self, text: str) -> None:
-        data = text.replace("\n", "\r\n" if os.name == "nt" else "\n").encode("utf-8", "replace")
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self._write_fd, view):]
+        from mdgrill.shell.store import write_all
+
+        write_all(self._write_fd, text.replace("\n", "\r\n" if os.name == "nt" else "\n")
+                  .encode("utf-8", "replace"))
 
     def readline(self) -> str | None:
         """The next line typed (without its end), or None at end of input."""

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import sys
 
 from mdgrill.cli.verbs import Outcome, OutputFailed, Verb, add_spec, print_now
 from mdgrill.errors import InputError
@@ -39,7 +41,8 @@ class LineWriter:
     A reader gone away is let be (the watch ends on the next signal). Output refused (a full
     disk, an I/O error) stops the watch: `failed` says why and `stopped` is set, and the
     main thread raises it, so `watch` exits OUTPUT_FAILED as every verb does for it, never
-    the INTERNAL error it raised from the observer's thread or a traceback of that thread."""
+    the INTERNAL error it raised from the observer's thread or a traceback of that thread.
+    So does a reader that stopped reading, found when the watch is told to stop (`settle`)."""
 
     def __init__(self, as_json: bool) -> None:
         import threading
@@ -62,12 +65,68 @@ class LineWriter:
             if self.failed is not None:
                 return  # the watch is stopping: nothing more is printed
             try:
-                print_now(line + "\n")
+                write_line(line + "\n")
             except (BrokenPipeError, ValueError):
                 pass  # the reader went away; the watch ends on the next signal
             except OutputFailed as exc:
                 self.failed = exc
                 self.stopped.set()
+
+    def settle(self, timeout: float) -> bool:
+        """Whether standard output takes a line within `timeout` seconds: no report's write
+        still waits for the reader, and a line more would not wait (for the watch's last
+        one). If not, `failed` says why and nothing more is printed."""
+        import time
+
+        end = time.monotonic() + timeout
+        if self.lock.acquire(timeout=timeout):
+            try:
+                if self.failed is not None or _writable(end - time.monotonic()):
+                    return True
+            finally:
+                self.lock.release()
+        self.failed = OutputFailed(OSError(errno.EAGAIN, "standard output was not being read "
+                                                         "when the watch was told to stop"))
+        return False
+
+
+def write_line(text: str) -> None:
+    """`print_now(text)`, written to standard output's file descriptor where it has one (the
+    stream flushed first, so what it holds goes before), encoded as the stream would (its
+    encoding, its errors, its line ends). A write the reader does not take then waits in
+    the system call alone, holding none of the stream's locks: the process can still print
+    its last line and exit while the watch's worker waits there (a daemon thread)."""
+    out = sys.stdout
+    try:
+        fd = out.fileno()
+    except (AttributeError, ValueError, OSError):  # a stream with no descriptor (io.StringIO)
+        print_now(text)
+        return
+    if os.linesep != "\n":  # as the stream translates them (Windows)
+        text = text.replace("\n", os.linesep)
+    data = text.encode(out.encoding or "utf-8", out.errors or "strict")
+    try:
+        out.flush()
+        store.write_all(fd, data)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputFailed(exc) from None
+
+
+def _writable(timeout: float) -> bool:
+    """Whether standard output's descriptor takes a write within `timeout` seconds (a pipe
+    with room for a line: Linux says so while a page of it is free). True where it cannot
+    be asked (no descriptor; Windows, whose select() takes sockets alone)."""
+    if os.name == "nt":
+        return True
+    import select
+
+    try:
+        fd = sys.stdout.fileno()
+        return bool(select.select([], [fd], [], max(timeout, 0.0))[1])
+    except (AttributeError, ValueError, OSError):
+        return True
 
 
 def _watch(args: argparse.Namespace) -> Outcome:
@@ -113,7 +172,11 @@ def _follow(watcher: Watcher, writer: LineWriter) -> Outcome:
         while not stop.wait(3600):
             pass
     finally:
-        watcher.stop()
+        # a worker waiting to write a report nobody reads is not waited for
+        unread = not writer.settle(1.0)
+        watcher.stop(wait=0 if unread else 5)
+        if not unread:  # the worker's last report may have filled the pipe
+            writer.settle(1.0)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     if writer.failed is not None:

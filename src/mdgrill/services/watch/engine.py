@@ -104,7 +104,10 @@ class Watcher:
     # -- life cycle ------------------------------------------------------------------
 
     def start(self) -> None:
-        """Start the observer, check every target once, then follow events."""
+        """Start the observer and the worker, and return: the worker checks every target
+        once, reports `started`, then follows events. The caller's thread never waits on
+        a check or on the sink (a reader that never reads blocks the worker alone), so a
+        stop asked for at any time is taken at once."""
         import logging
 
         from watchdog.observers import Observer
@@ -116,19 +119,14 @@ class Watcher:
         observer.daemon = True
         observer.start()
         self._observer = observer
-        targets = find_targets(self.top)
-        for target in targets:  # events meanwhile wait in the heap for the worker
-            self._check(target)
-        # after the first checks: from here on a save of a bound file is seen as one
-        self._emit({"kind": "started", "dir": display(self.top),
-                    "specs": sum(1 for k, _ in targets if k == SPEC),
-                    "glossaries": sum(1 for k, _ in targets if k != SPEC),
-                    "bound": self._bound.count()})
         self._worker = threading.Thread(target=self._run, name="mdgrill-watch", daemon=True)
         self._worker.start()
 
-    def stop(self) -> None:
-        """Stop following events; checks already due are dropped."""
+    def stop(self, wait: float = 5.0) -> None:
+        """Stop following events; checks already due are dropped, and so are the first
+        checks not made yet. `wait`: how long to wait for the worker to end the check it is
+        in (0: a worker stuck writing a report nobody reads is left to the process's exit,
+        a daemon thread)."""
         observer = self._observer
         if observer is not None:
             observer.stop()  # type: ignore[attr-defined]
@@ -138,7 +136,7 @@ class Watcher:
             self._stopping = True
             self._cond.notify_all()
         if self._worker is not None:
-            self._worker.join(timeout=5)
+            self._worker.join(timeout=wait)
             self._worker = None
 
     def scan_all(self) -> list[tuple[str, str]]:
@@ -213,15 +211,28 @@ class Watcher:
             return None
 
     def _run(self) -> None:
+        targets = find_targets(self.top)
+        for target in targets:  # events meanwhile wait in the heap
+            if self._stopping:
+                return
+            self._check_one(target)
+        # after the first checks: from here on a save of a bound file is seen as one
+        self._emit({"kind": "started", "dir": display(self.top),
+                    "specs": sum(1 for k, _ in targets if k == SPEC),
+                    "glossaries": sum(1 for k, _ in targets if k != SPEC),
+                    "bound": self._bound.count()})
         while True:
             key = self._next()
             if key is None:
                 return
-            try:
-                self._check(key)
-            except Exception as exc:  # noqa: BLE001 - one bad file never ends the watch
-                self._emit({"kind": "error", "path": display(key[1]), "code": "INTERNAL",
-                            "message": f"checking failed: {type(exc).__name__}: {exc}"})
+            self._check_one(key)
+
+    def _check_one(self, key: tuple[str, str]) -> None:
+        try:
+            self._check(key)
+        except Exception as exc:  # noqa: BLE001 - one bad file never ends the watch
+            self._emit({"kind": "error", "path": display(key[1]), "code": "INTERNAL",
+                        "message": f"checking failed: {type(exc).__name__}: {exc}"})
 
     # -- checks ----------------------------------------------------------------------
 
