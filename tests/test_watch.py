@@ -354,7 +354,7 @@ def test_a_spec_that_becomes_ready_is_reported(tmp_path: Path) -> None:
 def test_a_glossary_term_edited_shows_the_old_definition(repo: Path) -> None:
     glossary = repo / "CONTEXT.md"
     glossary.write_text("# Ordering\n\n## Language\n\n**Order**:\nA customer's request.\n")
-    running = Running(repo)  # its first check, done before start() returns, reads the term
+    running = Running(repo)  # its first check, done before `started` is reported, reads the term
     try:
         save_rename(glossary, "# Ordering\n\n## Language\n\n**Order**:\nSomething else.\n")
         edited = running.next(lambda r: r["kind"] == "edited")
@@ -559,3 +559,21 @@ def test_a_stop_during_the_first_checks_ends_them(tmp_path: Path) -> None:
     assert last["kind"] == "stopped" and last["reports"] == len(reports) + 1
     assert 0 < len(reports) + 1 < 1500
     assert "started" not in {r["kind"] for r in reports}
+
+
+def test_a_tree_the_first_checks_cannot_walk_is_reported_and_the_watch_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the first checks run on the worker: what they raise is a report, as any check's is,
+    # never a thread ended with a traceback on standard error
+    from mdgrill.services.watch import engine
+
+    def unreadable(top: str) -> list[tuple[str, str]]:
+        raise PermissionError(13, "Permission denied", top)
+
+    monkeypatch.setattr(engine, "find_targets", unreadable)
+    running = Running(tmp_path)
+    try:
+        error = running.next(lambda r: r["kind"] == "error")
+        assert error["code"] == "INTERNAL" and "PermissionError" in str(error["message"])
+    finally:
+        running.watcher.stop()

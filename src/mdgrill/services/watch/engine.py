@@ -211,7 +211,7 @@ class Watcher:
             return None
 
     def _run(self) -> None:
-        targets = find_targets(self.top)
+        targets = self._first_targets()
         for target in targets:  # events meanwhile wait in the heap
             if self._stopping:
                 return
@@ -227,12 +227,24 @@ class Watcher:
                 return
             self._check_one(key)
 
+    def _first_targets(self) -> list[tuple[str, str]]:
+        """What the first checks read (none, said as an error, if the folder cannot be
+        walked: the worker's thread ends on no exception, which would print a traceback)."""
+        try:
+            return find_targets(self.top)
+        except Exception as exc:  # noqa: BLE001 - reported; the watch goes on with events
+            self._failed(self.top, exc)
+            return []
+
     def _check_one(self, key: tuple[str, str]) -> None:
         try:
             self._check(key)
         except Exception as exc:  # noqa: BLE001 - one bad file never ends the watch
-            self._emit({"kind": "error", "path": display(key[1]), "code": "INTERNAL",
-                        "message": f"checking failed: {type(exc).__name__}: {exc}"})
+            self._failed(key[1], exc)
+
+    def _failed(self, path: str, exc: Exception) -> None:
+        self._emit({"kind": "error", "path": display(path), "code": "INTERNAL",
+                    "message": f"checking failed: {type(exc).__name__}: {exc}"})
 
     # -- checks ----------------------------------------------------------------------
 
