@@ -162,18 +162,25 @@ def _interview(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     return repo, env
 
 
-def _converse(argv: list[str], repo: Path, env: dict[str, str]) -> tuple[list[bytes], int, str]:
+def _converse(argv: list[str], repo: Path, env: dict[str, str], owed: int = 0,
+              ) -> tuple[list[bytes], int, str]:
+    """The answers to CONVERSATION; `owed`: the lines more its line of no JSON is answered
+    with (the SDK's transport leaves it unanswered, ours owes it a parse error)."""
     wire = Wire(argv, repo, env)
-    answers = [line for data, count in CONVERSATION for line in wire.send(data, count)]
+    answers = [line for data, count in CONVERSATION
+               for line in wire.send(data, count + (owed if b"not json" in data else 0))]
     code, err = wire.end()
     return answers, code, err
 
 
 def test_the_wire_is_the_sdk_transports_byte_for_byte(tmp_path: Path) -> None:
-    ours, code, err = _converse([*MDGRILL, "mcp"], *_interview(tmp_path / "ours"))
+    ours, code, err = _converse([*MDGRILL, "mcp"], *_interview(tmp_path / "ours"), owed=1)
     theirs, sdk_code, _ = _converse(SDK_SERVER, *_interview(tmp_path / "sdk"))
     assert code == 0 and sdk_code == 0
     assert "Traceback" not in err, err
+    # but for the error JSON-RPC owes a line of no JSON, which the SDK leaves unanswered
+    assert json.loads(ours.pop(6)) == {"jsonrpc": "2.0", "id": None, "error": {
+        "code": -32700, "message": "Parse error: the line is no JSON"}}
     assert len(ours) == len(theirs) == 13
     for mine, sdk in zip(ours, theirs, strict=True):
         assert mine.replace(b"/ours/", b"/sdk/") == sdk, (mine[:300], sdk[:300])
@@ -258,3 +265,68 @@ def test_only_the_wire_reaches_stdout_and_the_descriptors_come_back() -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == b"echo one\necho two\nafter\n"
     assert proc.stderr == b"a stray print\na stray write\n"
+
+
+def test_a_request_the_sdk_cannot_read_is_answered_never_left_waiting(tmp_path: Path) -> None:
+    """A request holding a lone surrogate (`\\ud800`) is valid JSON the SDK's parser refuses,
+    and the SDK only logs what it cannot read: its client then waited for the answer forever.
+    It is answered with the error JSON-RPC 2.0 owes it (section 5.1), under its own id, and
+    the next request is served; a notification is never answered, whatever it holds."""
+    repo, env = _interview(tmp_path)
+    wire = Wire([*MDGRILL, "mcp"], repo, env)
+    wire.send(CONVERSATION[0][0] + CONVERSATION[1][0], 1)
+    lone = call(2, "record_answer", spec=SPEC, decision_id="D1", answer="x").replace(
+        b'"x"', b'"\\ud800"')
+    deep = b'{"jsonrpc": "2.0", "id": 3, "method": "ping", "params": {"a": ' + \
+        b"[" * 100_000 + b"]" * 100_000 + b"}}"
+    note = b'{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"a": "\\ud800"}}'
+    answers = [json.loads(line) for line in wire.send(
+        b"\n".join([lone, deep, note, b"", request(4, "ping")]) + b"\n", 3)]
+    code, err = wire.end()
+    assert code == 0 and "Traceback" not in err, err
+    assert answers == [
+        {"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": (
+            "Invalid params: a value holds a lone surrogate (such as \\ud800), which is no "
+            "UTF-8 text: send text")}},
+        {"jsonrpc": "2.0", "id": None, "error": {"code": -32700,
+                                                 "message": "Parse error: the line is no JSON"}},
+        {"jsonrpc": "2.0", "id": 4, "result": {}}]
+    assert D1_UNANSWERED(repo)
+
+
+def D1_UNANSWERED(repo: Path) -> bool:  # noqa: N802 - read as a sentence in the assert
+    return "D1 ->" not in (repo / SPEC / ".progress.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("line", "owed"), [
+    ("", None), (" \t\n", None),
+    ("{", (None, -32700)), ("[1, 2]", (None, -32600)), ("7", (None, -32600)),
+    ('{"jsonrpc": "2.0", "method": "x", "params": 5}', None),  # a notification
+    ('{"jsonrpc": "2.0", "id": 1, "result": 5, "extra": "\\ud800"}', None),  # a response
+    ('{"jsonrpc": "1.0", "id": 7, "method": "ping"}', (7, -32600)),
+    ('{"jsonrpc": "1.0", "id": "r-1", "method": "ping"}', ("r-1", -32600)),
+    ('{"jsonrpc": "2.0", "id": true, "method": "ping", "x": "\\ud800"}', (None, -32602)),
+    ('{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}', (None, -32600)),
+    ('{"jsonrpc": "2.0", "id": "\\udc80", "method": "ping"}', (None, -32602)),
+    ('{"jsonrpc": "2.0", "id": 9, "method": "ping", "params": {"\\ud800": 1}}', (9, -32602)),
+])
+def test_what_a_line_the_sdk_cannot_read_is_owed(line: str,
+                                                 owed: tuple[object, int] | None) -> None:
+    from mdgrill.integrations.pipes import refusal
+
+    found = refusal(line)
+    assert (None if found is None else (found.id, found.error.code)) == owed
+
+
+def test_a_request_too_deep_to_write_back_is_refused_as_an_invalid_request(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import json as json_module
+
+    from mdgrill.integrations.pipes import refusal
+
+    def too_deep(*args: object, **kwargs: object) -> str:
+        raise RecursionError
+
+    monkeypatch.setattr(json_module, "dumps", too_deep)
+    found = refusal('{"jsonrpc": "2.0", "id": 3, "method": "ping"}')
+    assert found is not None and (found.id, found.error.code) == (3, -32600)

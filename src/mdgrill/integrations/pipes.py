@@ -27,9 +27,11 @@ from contextlib import asynccontextmanager, suppress
 # typing costs 3 ms to import; type checkers treat this name as true
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
     from typing import Any
 
     from mcp.server.mcpserver import MCPServer
+    from mcp.types import JSONRPCError
 
 # the pipe's chunk: asyncio stops reading ahead at twice this much unread
 CHUNK = 1 << 16
@@ -108,17 +110,21 @@ class LineWriter:
 
 class MessageReader:
     """The client's messages as the SDK's server reads them from its transport: each line
-    validated as a JSON-RPC message as the SDK's `stdio_server()` does it (a line that is
-    none is handed on as its exception, which the server answers), in the task that asks for
-    the next message."""
+    validated as a JSON-RPC message as the SDK's `stdio_server()` does it, in the task that
+    asks for the next message. A line that is none is handed on as its exception, which the
+    SDK only logs: so the error JSON-RPC owes it (`refusal`) is sent first with `answer`,
+    where the SDK's client would otherwise wait forever for a request nobody answers (one
+    holding a lone surrogate, `\\ud800`, which the SDK's parser refuses)."""
 
-    def __init__(self, lines: LineReader) -> None:
+    def __init__(self, lines: LineReader,
+                 answer: Callable[[object], Awaitable[None]] | None = None) -> None:
         from mcp import types
         from mcp.shared.message import SessionMessage
 
         self._lines = lines
         self._parse = types.jsonrpc_message_adapter.validate_json
         self._message = SessionMessage
+        self._answer = answer
         self._closed = False
 
     async def receive(self) -> object:
@@ -132,7 +138,10 @@ class MessageReader:
             raise anyio.EndOfStream from None
         try:
             return self._message(self._parse(line, by_name=False))
-        except Exception as exc:  # noqa: BLE001 - the SDK's server answers a bad line
+        except Exception as exc:  # noqa: BLE001 - handed on, as the SDK's transport does
+            owed = refusal(line)
+            if owed is not None and self._answer is not None:
+                await self._answer(self._message(owed))
             return exc
 
     def __aiter__(self) -> MessageReader:
@@ -157,6 +166,59 @@ class MessageReader:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def refusal(line: str) -> JSONRPCError | None:
+    """The JSON-RPC error (2.0, section 5.1) owed to a line the SDK could not read as a
+    message, or None where none is owed: a blank line; a notification (no `id`) or a
+    response (no `method`), which are never answered. Not JSON: a parse error. A request
+    holding a lone surrogate: invalid params, said as the CLI says it (no UTF-8 text). Any
+    other request: an invalid request. Its `id` is answered as sent where JSON-RPC allows
+    one (a string of text or an integer), else as null."""
+    import json
+
+    from mcp import types
+
+    if not line.strip():
+        return None
+    try:
+        sent = json.loads(line)
+    except (ValueError, RecursionError):  # nested deeper than Python reads: no JSON here
+        return _error(None, types.PARSE_ERROR, "Parse error: the line is no JSON")
+    if not isinstance(sent, dict):
+        return _error(None, types.INVALID_REQUEST, "Invalid Request: not a JSON object")
+    if "id" not in sent or "method" not in sent:
+        return None
+    sent_id = sent["id"]
+    if not (isinstance(sent_id, str) and _is_text(sent_id)
+            or isinstance(sent_id, int) and not isinstance(sent_id, bool)):
+        sent_id = None
+    try:
+        text = json.dumps(sent, ensure_ascii=False)  # `\ud800` read as one, if any
+    except RecursionError:
+        text = ""
+    if not _is_text(text):
+        return _error(sent_id, types.INVALID_PARAMS,
+                      "Invalid params: a value holds a lone surrogate (such as \\ud800), "
+                      "which is no UTF-8 text: send text")
+    return _error(sent_id, types.INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 "
+                  "request the server can read")
+
+
+def _is_text(value: str) -> bool:
+    """Whether `value` is UTF-8 text (no lone surrogate)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _error(sent_id: str | int | None, code: int, message: str) -> JSONRPCError:
+    from mcp import types
+
+    return types.JSONRPCError(jsonrpc="2.0", id=sent_id,
+                              error=types.ErrorData(code=code, message=message))
 
 
 class MessageWriter:
@@ -257,7 +319,8 @@ def pipe_server(name: str, *, instructions: str) -> MCPServer:
                 # `Server.run` is the SDK's serving loop; MCPServer keeps its Server private
                 # (the SDK's in-memory transport reaches it the same way)
                 lowlevel = self._lowlevel_server
-                await lowlevel.run(MessageReader(lines), MessageWriter(out),  # type: ignore[arg-type]
-                                   lowlevel.create_initialization_options())
+                writer = MessageWriter(out)
+                await lowlevel.run(MessageReader(lines, writer.send),  # type: ignore[arg-type]
+                                   writer, lowlevel.create_initialization_options())
 
     return PipeServer(name, instructions=instructions)
