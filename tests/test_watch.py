@@ -577,3 +577,35 @@ def test_a_tree_the_first_checks_cannot_walk_is_reported_and_the_watch_goes_on(
         assert error["code"] == "INTERNAL" and "PermissionError" in str(error["message"])
     finally:
         running.watcher.stop()
+
+
+def test_report_lines_go_to_a_stream_with_no_descriptor_and_settle_reads_it_as_taken(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # in process (a caller's io.StringIO for stdout): the lines are the stream's, and a
+    # stream that is no pipe never holds a stop
+    import io
+
+    from mdgrill.cli.verbs.watching import LineWriter
+
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    writer = LineWriter(as_json=True)
+    writer({"kind": "problem", "path": "ü"})
+    assert out.getvalue() == '{"kind": "problem", "path": "ü"}\n'
+    assert writer.settle(0.05) is True and writer.failed is None
+
+
+def test_a_report_still_being_written_when_the_watch_stops_fails_it_and_prints_no_more(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from mdgrill.cli.verbs.watching import LineWriter
+
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    writer = LineWriter(as_json=True)
+    with writer.lock:  # a worker's write that the reader never takes
+        assert writer.settle(0.05) is False
+    assert writer.failed is not None and "not being read" in str(writer.failed)
+    writer({"kind": "problem"})
+    assert out.getvalue() == ""  # nothing more is printed once it failed
