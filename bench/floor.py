@@ -79,6 +79,7 @@ def main() -> None:
         os.close(folder)
     print(json.dumps({"ok": True, "round": opts.round, "pending": opts.decision_id,
                       "frontier": frontier}))
+    gc.freeze()  # as mdgrill's verbs do: the interpreter's passes at exit skip what lives
 
 
 if __name__ == "__main__":
