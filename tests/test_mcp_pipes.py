@@ -330,3 +330,19 @@ def test_a_request_too_deep_to_write_back_is_refused_as_an_invalid_request(
     monkeypatch.setattr(json_module, "dumps", too_deep)
     found = refusal('{"jsonrpc": "2.0", "id": 3, "method": "ping"}')
     assert found is not None and (found.id, found.error.code) == (3, -32600)
+
+
+def test_a_closed_reader_reads_nothing_more() -> None:
+    import anyio
+
+    from mdgrill.integrations.pipes import MessageReader
+
+    class Lines:
+        async def __anext__(self) -> str:
+            return '{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n'
+
+    reader = MessageReader(Lines())  # type: ignore[arg-type]
+    assert asyncio.run(reader.receive()) is not None
+    reader.close()
+    with pytest.raises(anyio.ClosedResourceError):
+        asyncio.run(reader.receive())
