@@ -609,3 +609,33 @@ def test_a_report_still_being_written_when_the_watch_stops_fails_it_and_prints_n
     assert writer.failed is not None and "not being read" in str(writer.failed)
     writer({"kind": "problem"})
     assert out.getvalue() == ""  # nothing more is printed once it failed
+
+
+@pytest.mark.skipif(os.name == "nt", reason="select() on a pipe is POSIX's")
+def test_a_pipe_with_no_room_for_the_last_line_fails_the_watch_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # no write waits, but the reader left the pipe full: the watch's last line would wait
+    # for ever, so settle says so; an output failure said before is kept as it was
+    from mdgrill.cli.verbs import OutputFailed
+    from mdgrill.cli.verbs.watching import LineWriter
+
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    try:
+        while True:
+            os.write(write_end, b"x" * 4096)
+    except BlockingIOError:
+        pass
+    out = open(write_end, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+    monkeypatch.setattr(sys, "stdout", out)
+    try:
+        writer = LineWriter(as_json=True)
+        assert writer.settle(0.05) is False
+        assert writer.failed is not None and "not being read" in str(writer.failed)
+        earlier = OutputFailed(OSError(28, "No space left on device"))
+        writer.failed = earlier
+        assert writer.settle(0.05) is True and writer.failed is earlier
+    finally:
+        out.close()
+        os.close(read_end)
+        os.close(write_end)
