@@ -512,6 +512,7 @@ def stopped_unread(proc: subprocess.Popen[bytes], sig: signal.Signals) -> None:
     err = proc.stderr.read().decode()
     assert (code, err.count("\n")) == (74, 1), err
     assert "OUTPUT_FAILED" in err and "not being read when the watch was told to stop" in err
+    assert err.rstrip().endswith("or send them to a file (`> watch.log`)")  # what to do next
     # a second for the reader to take what waits, then no wait for the stuck worker
     assert time.monotonic() - started < 4.5
 

@@ -434,9 +434,10 @@ def _speakable_stdout(json_out: bool) -> None:
         reconfigure(errors="backslashreplace")
 
 
-def _output_failed(exc: OSError) -> int:
+def _output_failed(exc: OSError, after: str | None = None) -> int:
     """Exit OUTPUT_FAILED when the output could not be written: one line on standard error
-    (none for a reader that went away, `mdgrill log | head`), no traceback."""
+    (none for a reader that went away, `mdgrill log | head`), no traceback. `after`: what the
+    line says after the reason, where a verb knows better than the common words."""
     try:
         # Python would report the failed flush of stdout again at exit: point it at nothing
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -445,9 +446,11 @@ def _output_failed(exc: OSError) -> int:
         pass
     if not isinstance(exc, BrokenPipeError):
         try:  # noqa: SIM105 - contextlib is an import a verb's start-up does without
+            if after is None:
+                after = ("a change the command makes to a spec was still written (`mdgrill "
+                         "status SPEC` shows the state)")
             sys.stderr.write(f"mdgrill: error OUTPUT_FAILED: the output could not be written "
-                             f"({exc.strerror or exc}); a change the command makes to a spec "
-                             "was still written (`mdgrill status SPEC` shows the state)\n")
+                             f"({exc.strerror or exc}); {after}\n")
         except OSError:
             pass
     return OUTPUT_FAILED
@@ -476,7 +479,7 @@ def _main(args_list: list[str], verb: str | None) -> int:
         from mdgrill.cli.verbs import OutputFailed
 
         if isinstance(exc, OutputFailed):  # what a verb printed as it went was refused
-            return _output_failed(exc.error)
+            return _output_failed(exc.error, exc.after)
         return _fail(_internal(exc, args_list), want_json)
     _emit(outcome, want_json)
     return outcome.exit_code

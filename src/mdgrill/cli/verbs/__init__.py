@@ -46,9 +46,10 @@ class OutputFailed(Exception):
     cli/main.py exits OUTPUT_FAILED for it, as for the result it prints itself, not
     INTERNAL. A reader gone away stays a BrokenPipeError, which exits so, silently."""
 
-    def __init__(self, error: OSError) -> None:
+    def __init__(self, error: OSError, after: str | None = None) -> None:
         super().__init__(str(error))
         self.error = error
+        self.after = after  # what the message says after the reason (None: the common words)
 
 
 def print_now(text: str) -> None:

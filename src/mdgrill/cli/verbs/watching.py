@@ -85,8 +85,10 @@ class LineWriter:
                     return True
             finally:
                 self.lock.release()
-        self.failed = OutputFailed(OSError(errno.EAGAIN, "standard output was not being read "
-                                                         "when the watch was told to stop"))
+        self.failed = OutputFailed(
+            OSError(errno.EAGAIN, "standard output was not being read when the watch was told "
+                                  "to stop"),
+            "read the watch's lines as they come, or send them to a file (`> watch.log`)")
         return False
 
 
