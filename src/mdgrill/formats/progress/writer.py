@@ -26,7 +26,7 @@ class Change:
         self.append_lines: list[str] = []  # to the last block of the log
         self.new_blocks: list[tuple[str, list[str]]] = []  # (heading, lines) after it
         self.insert_nodes: list[list[str]] = []  # design tree node blocks
-        self.log_span_after: tuple[int, int] | None = None  # set by apply_change
+        self.log_span_after: tuple[int, int] | None = None  # set by change_splices
 
     @property
     def touches_log(self) -> bool:
